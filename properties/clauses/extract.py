@@ -1,0 +1,169 @@
+"""Find the normative sentences of a specification text.
+
+The catalogue (``<spec>.yaml`` beside this module) is the source of truth for
+clause ids; this extractor only *proposes* clauses.  ``merge`` keeps every id
+already given (matched by text) and numbers new clauses after the highest id
+of their section, so re-running it never renumbers a cited clause.
+
+What counts as a clause, in a section that is not informative:
+
+* a sentence containing an RFC 2119 keyword (MUST, MUST NOT, SHOULD,
+  SHOULD NOT, REQUIRED, MAY, SHALL) — the sentence;
+* a bullet (``•``) or numbered item (``1.``) — the whole item, including any
+  ``Testably:`` sentence it carries;
+* a titled rule paragraph (``Join once. A step with …``) in a section listed
+  under ``titled`` — the whole paragraph;
+* a table row or sentence listed under ``extra`` in the spec's config.
+
+Run ``python -m wforacle.properties.clauses.extract w6w SPEC.txt`` to print
+the merged catalogue.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import attrs
+import yaml
+
+KEYWORDS = re.compile(r"\b(MUST NOT|MUST|SHOULD NOT|SHOULD|REQUIRED|SHALL|MAY)\b")
+BULLET = re.compile(r"^\s*(•|\d+\.)\s+")
+TITLED = re.compile(r"^(?!Why )[A-Z][^.:]{2,70}\.\s+\S")
+SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z“\"{(])")
+
+
+@attrs.frozen
+class Section:
+    """A heading of the specification and the clause-id prefix it gets."""
+
+    heading: str
+    code: str | None  # None: informative, no clauses
+    titled: bool = False
+
+
+@attrs.frozen
+class SpecConfig:
+    """How to read one specification file."""
+
+    spec: str
+    prefix: str
+    sections: tuple[Section, ...]
+    extra: tuple[str, ...] = ()
+
+
+@attrs.frozen
+class Proposed:
+    """A clause the extractor found, before it has an id."""
+
+    code: str
+    section: str
+    line: int
+    kind: str
+    text: str
+
+
+def _kind(text: str) -> str:
+    if "Testably:" in text:
+        return "testably"
+    match = KEYWORDS.search(text)
+    if match:
+        return match.group(1).lower().replace(" ", "-")
+    return "rule"
+
+
+def _sentences(paragraph: str) -> list[str]:
+    return [s.strip() for s in SENTENCE_END.split(paragraph) if s.strip()]
+
+
+def propose(config: SpecConfig, text: str) -> Iterator[Proposed]:
+    """Yield the normative clauses of ``text`` in document order."""
+    # Headings are matched in the configured order, so a sub-heading that
+    # repeats a top-level one ("Shape" inside an amendment) is not mistaken
+    # for it.
+    pending = list(config.sections)
+    current: Section | None = None
+    for number, raw in enumerate(text.splitlines(), start=1):
+        line = raw.strip()
+        if pending and line == pending[0].heading:
+            current = pending.pop(0)
+            continue
+        if current is None or current.code is None or not line:
+            continue
+        extras = [extra for extra in config.extra if extra in line]
+        for extra in extras:
+            yield Proposed(current.code, current.heading, number, _kind(extra), extra)
+        if line.startswith(("{", "}", "//", "interface ")):
+            continue  # code blocks
+        if "\t" in line:
+            line = line.rsplit("\t", 1)[1]  # a table row: its description cell
+            for sentence in _sentences(line):
+                if KEYWORDS.search(sentence) and not any(sentence in e for e in extras):
+                    yield Proposed(current.code, current.heading, number, _kind(sentence), sentence)
+            continue
+        if extras and not BULLET.match(line):
+            for sentence in _sentences(line):
+                if KEYWORDS.search(sentence) and not any(sentence in e for e in extras):
+                    yield Proposed(current.code, current.heading, number, _kind(sentence), sentence)
+        elif BULLET.match(line):
+            yield Proposed(current.code, current.heading, number, _kind(line), line)
+        elif current.titled and TITLED.match(line) and not line.endswith(":"):
+            yield Proposed(current.code, current.heading, number, _kind(line), line)
+        else:
+            for sentence in _sentences(line):
+                if KEYWORDS.search(sentence):
+                    yield Proposed(current.code, current.heading, number, _kind(sentence), sentence)
+
+
+def merge(config: SpecConfig, text: str, existing: list[dict[str, object]]) -> list[dict[str, object]]:
+    """Give every proposed clause an id, keeping the ids ``existing`` gave."""
+    by_text = {str(c["text"]): c for c in existing}
+    next_number: dict[str, int] = {}
+    for clause in existing:
+        prefix, _, number = str(clause["id"]).rpartition("-")
+        next_number[prefix] = max(next_number.get(prefix, 0), int(number))
+    merged: list[dict[str, object]] = []
+    seen: set[str] = set()
+    for proposed in propose(config, text):
+        if proposed.text.endswith(":"):
+            continue  # a lead-in ("A host … MUST:"): its bullets are the clauses
+        if proposed.text in seen:
+            continue
+        seen.add(proposed.text)
+        prefix = f"{config.prefix}-{proposed.code}"
+        old = by_text.get(proposed.text)
+        if old is not None:
+            clause_id = str(old["id"])
+        else:
+            next_number[prefix] = next_number.get(prefix, 0) + 1
+            clause_id = f"{prefix}-{next_number[prefix]}"
+        merged.append(
+            {
+                "id": clause_id,
+                "section": proposed.section,
+                "line": proposed.line,
+                "kind": proposed.kind,
+                "text": proposed.text,
+            }
+        )
+    return merged
+
+
+def main(argv: list[str]) -> int:
+    """Print the merged catalogue for ``argv = [spec, spec-file]``."""
+    from wforacle.properties.clauses import CONFIGS, catalogue_path
+
+    spec, spec_file = argv
+    config = CONFIGS[spec]
+    path = catalogue_path(spec)
+    existing = yaml.safe_load(path.read_text("utf-8"))["clauses"] if path.exists() else []
+    clauses = merge(config, Path(spec_file).read_text("utf-8"), existing)
+    document = {"spec": spec, "file": Path(spec_file).name, "clauses": clauses}
+    sys.stdout.write(yaml.safe_dump(document, sort_keys=False, allow_unicode=True, width=1000))
+    return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    raise SystemExit(main(sys.argv[1:]))

@@ -1,0 +1,1 @@
+"""Static properties of w6w documents: validation rules and planning."""
