@@ -1,3 +1,299 @@
-def main() -> int:
-    print("hi")
-    return 0
+"""The ``wforacle`` command.
+
+Exit codes (docs/cli.md): 0 ok / valid / conforms; 1 invalid / nonconforming
+/ divergence found; 2 usage error or unreadable input; 3 an internal error of
+wforacle itself (failure kind 5, never reported as anything else).  No Python
+traceback reaches a user unless ``WFORACLE_DEBUG=1`` is set.
+
+Heavy modules (networkx, lark, z3, hypothesis) are imported inside the
+command that needs them, so ``wforacle --help`` stays fast.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any, NoReturn
+
+EXIT_OK, EXIT_FINDING, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
+SPECS = ("w6w",)  # specifications with a document model so far
+
+
+class UsageError(Exception):
+    """Bad arguments or unreadable input: one line to stderr, exit 2."""
+
+
+def _reject_constant(name: str) -> NoReturn:
+    raise ValueError(f"{name} is not JSON")
+
+
+def read_json(source: str) -> Any:
+    """Parse the JSON document at ``source`` (a path, or ``-`` for stdin)."""
+    try:
+        text = sys.stdin.read() if source == "-" else Path(source).read_text("utf-8")
+    except FileNotFoundError:
+        raise UsageError(f"cannot read {source}: no such file") from None
+    except IsADirectoryError:
+        raise UsageError(f"cannot read {source}: it is a directory") from None
+    except PermissionError:
+        raise UsageError(f"cannot read {source}: permission denied") from None
+    except UnicodeDecodeError as exc:
+        raise UsageError(f"cannot read {source}: not UTF-8 text ({exc.reason})") from None
+    except OSError as exc:
+        raise UsageError(f"cannot read {source}: {exc.strerror or exc}") from None
+    try:
+        # Strict JSON: NaN and Infinity are JavaScript, not JSON.
+        return json.loads(text, parse_constant=_reject_constant)
+    except json.JSONDecodeError as exc:
+        raise UsageError(
+            f"{source} is not JSON: {exc.msg} at line {exc.lineno} column {exc.colno}"
+        ) from None
+    except (ValueError, RecursionError) as exc:
+        raise UsageError(f"{source} is not JSON: {exc}") from None
+
+
+def emit_json(value: object) -> None:
+    """Print ``value`` as one deterministic JSON document."""
+    sys.stdout.write(json.dumps(value, indent=2, ensure_ascii=False) + "\n")
+
+
+def _check_spec(spec: str | None, document: Any, source: str) -> str:
+    if spec is None:
+        if isinstance(document, dict) and ("manifestVersion" in document or "steps" in document):
+            return "w6w"
+        raise UsageError(f"cannot tell which specification {source} follows; pass --spec")
+    if spec not in SPECS:
+        raise UsageError(f"--spec {spec}: no document model yet (available: {', '.join(SPECS)})")
+    return spec
+
+
+# -- validate ----------------------------------------------------------------
+
+
+def cmd_validate(args: argparse.Namespace) -> int:
+    """Validate one or more documents (several documents share one account's keys)."""
+    from wforacle.model.diagnostics import Report, sort_diagnostics
+    from wforacle.properties.w6w.validate import key_conflicts, validate
+
+    documents = [read_json(source) for source in args.files]
+    for source, document in zip(args.files, documents, strict=True):
+        _check_spec(args.spec, document, source)
+    previous = read_json(args.previous) if args.previous else None
+    results = [validate(doc, previous if len(documents) == 1 else None) for doc in documents]
+    reports = [r.report for r in results]
+    for index, diagnostic in key_conflicts([r.workflow for r in results]):
+        merged = (*reports[index].diagnostics, diagnostic)
+        reports[index] = Report(sort_diagnostics(merged))
+    if args.json:
+        if len(reports) == 1:
+            emit_json(reports[0].to_json())
+        else:
+            emit_json(
+                {
+                    "valid": all(r.valid for r in reports),
+                    "documents": [
+                        {"file": source, **report.to_json()}
+                        for source, report in zip(args.files, reports, strict=True)
+                    ],
+                }
+            )
+    else:
+        for source, report in zip(args.files, reports, strict=True):
+            _print_report(source, report)
+    return EXIT_OK if all(r.valid for r in reports) else EXIT_FINDING
+
+
+def _print_report(source: str, report: Any) -> None:
+    errors = len(report.errors)
+    warnings = len(report.diagnostics) - errors
+    if report.valid:
+        verdict = "valid"
+    elif report.storable:
+        verdict = "invalid (storable as a draft, not runnable)"
+    else:
+        verdict = "invalid"
+    counts = f"{errors} error{'s' * (errors != 1)}, {warnings} warning{'s' * (warnings != 1)}"
+    print(f"{source}: {verdict} — {counts}")
+    for d in report.diagnostics:
+        print(f"  {d.severity.value:<7} {d.code:<28} {d.path}  {d.message}  [{d.clause}]")
+
+
+# -- plan --------------------------------------------------------------------
+
+
+def cmd_plan(args: argparse.Namespace) -> int:
+    """Print the plan of a valid document, or its diagnostics."""
+    from wforacle.properties.w6w.plan import TieBreak, fast_plan_order, plan_order
+    from wforacle.properties.w6w.validate import validate
+
+    document = read_json(args.file)
+    _check_spec(args.spec, document, args.file)
+    result = validate(document)
+    if not result.report.valid or result.workflow is None:
+        if args.json:
+            emit_json({"order": None, **result.report.to_json()})
+        else:
+            _print_report(args.file, result.report)
+        return EXIT_FINDING
+    tie_break = TieBreak(args.tie_break)
+    if tie_break is TieBreak.DECLARED:
+        order = fast_plan_order(result.workflow)
+    else:
+        order = plan_order(result.workflow, tie_break)
+    if args.json:
+        emit_json({"order": order})
+    else:
+        for position, step_id in enumerate(order, start=1):
+            print(f"{position:>4}  {step_id}")
+    return EXIT_OK
+
+
+# -- clauses -----------------------------------------------------------------
+
+
+def cmd_clauses(args: argparse.Namespace) -> int:
+    """List the clause catalogue of a spec with the rules and tests citing each clause."""
+    from wforacle.properties.clauses import Coverage, default_tests_dir
+
+    tests_dir = Path(args.tests) if args.tests else default_tests_dir()
+    if tests_dir is not None and not tests_dir.is_dir():
+        raise UsageError(f"--tests {tests_dir}: not a directory")
+    coverage = Coverage.compute(args.spec, tests_dir)
+    figures = coverage.figures()
+    rows: list[dict[str, Any]] = [
+        {
+            "id": c.id,
+            "section": c.section,
+            "line": c.line,
+            "kind": c.kind,
+            "text": c.text,
+            "rules": [f"{x.file}:{x.line}" for x in coverage.rules.get(c.id, ())],
+            "tests": [f"{x.file}:{x.line}" for x in coverage.tests.get(c.id, ())],
+        }
+        for c in coverage.catalogue.clauses
+    ]
+    if args.uncovered:
+        rows = [r for r in rows if not r["rules"] or not r["tests"]]
+    unknown = [f"{u.clause} at {u.file}:{u.line}" for u in coverage.unknown]
+    if args.json:
+        emit_json(
+            {
+                "spec": args.spec,
+                "file": coverage.catalogue.file,
+                "coverage": figures,
+                "tests_scanned": coverage.tests_scanned,
+                "unknown_citations": unknown,
+                "clauses": rows,
+            }
+        )
+    else:
+        for r in rows:
+            text = r["text"] if len(r["text"]) <= 70 else r["text"][:69] + "…"
+            print(
+                f"{r['id']:<15} {r['kind']:<10} {len(r['rules']):>2}R {len(r['tests']):>2}T  {text}"
+            )
+        total = figures["clauses"] or 1
+        print(
+            f"\n{args.spec}: {figures['clauses']} clauses; "
+            f"cited by rules {figures['by_rules']} ({100 * figures['by_rules'] / total:.0f}%), "
+            f"by tests {figures['by_tests']} ({100 * figures['by_tests'] / total:.0f}%), "
+            f"by both {figures['by_both']} ({100 * figures['by_both'] / total:.0f}%)"
+        )
+        if not coverage.tests_scanned:
+            print("tests not scanned: no tests/ folder found (pass --tests DIR)")
+        for u in unknown:
+            print(f"warning: cited clause not in the catalogue: {u}")
+    return EXIT_FINDING if unknown else EXIT_OK
+
+
+# -- wiring ------------------------------------------------------------------
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser of every subcommand."""
+    parser = argparse.ArgumentParser(
+        prog="wforacle",
+        description="Executable reference model and conformance oracle "
+        "for workflow specifications.",
+    )
+    parser.add_argument("--version", action="version", version=f"wforacle {_version()}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+
+    def add(name: str, handler: Callable[[argparse.Namespace], int], help: str) -> Any:
+        command = sub.add_parser(name, help=help, description=help)
+        command.set_defaults(handler=handler)
+        return command
+
+    validate = add("validate", cmd_validate, "validate workflow documents")
+    validate.add_argument("files", nargs="+", metavar="FILE", help="document(s), or - for stdin")
+    validate.add_argument("--spec", choices=SPECS, help="specification (default: detected)")
+    validate.add_argument("--json", action="store_true", help="print a JSON report")
+    validate.add_argument(
+        "--previous",
+        metavar="FILE",
+        help="the stored version this save replaces (the key grammar is checked only on "
+        "first assignment, W6W-KEY-3)",
+    )
+
+    plan = add("plan", cmd_plan, "print the execution plan of a workflow document")
+    plan.add_argument("file", metavar="FILE", help="document, or - for stdin")
+    plan.add_argument("--spec", choices=SPECS, help="specification (default: detected)")
+    plan.add_argument("--json", action="store_true", help='print {"order": [...]}')
+    plan.add_argument(
+        "--tie-break",
+        choices=("declared", "fifo"),
+        default="declared",
+        help="how steps that become ready together are ordered (assumption A-02)",
+    )
+
+    clauses = add("clauses", cmd_clauses, "list catalogued clauses with their coverage")
+    clauses.add_argument("--spec", choices=SPECS, default="w6w")
+    clauses.add_argument("--json", action="store_true", help="print a JSON report")
+    clauses.add_argument("--tests", metavar="DIR", help="test folder to scan for citations")
+    clauses.add_argument(
+        "--uncovered", action="store_true", help="list only clauses lacking a rule or a test"
+    )
+    return parser
+
+
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("wforacle")
+    except PackageNotFoundError:  # pragma: no cover - running from an uninstalled tree
+        return "unknown"
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; return the exit code."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return int(args.handler(args))
+    except UsageError as exc:
+        print(f"wforacle: error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        print("wforacle: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        return EXIT_OK
+    except Exception as exc:
+        if os.environ.get("WFORACLE_DEBUG"):
+            raise
+        print(
+            f"wforacle: internal error (a bug in wforacle, not in your input): "
+            f"{type(exc).__name__}: {exc}. Re-run with WFORACLE_DEBUG=1 for the traceback.",
+            file=sys.stderr,
+        )
+        return EXIT_INTERNAL
+
+
+def run() -> None:
+    """Console-script entry point."""
+    raise SystemExit(main())

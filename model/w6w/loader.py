@@ -19,7 +19,7 @@ import math
 import re
 from collections.abc import Callable
 from enum import StrEnum
-from typing import TypeVar
+from typing import Any, TypeVar
 
 import attrs
 
@@ -108,9 +108,7 @@ class _Loader:
         """A string member; absent (or null when optional) reads as None."""
         if name not in obj or (obj[name] is None and not required):
             if required:
-                self.error(
-                    "missing_field", (*path, name), f"{name} is required", clause, Gate.RUN
-                )
+                self.error("missing_field", (*path, name), f"{name} is required", clause, Gate.RUN)
             return None
         value = obj[name]
         if not isinstance(value, str):
@@ -213,14 +211,15 @@ class _Loader:
             self.variable,
         )
         if "steps" not in doc:
-            self.error(
-                "missing_field", ("steps",), "steps is required", "W6W-FIELD-4", Gate.RUN
-            )
+            self.error("missing_field", ("steps",), "steps is required", "W6W-FIELD-4", Gate.RUN)
         step_items = self.array(doc, "steps", root, "W6W-FIELD-4")
         if "steps" in doc and isinstance(doc["steps"], list) and not step_items:
             # W6W-FIELD-4: "The graph nodes. At least one."
             self.error(
-                "no_steps", ("steps",), "a workflow needs at least one step", "W6W-FIELD-4",
+                "no_steps",
+                ("steps",),
+                "a workflow needs at least one step",
+                "W6W-FIELD-4",
                 Gate.RUN,
             )
         steps = self.objects(step_items, ("steps",), "W6W-FIELD-7", self.step)
@@ -371,7 +370,7 @@ class _Loader:
             )
             return None
         ok = True
-        max_attempts = value.get("maxAttempts")
+        max_attempts: Any = value.get("maxAttempts")
         # W6W-RETRY-1: "maxAttempts is an integer >= 1. It carries no upper bound"
         if not is_integer(max_attempts) or max_attempts < 1:
             found = "absent" if "maxAttempts" not in value else repr(max_attempts)

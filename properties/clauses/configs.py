@@ -123,10 +123,10 @@ _W6W_EXTRA = (
     'The edge activates when the from step reaches status: "failed".',
     # Envelope kinds and modes
     "The literal chunk, verbatim.",
-    "A path lookup against the generic data root, exactly as { \"$\": … }.",
+    'A path lookup against the generic data root, exactly as { "$": … }.',
     "The plaintext of that named secret, read from the secrets root. The only production in the "
     "model that may read it.",
-    "JSONLogic evaluated against the generic data root, exactly as { \"$expr\": … }.",
+    'JSONLogic evaluated against the generic data root, exactly as { "$expr": … }.',
     "{{ =<JSONLogic> }} → an expr part · {{ secrets.<name> }} → a secret part · {{ <path> }} → a "
     "var part",
     "{{ =<JSONLogic> }} → an expr part · {{ <path> }} → a var part",
@@ -135,7 +135,7 @@ _W6W_EXTRA = (
     "run state.",
     "A host that puts secrets on the generic data root does not conform to this RFC.",
     # Chain
-    'Both parse to the existing expr part kind that Amendment — 2026-08-11 already declares — { '
+    "Both parse to the existing expr part kind that Amendment — 2026-08-11 already declares — { "
     '"kind": "expr", "expr": { "or": [...] } } for ||, { "kind": "expr", "expr": { "??": [...] } } '
     "for ??.",
     "The arm fires only for a genuinely flat chain, and refuses outright — falling through to the "

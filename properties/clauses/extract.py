@@ -107,9 +107,7 @@ def propose(config: SpecConfig, text: str) -> Iterator[Proposed]:
             for sentence in _sentences(line):
                 if KEYWORDS.search(sentence) and not any(sentence in e for e in extras):
                     yield Proposed(current.code, current.heading, number, _kind(sentence), sentence)
-        elif BULLET.match(line):
-            yield Proposed(current.code, current.heading, number, _kind(line), line)
-        elif current.titled and TITLED.match(line) and not line.endswith(":"):
+        elif BULLET.match(line) or (current.titled and TITLED.match(line)):
             yield Proposed(current.code, current.heading, number, _kind(line), line)
         else:
             for sentence in _sentences(line):
@@ -117,7 +115,9 @@ def propose(config: SpecConfig, text: str) -> Iterator[Proposed]:
                     yield Proposed(current.code, current.heading, number, _kind(sentence), sentence)
 
 
-def merge(config: SpecConfig, text: str, existing: list[dict[str, object]]) -> list[dict[str, object]]:
+def merge(
+    config: SpecConfig, text: str, existing: list[dict[str, object]]
+) -> list[dict[str, object]]:
     """Give every proposed clause an id, keeping the ids ``existing`` gave."""
     by_text = {str(c["text"]): c for c in existing}
     next_number: dict[str, int] = {}

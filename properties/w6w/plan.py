@@ -37,9 +37,7 @@ def graph(workflow: Workflow) -> nx.DiGraph:
     g = nx.DiGraph()
     g.add_nodes_from((step.id, {"index": i}) for i, step in enumerate(workflow.steps))
     g.add_edges_from(
-        (edge.from_, edge.to)
-        for edge in workflow.edges
-        if edge.from_ in g and edge.to in g
+        (edge.from_, edge.to) for edge in workflow.edges if edge.from_ in g and edge.to in g
     )
     return g
 

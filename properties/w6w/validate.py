@@ -86,10 +86,10 @@ def step_ids_are_unique(workflow: Workflow, ctx: Context) -> Iterator[Diagnostic
             )
         else:
             first[step.id] = path
-    for path, step in workflow.all_steps():
-        if path[0] == "steps" and len(path) == 2:
-            continue
-        where = json_path((*path, "id"))
+    for step_path, step in workflow.all_steps():
+        if len(step_path) == 2:
+            continue  # a main-graph step, checked above
+        where = json_path((*step_path, "id"))
         if step.id in first:
             yield warning(
                 "duplicate_nested_step_id",
@@ -276,12 +276,15 @@ def key_conflicts(workflows: Sequence[Workflow | None]) -> Iterator[tuple[int, D
         if workflow is None or workflow.key is None:
             continue
         if workflow.key in owner:
-            yield index, error(
-                "key_conflict",
-                json_path(("key",)),
-                f"key {workflow.key!r} is already taken by document {owner[workflow.key] + 1}",
-                "W6W-KEY-6",
-                Gate.SAVE,
+            yield (
+                index,
+                error(
+                    "key_conflict",
+                    json_path(("key",)),
+                    f"key {workflow.key!r} is already taken by document {owner[workflow.key] + 1}",
+                    "W6W-KEY-6",
+                    Gate.SAVE,
+                ),
             )
         else:
             owner[workflow.key] = index

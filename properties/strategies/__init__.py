@@ -1,0 +1,1 @@
+"""Hypothesis strategies and settings profiles shared by tests and campaigns."""

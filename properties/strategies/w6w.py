@@ -1,0 +1,105 @@
+"""Strategies that generate w6w documents (as parsed JSON values).
+
+``workflows()`` draws valid, runnable workflow documents whose edges respect
+a hidden topological order that usually differs from the declared order, so
+planning has real work to do.  Simplest alternatives come first so that a
+failing example shrinks to few steps and no edges.  ``json_values()`` draws
+arbitrary JSON for fuzzing the loader.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from hypothesis import strategies as st
+
+STEP_ID_ALPHABET = "abcdefghijklmnopqrstuvwxyz0123456789_-"
+
+step_ids = st.text(STEP_ID_ALPHABET, min_size=1, max_size=6)
+
+# W6W-KEY-1 grammar: a lowercase letter, then runs of [a-z0-9] joined by
+# single hyphens, 3..39 characters in all.
+workflow_keys = st.from_regex(r"[a-z][a-z0-9]{2,10}(-[a-z0-9]{1,8}){0,3}", fullmatch=True)
+
+
+def json_values(max_leaves: int = 20) -> st.SearchStrategy[Any]:
+    """Arbitrary JSON values (finite numbers, any strings)."""
+    scalars = (
+        st.none()
+        | st.booleans()
+        | st.integers()
+        | st.floats(allow_nan=False, allow_infinity=False)
+        | st.text(max_size=10)
+    )
+    return st.recursive(
+        scalars,
+        lambda inner: (
+            st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4)
+        ),
+        max_leaves=max_leaves,
+    )
+
+
+@st.composite
+def retry_policies(draw: st.DrawFn) -> dict[str, Any] | None:
+    """Well-formed RetryPolicy objects (W6W-RETRY-1..3), or null."""
+    if draw(st.booleans()):
+        return None
+    policy: dict[str, Any] = {"maxAttempts": draw(st.integers(1, 10**6))}
+    if draw(st.booleans()):
+        policy["delayMs"] = draw(st.integers(0, 10**7) | st.floats(0, 1e9))
+    if draw(st.booleans()):
+        policy["backoff"] = draw(st.sampled_from(["fixed", "exponential"]))
+    return policy
+
+
+@st.composite
+def steps(draw: st.DrawFn, step_id: str) -> dict[str, Any]:
+    """One runnable app step."""
+    step: dict[str, Any] = {
+        "id": step_id,
+        "uses": {"app": draw(st.sampled_from(["linear", "slack", "http"])), "action": "run"},
+    }
+    if draw(st.booleans()):
+        step["retry"] = draw(retry_policies())
+    if draw(st.booleans()):
+        step["onError"] = draw(st.sampled_from(["fail", "continue", "continue-record"]))
+    if draw(st.booleans()):
+        step["fanOut"] = draw(st.sampled_from(["sequential", "parallel"]))
+    if draw(st.booleans()):
+        # Presentation: arbitrary, never read (W6W-PRES-1).
+        step["position"] = draw(json_values(4))
+        step["notes"] = draw(json_values(4))
+    return step
+
+
+@st.composite
+def workflows(draw: st.DrawFn, min_steps: int = 1, max_steps: int = 12) -> dict[str, Any]:
+    """Valid, runnable workflow documents."""
+    ids = draw(st.lists(step_ids, min_size=min_steps, max_size=max_steps, unique=True))
+    hidden = draw(st.permutations(range(len(ids))))  # a topological order
+    rank = {node: position for position, node in enumerate(hidden)}
+    pairs = [(a, b) for a in range(len(ids)) for b in range(len(ids)) if rank[a] < rank[b]]
+    chosen = draw(st.lists(st.sampled_from(pairs), max_size=2 * len(ids))) if pairs else []
+    edges = []
+    for a, b in chosen:
+        edge: dict[str, Any] = {"from": ids[a], "to": ids[b]}
+        if draw(st.booleans()):
+            edge["when"] = draw(st.sampled_from(["success", "error"]))
+        edges.append(edge)
+    doc: dict[str, Any] = {
+        "manifestVersion": "2",
+        "id": "wf_" + draw(st.text("abcdef0123456789", min_size=1, max_size=8)),
+        "name": "generated",
+        "steps": [draw(steps(step_id)) for step_id in ids],
+    }
+    keep_empty_edges = draw(st.booleans())
+    if edges or keep_empty_edges:
+        doc["edges"] = edges
+    if draw(st.booleans()):
+        doc["key"] = draw(workflow_keys)
+    if draw(st.booleans()):
+        doc["retry"] = draw(retry_policies())
+    if draw(st.booleans()):
+        doc["settings"] = draw(json_values(6))
+    return doc

@@ -1,0 +1,174 @@
+"""The command line: contracts, exit codes, and no tracebacks."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from wforacle.oracle.cli import main
+
+REPO = Path(__file__).resolve().parent.parent
+EXAMPLE = REPO / "examples" / "w6w" / "daily-report.json"
+
+
+def run(capsys, *argv):
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def write(tmp_path, doc, name="doc.json"):
+    path = tmp_path / name
+    path.write_text(json.dumps(doc) if not isinstance(doc, str) else doc)
+    return str(path)
+
+
+def test_validate_example_json_contract(capsys):
+    code, out, _ = run(capsys, "validate", str(EXAMPLE), "--json")
+    report = json.loads(out)
+    assert code == 0
+    assert report == {"valid": True, "storable": True, "diagnostics": []}
+
+
+def test_plan_example(capsys):
+    code, out, _ = run(capsys, "plan", str(EXAMPLE), "--json")
+    assert code == 0 and json.loads(out) == {"order": ["fetch", "post"]}
+
+
+def test_invalid_document_exits_1_with_diagnostics(capsys, tmp_path):
+    doc = {
+        "manifestVersion": "2",
+        "id": "x",
+        "name": "x",
+        "steps": [{"id": "a", "uses": {"app": "x", "action": "y"}}],
+        "edges": [{"from": "a", "to": "ghost"}],
+    }
+    code, out, _ = run(capsys, "validate", write(tmp_path, doc), "--json")
+    report = json.loads(out)
+    assert code == 1 and report["valid"] is False
+    assert report["diagnostics"] == [
+        {
+            "code": "dangling_edge",
+            "severity": "error",
+            "path": "$.edges[0].to",
+            "message": "edge to 'ghost' names no step of the workflow",
+            "clause": "W6W-PLAN-3",
+            "gate": "run",
+        }
+    ]
+    code, out, _ = run(capsys, "plan", write(tmp_path, doc), "--json")
+    assert code == 1 and json.loads(out)["order"] is None
+
+
+def test_human_output_names_code_path_and_clause(capsys, tmp_path):
+    doc = {"manifestVersion": "2", "id": "x", "name": "x", "steps": [{"id": "a.b"}]}
+    code, out, _ = run(capsys, "validate", write(tmp_path, doc))
+    assert code == 1
+    assert "dotted_step_id" in out and "$.steps[0].id" in out and "[W6W-FIELD-9]" in out
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        (None, "no such file"),
+        ("{", "is not JSON"),
+        ('{"a": NaN}', "is not JSON"),
+        (b"\xff\xfe", "not UTF-8"),
+    ],
+)
+def test_unreadable_input_is_one_line_and_exit_2(capsys, tmp_path, content, message):
+    path = tmp_path / "in.json"
+    if isinstance(content, bytes):
+        path.write_bytes(content)
+    elif content is not None:
+        path.write_text(content)
+    code, out, err = run(capsys, "validate", str(path))
+    assert code == 2 and out == ""
+    assert message in err and err.count("\n") == 1 and "Traceback" not in err
+
+
+def test_directory_is_unreadable(capsys, tmp_path):
+    code, _, err = run(capsys, "plan", str(tmp_path))
+    assert code == 2 and "directory" in err
+
+
+def test_several_documents_share_one_accounts_keys(capsys, tmp_path):
+    a = {
+        "manifestVersion": "2",
+        "id": "1",
+        "name": "a",
+        "key": "same-key",
+        "steps": [{"id": "s", "uses": {"app": "x", "action": "y"}}],
+    }
+    code, out, _ = run(
+        capsys,
+        "validate",
+        write(tmp_path, a, "a.json"),
+        write(tmp_path, {**a, "id": "2"}, "b.json"),
+        "--json",
+    )
+    report = json.loads(out)
+    assert code == 1 and report["valid"] is False
+    assert [d["code"] for d in report["documents"][1]["diagnostics"]] == ["key_conflict"]
+
+
+def test_previous_version_turns_off_the_key_grammar(capsys, tmp_path):
+    doc = {
+        "manifestVersion": "2",
+        "id": "1",
+        "name": "a",
+        "key": "old_key",
+        "steps": [{"id": "s", "uses": {"app": "x", "action": "y"}}],
+    }
+    path = write(tmp_path, doc)
+    assert run(capsys, "validate", path)[0] == 1
+    assert run(capsys, "validate", path, "--previous", path)[0] == 0
+
+
+def test_unknown_spec_is_a_usage_error(capsys, tmp_path):
+    code, _, err = run(capsys, "validate", write(tmp_path, [1]))
+    assert code == 2 and "--spec" in err
+
+
+def test_clauses_json_reports_coverage(capsys):
+    code, out, _ = run(capsys, "clauses", "--spec", "w6w", "--json")
+    report = json.loads(out)
+    assert code == 0 and report["tests_scanned"] is True
+    figures = report["coverage"]
+    assert figures["clauses"] == len(report["clauses"]) > 150
+    plan_1 = next(c for c in report["clauses"] if c["id"] == "W6W-PLAN-1")
+    assert plan_1["rules"] and plan_1["tests"]
+    assert report["unknown_citations"] == []
+
+
+def test_usage_errors_exit_2():
+    result = subprocess.run(
+        [sys.executable, "-m", "wforacle.oracle", "validate"], capture_output=True, text=True
+    )
+    assert result.returncode == 2 and "usage:" in result.stderr
+
+
+def test_help_does_not_import_heavy_modules():
+    code = (
+        "import sys; from wforacle.oracle.cli import build_parser; build_parser(); "
+        "heavy = {'networkx', 'lark', 'z3', 'hypothesis'} & set(sys.modules); "
+        "print(sorted(heavy))"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert result.stdout.strip() == "[]"
+
+
+def test_internal_errors_are_classified_not_tracebacks(capsys, monkeypatch, tmp_path):
+    import wforacle.properties.w6w.validate as validate_module
+
+    def boom(*args, **kwargs):
+        raise RuntimeError("model bug")
+
+    monkeypatch.setattr(validate_module, "validate", boom)
+    monkeypatch.delenv("WFORACLE_DEBUG", raising=False)
+    code, _, err = run(capsys, "validate", str(EXAMPLE))
+    assert code == 3 and "internal error" in err and "Traceback" not in err
