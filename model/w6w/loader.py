@@ -410,6 +410,9 @@ class _Loader:
         return RetryPolicy(int(max_attempts), Backoff(backoff), delay)
 
     def edge(self, obj: dict[str, JSON], path: Path) -> Edge | None:
+        source, target = obj.get("from"), obj.get("to")
+        if type(source) is str and type(target) is str and "when" not in obj:
+            return Edge(source, target)  # the common, well-formed case, checked cheaply
         source = self.string(obj, "from", path, "W6W-FIELD-15", required=True)
         target = self.string(obj, "to", path, "W6W-FIELD-15", required=True)
         # W6W-EDGE-3: "A host MUST reject a when value outside the two-member

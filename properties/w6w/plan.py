@@ -130,27 +130,28 @@ def fast_plan_order(workflow: Workflow) -> list[str]:
     steps = workflow.steps
     if not workflow.edges:
         return [step.id for step in steps]
-    index = {step.id: i for i, step in enumerate(steps)}
+    ids = [step.id for step in steps]
+    index = {step_id: i for i, step_id in enumerate(ids)}
     successors: list[list[int]] = [[] for _ in steps]
     indegree = [0] * len(steps)
-    seen: set[tuple[int, int]] = set()
+    # A repeated (from, to) pair adds to the in-degree once per edge and is
+    # consumed once per edge, so parallel edges need no de-duplication.
     for edge in workflow.edges:
         a, b = index.get(edge.from_), index.get(edge.to)
-        if a is None or b is None or (a, b) in seen:
-            continue
-        seen.add((a, b))
-        successors[a].append(b)
-        indegree[b] += 1
+        if a is not None and b is not None:
+            successors[a].append(b)
+            indegree[b] += 1
     ready = [i for i, d in enumerate(indegree) if d == 0]
     heapq.heapify(ready)
-    order = []
+    order: list[str] = []
+    pop, push, append = heapq.heappop, heapq.heappush, order.append
     while ready:
-        i = heapq.heappop(ready)
-        order.append(steps[i].id)
+        i = pop(ready)
+        append(ids[i])
         for j in successors[i]:
             indegree[j] -= 1
             if indegree[j] == 0:
-                heapq.heappush(ready, j)
+                push(ready, j)
     if len(order) != len(steps):
         raise nx.NetworkXUnfeasible("graph contains a cycle")
     return order

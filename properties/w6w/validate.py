@@ -13,6 +13,7 @@ from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 
 import attrs
+import networkx as nx
 
 from wforacle.grammar import matches
 from wforacle.model.diagnostics import (
@@ -24,18 +25,31 @@ from wforacle.model.diagnostics import (
     sort_diagnostics,
     warning,
 )
-from wforacle.model.w6w.document import JSON, Workflow
+from wforacle.model.w6w.document import JSON, Step, Workflow
 from wforacle.model.w6w.loader import load_workflow
-from wforacle.properties.w6w.plan import cycles
+from wforacle.properties.w6w.plan import cycles, fast_plan_order
 
 
 @attrs.frozen
 class Context:
-    """What a rule may know beyond the document itself."""
+    """What a rule may know beyond the document itself, computed once per document."""
 
     # The stored version this save replaces, if any (W6W-KEY-3: the key
     # grammar is checked only when a key moves from absent/null to present).
-    previous: Workflow | None = None
+    previous: Workflow | None
+    # Every step with its path, main graph and sub-blocks.
+    all_steps: list[tuple[tuple[str | int, ...], Step]]
+    # The plan by the fast path, or None when the main graph has a cycle.
+    plan: list[str] | None
+
+    @classmethod
+    def of(cls, workflow: Workflow, previous: Workflow | None = None) -> Context:
+        """The context of validating ``workflow`` (replacing ``previous``)."""
+        try:
+            plan: list[str] | None = fast_plan_order(workflow)
+        except nx.NetworkXUnfeasible:
+            plan = None
+        return cls(previous, workflow.all_steps(), plan)
 
 
 Rule = Callable[[Workflow, Context], Iterator[Diagnostic]]
@@ -47,7 +61,7 @@ def step_is_runnable(workflow: Workflow, ctx: Context) -> Iterator[Diagnostic]:
     A draft without them may be stored, not run ("it is not a storage-time
     constraint", RFC note under the Step table): gate ``run``.
     """
-    for path, step in workflow.all_steps():
+    for path, step in ctx.all_steps:
         missing = [
             name
             for name, value in (
@@ -86,7 +100,7 @@ def step_ids_are_unique(workflow: Workflow, ctx: Context) -> Iterator[Diagnostic
             )
         else:
             first[step.id] = path
-    for step_path, step in workflow.all_steps():
+    for step_path, step in ctx.all_steps:
         if len(step_path) == 2:
             continue  # a main-graph step, checked above
         where = json_path((*step_path, "id"))
@@ -108,8 +122,10 @@ def edges_name_main_graph_steps(workflow: Workflow, ctx: Context) -> Iterator[Di
     W6W-EDGE-10: "an edge touching such a step is already rejected at plan time".
     """
     main = {step.id for step in workflow.steps}
-    nested = {step.id for path, step in workflow.all_steps() if len(path) > 2}
+    nested = {step.id for path, step in ctx.all_steps if len(path) > 2}
     for index, edge in enumerate(workflow.edges):
+        if edge.from_ in main and edge.to in main:
+            continue
         for end, step_id in (("from", edge.from_), ("to", edge.to)):
             if step_id in main:
                 continue
@@ -137,6 +153,8 @@ def graph_is_acyclic(workflow: Workflow, ctx: Context) -> Iterator[Diagnostic]:
     Error edges are ordinary edges here: "dangling endpoints and cycles are
     rejected at load time" (W6W-EDGE-9).
     """
+    if ctx.plan is not None:
+        return  # the fast Kahn pass consumed every step: no cycle
     edge_index = {(e.from_, e.to): i for i, e in reversed(list(enumerate(workflow.edges)))}
     for cycle in cycles(workflow):
         closing = edge_index[(cycle[-1], cycle[0])]
@@ -156,7 +174,7 @@ def retry_is_read(workflow: Workflow, ctx: Context) -> Iterator[Diagnostic]:
     well-formedness rules above, but it is never read." W6W-RETRY-6:
     "Authoring tools SHOULD NOT offer retry on these step kinds."
     """
-    for path, step in workflow.all_steps():
+    for path, step in ctx.all_steps:
         if step.retry is not None and not step.runs_retry_loop:
             kind = "@w6w/control" if step.is_control else "@w6w/call"
             yield warning(
@@ -242,26 +260,31 @@ RULES: tuple[Rule, ...] = (
 )
 
 
-def validate_workflow(workflow: Workflow, ctx: Context = Context()) -> list[Diagnostic]:
+def validate_workflow(workflow: Workflow, ctx: Context | None = None) -> list[Diagnostic]:
     """Run every graph-level rule over a loaded workflow."""
+    ctx = ctx or Context.of(workflow)
     return [d for rule in RULES for d in rule(workflow, ctx)]
 
 
 @attrs.frozen
 class Validated:
-    """A validated document: its model (if it could be built) and its report."""
+    """A validated document: its model (if it could be built), its report, and its plan."""
 
     workflow: Workflow | None
     report: Report
+    plan: list[str] | None  # the declared-order plan (A-02) when the document is valid
 
 
 def validate(document: JSON, previous: JSON = None) -> Validated:
     """Validate one parsed JSON document; ``previous`` is the stored version it replaces."""
     workflow, diagnostics = load_workflow(document)
+    if workflow is None:
+        return Validated(None, Report(sort_diagnostics(diagnostics)), None)
     before = load_workflow(previous)[0] if previous is not None else None
-    if workflow is not None:
-        diagnostics += validate_workflow(workflow, Context(previous=before))
-    return Validated(workflow, Report(sort_diagnostics(diagnostics)))
+    ctx = Context.of(workflow, before)
+    diagnostics += validate_workflow(workflow, ctx)
+    report = Report(sort_diagnostics(diagnostics))
+    return Validated(workflow, report, ctx.plan if report.valid else None)
 
 
 def key_conflicts(workflows: Sequence[Workflow | None]) -> Iterator[tuple[int, Diagnostic]]:
