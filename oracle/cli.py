@@ -16,7 +16,7 @@ import gc
 import json
 import os
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any, NoReturn
 
@@ -211,6 +211,98 @@ def cmd_clauses(args: argparse.Namespace) -> int:
     return EXIT_FINDING if unknown else EXIT_OK
 
 
+# -- jsonlogic ---------------------------------------------------------------
+
+
+def _json_lines(handle: Any) -> Iterator[tuple[int, Any, str | None]]:
+    """``(line number, parsed value, error)`` for each non-blank input line."""
+    for number, line in enumerate(handle, start=1):
+        if not line.strip():
+            continue
+        try:
+            yield number, json.loads(line, parse_constant=_reject_constant), None
+        except (ValueError, RecursionError) as exc:
+            yield number, None, f"line {number} is not JSON: {exc}"
+
+
+def _write_line(value: object) -> None:
+    sys.stdout.write(json.dumps(value, ensure_ascii=False, separators=(",", ":")) + "\n")
+
+
+def cmd_jsonlogic_eval(args: argparse.Namespace) -> int:
+    """Evaluate ``{"rule", "data"}`` JSON lines; one result line per input line."""
+    from wforacle.model.expr.jsonlogic import JsonLogicError, evaluate, to_json
+
+    bad_input = False
+    for _, request, problem in _json_lines(sys.stdin):
+        if problem is None and not (isinstance(request, dict) and "rule" in request):
+            problem = 'expected an object {"rule": R, "data": D}'
+        if problem is not None:
+            bad_input = True
+            _write_line({"error": {"type": "Invalid Input", "message": problem}})
+            continue
+        try:
+            _write_line({"value": to_json(evaluate(request["rule"], request.get("data")))})
+        except JsonLogicError as failure:
+            _write_line({"error": {"type": failure.type, "message": _describe(failure.thrown)}})
+        sys.stdout.flush()
+    return EXIT_USAGE if bad_input else EXIT_OK
+
+
+def _describe(thrown: object) -> str:
+    return json.dumps(thrown, ensure_ascii=False, sort_keys=True)
+
+
+def cmd_jsonlogic_suite(args: argparse.Namespace) -> int:
+    """Run a JSON Logic test-suite folder and print a pass table per file."""
+    from wforacle.oracle.jsonlogic_suite import SuiteError, run_suite
+
+    folder = Path(args.folder)
+    if not folder.is_dir():
+        raise UsageError(f"{folder}: not a directory")
+    try:
+        outcomes = run_suite(folder)
+    except SuiteError as exc:
+        raise UsageError(str(exc)) from None
+    files: dict[str, list[int]] = {}
+    for outcome in outcomes:
+        tally = files.setdefault(outcome.case.file, [0, 0])
+        tally[0] += outcome.passed
+        tally[1] += 1
+    failures = [o for o in outcomes if not o.passed]
+    passed = len(outcomes) - len(failures)
+    if args.json:
+        emit_json(
+            {
+                "passed": passed,
+                "total": len(outcomes),
+                "files": [{"file": f, "passed": p, "total": t} for f, (p, t) in files.items()],
+                "failures": [
+                    {
+                        "file": o.case.file,
+                        "index": o.case.index,
+                        "description": o.case.description,
+                        "rule": o.case.rule,
+                        "data": o.case.data,
+                        "expected": o.case.expected,
+                        "actual": o.actual,
+                    }
+                    for o in failures
+                ],
+            }
+        )
+    else:
+        width = max((len(f) for f in files), default=10)
+        for name, (p, t) in files.items():
+            mark = "" if p == t else "  ✗"
+            print(f"{name:<{width}}  {p:>4}/{t:<4}{mark}")
+        print(f"{'total':<{width}}  {passed:>4}/{len(outcomes):<4}")
+        for o in failures:
+            print(f"FAIL {o.case.file}[{o.case.index}] {o.case.description}: "
+                  f"expected {json.dumps(o.case.expected)}, got {json.dumps(o.actual)}")
+    return EXIT_OK if not failures else EXIT_FINDING
+
+
 # -- wiring ------------------------------------------------------------------
 
 
@@ -250,6 +342,21 @@ def build_parser() -> argparse.ArgumentParser:
         default="declared",
         help="how steps that become ready together are ordered (assumption A-02)",
     )
+
+    jsonlogic = sub.add_parser("jsonlogic", help="the @w6w/expr JSONLogic evaluator")
+    jsonlogic_sub = jsonlogic.add_subparsers(dest="jsonlogic_command", metavar="COMMAND",
+                                             required=True)
+    evaluate = jsonlogic_sub.add_parser(
+        "eval",
+        help='evaluate JSON lines {"rule": R, "data": D} from stdin',
+        description='Read JSON lines {"rule": R, "data": D} on stdin; write {"value": V} or '
+        '{"error": {"type": ..., "message": ...}} per line.',
+    )
+    evaluate.set_defaults(handler=cmd_jsonlogic_eval)
+    suite = jsonlogic_sub.add_parser("suite", help="run a JSON Logic test-suite folder")
+    suite.add_argument("folder", metavar="DIR", help="folder with index.json")
+    suite.add_argument("--json", action="store_true", help="print a JSON report")
+    suite.set_defaults(handler=cmd_jsonlogic_suite)
 
     clauses = add("clauses", cmd_clauses, "list catalogued clauses with their coverage")
     clauses.add_argument("--spec", choices=SPECS, default="w6w")

@@ -1,0 +1,1 @@
+"""Expressions: JavaScript value semantics, the JSONLogic evaluator, w6w resolution."""
