@@ -298,8 +298,10 @@ def cmd_jsonlogic_suite(args: argparse.Namespace) -> int:
             print(f"{name:<{width}}  {p:>4}/{t:<4}{mark}")
         print(f"{'total':<{width}}  {passed:>4}/{len(outcomes):<4}")
         for o in failures:
-            print(f"FAIL {o.case.file}[{o.case.index}] {o.case.description}: "
-                  f"expected {json.dumps(o.case.expected)}, got {json.dumps(o.actual)}")
+            print(
+                f"FAIL {o.case.file}[{o.case.index}] {o.case.description}: "
+                f"expected {json.dumps(o.case.expected)}, got {json.dumps(o.actual)}"
+            )
     return EXIT_OK if not failures else EXIT_FINDING
 
 
@@ -344,8 +346,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
 
     jsonlogic = sub.add_parser("jsonlogic", help="the @w6w/expr JSONLogic evaluator")
-    jsonlogic_sub = jsonlogic.add_subparsers(dest="jsonlogic_command", metavar="COMMAND",
-                                             required=True)
+    jsonlogic_sub = jsonlogic.add_subparsers(
+        dest="jsonlogic_command", metavar="COMMAND", required=True
+    )
     evaluate = jsonlogic_sub.add_parser(
         "eval",
         help='evaluate JSON lines {"rule": R, "data": D} from stdin',

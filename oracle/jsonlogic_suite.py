@@ -94,8 +94,9 @@ def run_case(case: Case) -> Outcome:
 
 def _matches(case: Case, actual: dict[str, Any]) -> bool:
     if "error" in case.expected:
-        expected_type = case.expected["error"].get("type") if isinstance(
-            case.expected["error"], dict) else None
+        expected_type = (
+            case.expected["error"].get("type") if isinstance(case.expected["error"], dict) else None
+        )
         return "error" in actual and actual["error"]["type"] == expected_type
     if "result" not in actual:
         return False
@@ -111,10 +112,12 @@ def _same_json(expected: Any, actual: Any, decimal: bool) -> bool:
         return bool(expected == actual)
     if isinstance(expected, list) and isinstance(actual, list):
         return len(expected) == len(actual) and all(
-            _same_json(e, a, decimal) for e, a in zip(expected, actual, strict=True))
+            _same_json(e, a, decimal) for e, a in zip(expected, actual, strict=True)
+        )
     if isinstance(expected, dict) and isinstance(actual, dict):
         return expected.keys() == actual.keys() and all(
-            _same_json(expected[k], actual[k], decimal) for k in expected)
+            _same_json(expected[k], actual[k], decimal) for k in expected
+        )
     return bool(type(expected) is type(actual) and expected == actual)
 
 

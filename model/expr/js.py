@@ -39,7 +39,10 @@ class _Undefined:
 UNDEFINED: Final = _Undefined()
 
 # ECMAScript WhiteSpace and LineTerminator, trimmed by ToNumber on strings.
-_JS_WHITESPACE = "\t\n\v\f\r \u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000\ufeff"
+_JS_WHITESPACE = (
+    "\t\n\v\f\r \u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008"
+    "\u2009\u200a\u2028\u2029\u202f\u205f\u3000\ufeff"
+)
 _DECIMAL_LITERAL = re.compile(r"[+-]?(?:(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?|Infinity)")
 _RADIX_LITERAL = re.compile(r"0(?:[xX][0-9a-fA-F]+|[oO][0-7]+|[bB][01]+)")
 
@@ -120,8 +123,9 @@ def to_string(value: Any) -> str:
     if value is None:
         return "null"
     if isinstance(value, list):
-        return ",".join("" if item is None or item is UNDEFINED else to_string(item)
-                        for item in value)
+        return ",".join(
+            "" if item is None or item is UNDEFINED else to_string(item) for item in value
+        )
     if isinstance(value, dict):
         return "[object Object]"
     return "undefined"
@@ -155,11 +159,24 @@ def strict_equals(a: Any, b: Any) -> bool:
     return a is b
 
 
-def utf16_key(text: str) -> str | bytes:
-    """A sort key ordering strings by UTF-16 code units, as JavaScript compares them."""
-    if text.isascii() or all(ord(c) < 0xD800 for c in text):
-        return text
+def utf16_key(text: str) -> bytes:
+    """A sort key ordering strings by UTF-16 code units, as JavaScript compares them.
+
+    Big-endian code units compare bytewise in code-unit order.
+    """
     return text.encode("utf-16-be", "surrogatepass")
+
+
+def compare_strings(a: str, b: str) -> int:
+    """-1, 0 or 1 as JavaScript orders ``a`` and ``b`` (by UTF-16 code unit)."""
+    if not (_beyond_bmp(a) or _beyond_bmp(b)):
+        return (a > b) - (a < b)  # code points and code units agree below U+10000
+    x, y = utf16_key(a), utf16_key(b)
+    return (x > y) - (x < y)
+
+
+def _beyond_bmp(text: str) -> bool:
+    return not text.isascii() and any(ord(c) > 0xFFFF for c in text)
 
 
 def utf16_length(text: str) -> int:

@@ -155,8 +155,11 @@ def _checked(result: float) -> float:
 
 
 def op_add(args: list[Any], data: JSON, above: list[Any], ev: _Evaluator) -> JSON:
-    """``+``: the sum; no operand is 0."""
-    return _checked(math.fsum(_operand(a) for a in args) if args else 0)
+    """``+``: the sum, left to right, rounding at each step as JavaScript does; none is 0."""
+    result = 0.0
+    for a in args:
+        result += _operand(a)
+    return _checked(result)
 
 
 def op_multiply(args: list[Any], data: JSON, above: list[Any], ev: _Evaluator) -> JSON:
@@ -258,7 +261,7 @@ def _string_or_null_compare(op: str, a: str | None, b: str | None) -> bool:
         equal = a == b
         return equal if op == "==" else not equal
     if a is not None and b is not None:
-        return _relate(op, js.utf16_key(a), js.utf16_key(b))
+        return _relate(op, js.compare_strings(a, b), 0)
     return _relate(op, js.to_number(a), js.to_number(b))
 
 
@@ -376,9 +379,11 @@ def op_try(args: JSON, data: JSON, above: list[Any], ev: _Evaluator) -> JSON:
                 return ev.run(rule, data, above)
             return ev.run(rule, {"type": error.type}, [None, data, above])
         except JsonLogicError as failure:
-            if failure.thrown.get("type") == LIMIT_EXCEEDED if isinstance(
-                failure.thrown, dict
-            ) else False:
+            if (
+                failure.thrown.get("type") == LIMIT_EXCEEDED
+                if isinstance(failure.thrown, dict)
+                else False
+            ):
                 raise  # a resource limit is not an error a rule may handle
             error = failure
     if error is None:
@@ -390,7 +395,7 @@ def op_try(args: JSON, data: JSON, above: list[Any], ev: _Evaluator) -> JSON:
 
 
 def split_path(path: str) -> list[str]:
-    """Split a dotted path; ``\\.`` is a literal dot (as json-logic-engine's splitPath)."""
+    """Split a dotted path; a backslash escapes a dot (as json-logic-engine's splitPath)."""
     parts: list[str] = []
     current = ""
     i = 0
@@ -425,8 +430,11 @@ def get_property(value: Any, key: Any) -> Any:
         if name.isdigit() and (name == "0" or name[0] != "0"):
             index = int(name)
             if index < len(value):
-                return value[index] if isinstance(value, list) else js.utf16_slice(
-                    value, index, index + 1)
+                return (
+                    value[index]
+                    if isinstance(value, list)
+                    else js.utf16_slice(value, index, index + 1)
+                )
     return UNDEFINED
 
 
@@ -630,8 +638,9 @@ def op_reduce(args: JSON, data: JSON, above: list[Any], ev: _Evaluator) -> JSON:
     accumulator = initial
     for current in items:
         scope = {"accumulator": accumulator, "current": current}
-        accumulator = ev.run(mapper, scope, [selector, data, above]) if js.is_object(
-            mapper) else mapper
+        accumulator = (
+            ev.run(mapper, scope, [selector, data, above]) if js.is_object(mapper) else mapper
+        )
     return accumulator
 
 
@@ -681,9 +690,14 @@ def op_substr(args: list[Any], data: JSON, above: list[Any], ev: _Evaluator) -> 
     size = js.utf16_length(text)
     start = _integer(args[1]) if len(args) > 1 else 0
     start = max(size + start, 0) if start < 0 else min(start, size)
-    if len(args) > 2 and args[2] is not None:
-        length = _integer(args[2])
-        end = max(size + length, start) if length < 0 else min(start + length, size)
+    if len(args) > 2:  # a null length is 0 (ToIntegerOrInfinity); only absence means "to the end"
+        length = js.to_number(args[2])
+        if length < 0:
+            # json-logic-js: tail = s.substr(start); tail.substr(0, tail.length + length),
+            # the sum truncated after it is formed.
+            end = start + max(_integer(size - start + length), 0)
+        else:
+            end = min(start + _integer(length), size)
     else:
         end = size
     return js.utf16_slice(text, start, max(start, end))

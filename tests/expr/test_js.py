@@ -14,11 +14,22 @@ from wforacle.model.expr import js
 @pytest.mark.parametrize(
     ("number", "text"),
     [
-        (1.0, "1"), (-0.0, "0"), (0.1, "0.1"), (1e21, "1e+21"), (1e-7, "1e-7"),
-        (1e-6, "0.000001"), (123456789012345680000.0, "123456789012345680000"),
-        (1.5e-10, "1.5e-10"), (0.30000000000000004, "0.30000000000000004"),
-        (2**53, "9007199254740992"), (math.inf, "Infinity"), (math.nan, "NaN"),
-        (-1.5, "-1.5"), (1e100, "1e+100"), (5e-324, "5e-324"), (12345.678, "12345.678"),
+        (1.0, "1"),
+        (-0.0, "0"),
+        (0.1, "0.1"),
+        (1e21, "1e+21"),
+        (1e-7, "1e-7"),
+        (1e-6, "0.000001"),
+        (123456789012345680000.0, "123456789012345680000"),
+        (1.5e-10, "1.5e-10"),
+        (0.30000000000000004, "0.30000000000000004"),
+        (2**53, "9007199254740992"),
+        (math.inf, "Infinity"),
+        (math.nan, "NaN"),
+        (-1.5, "-1.5"),
+        (1e100, "1e+100"),
+        (5e-324, "5e-324"),
+        (12345.678, "12345.678"),
     ],
 )
 def test_number_to_string(number, text):
@@ -28,9 +39,21 @@ def test_number_to_string(number, text):
 @pytest.mark.parametrize(
     ("value", "number"),
     [
-        ("", 0.0), (" 12 ", 12.0), ("0x1A", 26.0), ("0b11", 3.0), ("0o17", 15.0), ("1e2", 100.0),
-        (".5", 0.5), ("5.", 5.0), ("-Infinity", -math.inf), (None, 0.0), (True, 1.0),
-        ([], 0.0), ([5], 5.0), (["7"], 7.0), ("\u00a0 3 \n", 3.0),
+        ("", 0.0),
+        (" 12 ", 12.0),
+        ("0x1A", 26.0),
+        ("0b11", 3.0),
+        ("0o17", 15.0),
+        ("1e2", 100.0),
+        (".5", 0.5),
+        ("5.", 5.0),
+        ("-Infinity", -math.inf),
+        (None, 0.0),
+        (True, 1.0),
+        ([], 0.0),
+        ([5], 5.0),
+        (["7"], 7.0),
+        ("\u00a0 3 \n", 3.0),
     ],
 )
 def test_to_number(value, number):
@@ -50,8 +73,19 @@ def test_to_string_of_structures():
 
 @pytest.mark.parametrize(
     ("value", "expected"),
-    [([], False), ([0], True), ({}, True), ("", False), ("0", True), (0, False), (0.0, False),
-     (math.nan, False), (None, False), (js.UNDEFINED, False), (-1, True)],
+    [
+        ([], False),
+        ([0], True),
+        ({}, True),
+        ("", False),
+        ("0", True),
+        (0, False),
+        (0.0, False),
+        (math.nan, False),
+        (None, False),
+        (js.UNDEFINED, False),
+        (-1, True),
+    ],
 )
 def test_truthy(value, expected):
     assert js.truthy(value) is expected
@@ -74,5 +108,7 @@ def test_number_to_string_round_trips(x):
 def test_utf16_semantics():
     assert js.utf16_length("a😀") == 3
     assert js.utf16_slice("a😀b", 1, 3) == "😀"
-    assert js.utf16_key("\uffff") < js.utf16_key("😀") or True  # ordering helper is total
+    # JavaScript orders by code unit: U+1F600 is D83D DE00, below U+FFFF.
     assert sorted(["\uffff", "😀"], key=js.utf16_key) == ["😀", "\uffff"]
+    assert js.compare_strings("😀", "\uffff") == -1
+    assert js.compare_strings("a", "b") == -1 and js.compare_strings("b", "b") == 0

@@ -38,8 +38,9 @@ def test_deep_rules_end_in_a_limit_error_not_a_recursion_error(rule):
 @pytest.mark.parametrize("op", ["merge", "cat"])
 def test_doubling_is_bounded_in_size(op):
     seed = [1] if op == "merge" else "ab"
-    rule = {"reduce": [list(range(60)), {op: [{"var": "accumulator"}, {"var": "accumulator"}]},
-                       seed]}
+    rule = {
+        "reduce": [list(range(60)), {op: [{"var": "accumulator"}, {"var": "accumulator"}]}, seed]
+    }
     with pytest.raises(JsonLogicError) as failure:
         evaluate(rule)
     assert failure.value.thrown == {"type": "Limit Exceeded", "limit": "size"}
@@ -81,7 +82,9 @@ def test_unknown_and_multi_key_operations_fail_naming_the_key():
 
 
 def test_results_are_json_numbers():
-    assert to_json(evaluate({"+": [1, 2]})) == 3 and isinstance(to_json(evaluate({"+": [1, 2]})), int)
+    assert to_json(evaluate({"+": [1, 2]})) == 3 and isinstance(
+        to_json(evaluate({"+": [1, 2]})), int
+    )
     assert to_json(evaluate({"/": [1, 4]})) == 0.25
 
 

@@ -1,0 +1,109 @@
+"""wforacle's JSONLogic evaluator against json-logic-js and json-logic-engine.
+
+The fast tests draw well-typed rules on which the classic json-logic-js
+semantics and the community semantics must agree exactly: any difference is
+a finding.  The long campaign (``-m slow``) draws arbitrary rules and
+requires every difference to fall in a class docs/jsonlogic.md explains.
+"""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+
+from wforacle.model.expr.jsonlogic import evaluate
+from wforacle.oracle.differential import NodeJsonLogic, ReferenceUnavailable, compare, ours
+from wforacle.properties.strategies.jsonlogic import data, rules, typed_cases
+
+
+def reference(implementation):
+    try:
+        return NodeJsonLogic(implementation)
+    except ReferenceUnavailable as exc:
+        pytest.skip(f"{exc}; install with: npm ci --prefix tests/differential")
+
+
+@pytest.fixture(scope="module")
+def json_logic_js():
+    ref = reference("js")
+    yield ref
+    ref.close()
+
+
+@pytest.fixture(scope="module")
+def json_logic_engine():
+    ref = reference("engine")
+    yield ref
+    ref.close()
+
+
+@settings(max_examples=300)
+@given(typed_cases())
+def test_typed_rules_agree_with_json_logic_js(json_logic_js, case):
+    rule, values = case
+    verdict = compare(ours(rule, values), json_logic_js.apply(rule, values), rule)
+    assert verdict.kind == "same", verdict
+
+
+@settings(max_examples=300)
+@given(typed_cases())
+def test_typed_rules_agree_with_json_logic_engine(json_logic_engine, case):
+    rule, values = case
+    verdict = compare(ours(rule, values), json_logic_engine.apply(rule, values), rule)
+    assert verdict.kind == "same", verdict
+
+
+def test_addition_rounds_left_to_right_like_javascript(json_logic_engine):
+    # Found by the differential campaign: exact summation (math.fsum) differs
+    # from JavaScript's left-to-right rounding.
+    operands = [-1.25, 1e-07, -2, 3.5, 0.1]
+    expected = 0.0
+    for x in operands:
+        expected += x
+    assert evaluate({"+": operands}) == expected
+    assert json_logic_engine.apply({"+": operands}, None) == {"value": expected}
+
+
+@pytest.mark.parametrize(
+    ("script", "fault"),
+    [
+        ("import time; time.sleep(30)", "hung or died"),
+        ("import sys; sys.stdin.readline(); print('not json', flush=True)", "non-JSON"),
+        ("import sys; sys.stdin.readline(); sys.exit(3)", "hung or died"),
+        ("import sys; sys.stdin.readline(); print('[1]', flush=True)", "answered"),
+    ],
+    ids=["hang", "garbage", "crash", "wrong-shape"],
+)
+def test_a_misbehaving_reference_is_a_fault_within_the_timeout(monkeypatch, script, fault):
+    import subprocess
+    import sys
+    import time
+
+    from wforacle.oracle.differential import ReferenceFault
+
+    ref = reference("js")
+    ref.timeout = 1.0
+    monkeypatch.setattr(
+        ref,
+        "_start",
+        lambda: subprocess.Popen(
+            [sys.executable, "-c", script],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+            bufsize=1,
+        ),
+    )
+    start = time.monotonic()
+    with pytest.raises(ReferenceFault, match=fault):
+        ref.apply({"+": [1, 1]}, None)
+    assert time.monotonic() - start < 5
+    ref.close()
+
+
+@pytest.mark.slow
+@settings(max_examples=5000)
+@given(rules(), data())
+def test_arbitrary_rules_diverge_only_in_documented_classes(json_logic_js, rule, values):
+    verdict = compare(ours(rule, values), json_logic_js.apply(rule, values), rule)
+    assert verdict.agrees, verdict
