@@ -8,7 +8,6 @@ if __name__ != "wforacle.grammar":  # pragma: no cover - exercised by tests/test
     raise ImportError(f"import wforacle.grammar, not {__name__!r} (see docs/architecture.md)")
 
 from functools import cache
-from importlib import resources
 
 import lark
 
@@ -17,26 +16,14 @@ import lark
 def parser(grammar: str, start: str) -> lark.Lark:
     """The LALR parser for ``<grammar>.lark`` beginning at rule ``start``.
 
-    Grammars are loaded with importlib.resources, so they work from a wheel,
-    an editable install and a zip alike; ``%import .common.X`` resolves to
-    ``common.lark`` beside them.
+    Grammars are read from this package with Lark's ``open_from_package``
+    (pkgutil, so a wheel, an editable install and a zip all work);
+    ``%import .common.X`` resolves to ``common.lark`` beside them and
+    ``%import common.X`` to Lark's own library.
     """
-    text = resources.files(__name__).joinpath(f"{grammar}.lark").read_text("utf-8")
-    return lark.Lark(
-        text,
-        start=start,
-        parser="lalr",
-        import_paths=[_ResourceImporter()],
-        source_path=f"{grammar}.lark",
+    return lark.Lark.open_from_package(
+        __name__, f"{grammar}.lark", ("",), start=start, parser="lalr"
     )
-
-
-class _ResourceImporter:
-    """Lark import loader reading sibling grammars through importlib.resources."""
-
-    def __call__(self, base_path: str | None, grammar_path: str) -> tuple[str, str]:
-        text = resources.files(__name__).joinpath(grammar_path).read_text("utf-8")
-        return grammar_path, text
 
 
 def matches(grammar: str, start: str, text: str) -> bool:

@@ -1,0 +1,263 @@
+"""Parse ``{{ }}`` templates into ExprValue parts, in editor or render mode.
+
+Notation: ``parse_template(t, mode)`` reads template text ``t`` left to right
+into parts (model/w6w/parts.py).  A marker body is read by the first arm of
+grammar/template.lark that accepts it: ``=`` JSON → expr; a fallback chain →
+expr, or, refused, a var part carrying the body; ``secrets.`` NAME → secret
+(editor mode only); anything else → var.
+
+``Template.unterminated`` tells whether a ``{{`` had no closing ``}}``; the
+text after it is then one text part, as written.
+"""
+
+from __future__ import annotations
+
+import enum
+import json
+from functools import cache
+from typing import Any
+
+import attrs
+import lark
+
+from wforacle.grammar import parser
+from wforacle.model.w6w.parts import ExprPart, Part, SecretPart, TextPart, VarPart
+
+SECRETS_PREFIX = "secrets."
+
+
+class Mode(enum.StrEnum):
+    """The two parser modes (W6W-ENV-13, W6W-ENV-14)."""
+
+    EDITOR = "editor"
+    RENDER = "render"
+
+
+@attrs.frozen
+class Marker:
+    """A ``{{ … }}`` occurrence: its body (trimmed) and the part it parses to."""
+
+    body: str
+    part: Part
+    refused_chain: bool = False  # the body carries a top-level ||/?? the chain arm refused
+
+
+@attrs.frozen
+class Template:
+    """A parsed template: its parts in order, and what root-anchoring needs to know."""
+
+    parts: tuple[Part, ...]
+    markers: tuple[Marker, ...]
+    unterminated: bool
+
+
+def parse_template(text: str, mode: Mode = Mode.EDITOR) -> Template:
+    """Split ``text`` into text parts and marker parts."""
+    parts: list[Part] = []
+    markers: list[Marker] = []
+    position = 0
+    buffer = ""
+    while True:
+        start = text.find("{{", position)
+        if start < 0:
+            buffer += text[position:]
+            break
+        end = _marker_end(text, start + 2)
+        if end is None:
+            # W6W-ROOT-13: an unterminated {{ — the rest is text, as written.
+            buffer += text[position:]
+            if buffer:
+                parts.append(TextPart(buffer))
+            return Template(tuple(parts), tuple(markers), unterminated=True)
+        buffer += text[position:start]
+        if buffer:
+            parts.append(TextPart(buffer))
+            buffer = ""
+        marker = parse_body(text[start + 2 : end].strip(), mode)
+        markers.append(marker)
+        parts.append(marker.part)
+        position = end + 2
+    if buffer:
+        parts.append(TextPart(buffer))
+    return Template(tuple(parts), tuple(markers), unterminated=False)
+
+
+def _marker_end(text: str, body_start: int) -> int | None:
+    """The index of the ``}}`` closing a marker whose body starts at ``body_start``.
+
+    An expr body (``=`` JSON) ends after its complete JSON value, so a JSON
+    object's own ``}}`` does not close the marker (assumption A-31); any other
+    body ends at the first ``}}``.
+    """
+    cursor = body_start
+    while cursor < len(text) and text[cursor] in " \t\n\r":
+        cursor += 1
+    if cursor < len(text) and text[cursor] == "=":
+        json_end = _json_value_end(text, cursor + 1)
+        if json_end is not None:
+            close = json_end
+            while close < len(text) and text[close] in " \t\n\r":
+                close += 1
+            if text.startswith("}}", close):
+                return close
+    close_at = text.find("}}", body_start)
+    return None if close_at < 0 else close_at
+
+
+_DECODER = json.JSONDecoder()
+
+
+def _json_value_end(text: str, start: int) -> int | None:
+    cursor = start
+    while cursor < len(text) and text[cursor] in " \t\n\r":
+        cursor += 1
+    try:
+        _, end = _DECODER.raw_decode(text, cursor)
+    except ValueError:
+        return None
+    return int(end)
+
+
+def parse_body(body: str, mode: Mode) -> Marker:
+    """The part a trimmed marker body parses to, by the first arm that accepts it."""
+    if body.startswith("="):
+        payload = _json_payload(body[1:])
+        if payload is not _NOT_JSON:
+            return Marker(body, ExprPart(payload))  # W6W-ENV-13/14: =<JSONLogic> → expr
+        # Assumption A-32: "=" not followed by JSON is no expr marker; the
+        # body falls through to the path production.
+    if has_chain_token(body):
+        operands = chain_operands(body)
+        if operands is None:
+            # W6W-CHAIN-4: "{{ vars.a || vars.b ?? vars.c }}, {{ secrets.K || "x" }},
+            # and {{ vars.a || }} each parse to a single var part carrying the
+            # original text, never an expr part."
+            return Marker(body, VarPart(body), refused_chain=True)
+        operator, values = operands
+        return Marker(body, ExprPart({operator: values}))
+    if mode is Mode.EDITOR and body.startswith(SECRETS_PREFIX) and len(body) > len(SECRETS_PREFIX):
+        # W6W-ENV-13: {{ secrets.<name> }} → a secret part (editor mode only).
+        return Marker(body, SecretPart(body[len(SECRETS_PREFIX) :]))
+    # W6W-ENV-21: in render mode "{{ secrets.X }} in particular MUST parse to a
+    # var part whose ref is the literal path secrets.X".
+    return Marker(body, VarPart(body))
+
+
+class _NotJson:
+    pass
+
+
+_NOT_JSON = _NotJson()
+
+
+def _json_payload(text: str) -> Any:
+    try:
+        return json.loads(text)
+    except ValueError:
+        return _NOT_JSON
+
+
+@cache
+def _chain_parser() -> lark.Lark:
+    return parser("template", "chain")
+
+
+def has_chain_token(body: str) -> bool:
+    """Whether ``body`` carries a ``||`` or ``??`` at the top level (outside JSON strings).
+
+    This is @w6w/expr's ``hasRefusedChainToken`` when applied to a var ref.
+    """
+    try:
+        tokens = list(_chain_parser().lex(body))
+    except lark.exceptions.LarkError:
+        return False
+    return any(token.type in ("OR", "COALESCE") for token in tokens)
+
+
+def chain_operands(body: str) -> tuple[str, list[Any]] | None:
+    """``("or" | "??", operands)`` of a flat chain, or None when the chain arm refuses.
+
+    W6W-CHAIN-4: exactly one operator kind at the top level, two or more
+    non-empty operands, no operand beginning ``secrets.``.  An operand that is
+    JSON is a literal; any other is a ``{"var": path}`` (W6W-CHAIN-6).
+    """
+    try:
+        tree = _chain_parser().parse(body)
+    except lark.exceptions.LarkError:
+        return None  # mixed operators, or an empty operand between two of them
+    operator = "or" if any(
+        isinstance(t, lark.Token) and t.type == "OR" for t in tree.children) else "??"
+    operands: list[Any] = []
+    for child in tree.children:
+        if not isinstance(child, lark.Tree):
+            continue
+        text = "".join(str(token) for token in child.children).strip()
+        if not text or text.startswith(SECRETS_PREFIX):
+            return None
+        literal = _json_payload(text)
+        operands.append({"var": text} if literal is _NOT_JSON else literal)
+    return operator, operands
+
+
+def chain_var_refs(expr: Any) -> list[str] | None:
+    """The var refs of a recognised flat chain's operands, in order (``coalesceOperandRefs``).
+
+    None when ``expr`` is not a flat chain (``parseCoalesceChain``).
+    """
+    if not (isinstance(expr, dict) and len(expr) == 1):
+        return None
+    (operator, operands), = expr.items()
+    if operator not in ("or", "??") or not isinstance(operands, list) or len(operands) < 2:
+        return None
+    refs = []
+    for operand in operands:
+        if isinstance(operand, dict):
+            if set(operand) != {"var"} or not isinstance(operand["var"], str):
+                return None
+            refs.append(operand["var"])
+        elif isinstance(operand, list):
+            return None
+    return refs
+
+
+def serialize(parts: tuple[Part, ...] | list[Part]) -> str:
+    """Editor-mode text for parts (W6W-CHAIN-6).
+
+    A recognised flat chain promotes to its infix form when that text parses
+    back to the same part; any other JSONLogic is ``{{ =<raw> }}``.  A render
+    part has no text spelling (W6W-ENV-14) and raises ValueError.
+    """
+    out = []
+    for part in parts:
+        out.append(_serialize_part(part))
+    return "".join(out)
+
+
+def _serialize_part(part: Part) -> str:
+    from wforacle.model.w6w.parts import RenderPart
+
+    if isinstance(part, TextPart):
+        return part.value
+    if isinstance(part, VarPart):
+        return f"{{{{ {part.ref} }}}}"
+    if isinstance(part, SecretPart):
+        return f"{{{{ {SECRETS_PREFIX}{part.ref} }}}}"
+    if isinstance(part, ExprPart):
+        infix = _infix(part.expr)
+        if infix is not None and parse_body(infix, Mode.EDITOR).part == part:
+            return f"{{{{ {infix} }}}}"
+        return f"{{{{ ={json.dumps(part.expr, ensure_ascii=False, separators=(',', ':'))} }}}}"
+    if isinstance(part, RenderPart):
+        raise ValueError("a render part has no {{ }} text spelling")
+    raise ValueError(f"part of kind {part.kind!r} has no text spelling")
+
+
+def _infix(expr: Any) -> str | None:
+    if chain_var_refs(expr) is None:
+        return None
+    (operator, operands), = expr.items()
+    symbol = " || " if operator == "or" else " ?? "
+    return symbol.join(
+        operand["var"] if isinstance(operand, dict) else json.dumps(operand, ensure_ascii=False)
+        for operand in operands
+    )

@@ -1,0 +1,296 @@
+"""Resolution of a step's ``with`` value against the run scope.
+
+Notation: ``S`` is the run scope, a mapping from the eight roots (vars,
+steps, trigger, secrets, documents, inputs, output, foreach) to data;
+``D = S - secrets`` is the generic data root every expression reads
+(W6W-ENV-19: "a data root from which secrets has been removed").
+``resolve_with(w, S)`` walks ``w`` once:
+
+- ``{"$": path}``           → the value at ``path`` in D, type-preserved (W6W-EXPR-1, W6W-BIND-3)
+- ``{"$expr": logic}``      → JSONLogic over D, type-preserved (W6W-EXPR-2)
+- ``{"type": "expr", "parts": …}`` → one string (W6W-ENV-18)
+- a string with ``{{ }}``   → the root-anchoring rule (W6W-ROOT-21..27)
+- other objects and arrays  → resolved member by member (W6W-EXPR-3)
+- anything else             → itself
+
+One pass: a value produced by resolution is never walked again (W6W-ENV-22,
+W6W-BIND-6), so a resolved ``{"$": …}`` or ``{{ … }}`` reaches the action
+verbatim.  A failure is a ``ResolutionError`` with a code; the step then
+fails with phase "resolution".
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any
+
+from wforacle.grammar.template import (
+    Mode,
+    Template,
+    chain_var_refs,
+    has_chain_token,
+    parse_template,
+)
+from wforacle.model.expr import js
+from wforacle.model.expr.js import UNDEFINED
+from wforacle.model.expr.jsonlogic import JsonLogicError, Limits, evaluate
+from wforacle.model.w6w.parts import (
+    ExprPart,
+    Part,
+    RenderPart,
+    SecretPart,
+    TextPart,
+    UnknownPart,
+    VarPart,
+    part_from_json,
+)
+
+JSON = Any
+
+# W6W-ROOT-27: "Treat the eight-member RunScope root set as closed for this
+# rule: vars, steps, trigger, secrets, documents, inputs, output, foreach."
+ROOTS = frozenset({"vars", "steps", "trigger", "secrets", "documents", "inputs", "output",
+                   "foreach"})
+
+
+class ResolutionError(Exception):
+    """Resolution fails the step (phase "resolution"); ``code`` names why."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(f"{code}: {message}")
+        self.code = code
+        self.message = message
+
+
+def data_root(scope: Mapping[str, JSON]) -> dict[str, JSON]:
+    """D: the run scope with ``secrets`` removed (W6W-ENV-19; A host that puts
+    secrets on the generic data root does not conform)."""
+    return {root: value for root, value in scope.items() if root != "secrets"}
+
+
+def lookup(root: JSON, path: str) -> JSON:
+    """The value at a dotted ``path`` in ``root``, or UNDEFINED (W6W-EXPR-1).
+
+    Segments are split on "." (the Step id row: "a path resolvers split on
+    .") and read as JSON members and array indexes.
+    """
+    from wforacle.model.expr.jsonlogic import get_property
+
+    value = root
+    for segment in path.split("."):
+        if value is None or value is UNDEFINED:
+            return UNDEFINED
+        value = get_property(value, segment)
+    return value
+
+
+def stringify(value: JSON) -> str:
+    """A part's contribution to the envelope's single string (W6W-ENV-18, W6W-ROOT-24).
+
+    Strings verbatim; numbers and booleans as JavaScript prints them ("5",
+    "true"); null and absent as the empty string (W6W-ROOT-25);
+    objects and arrays as compact JSON (assumption A-33).
+    """
+    if isinstance(value, str):
+        return value
+    if value is None or value is UNDEFINED:
+        return ""
+    if isinstance(value, dict | list):
+        return json.dumps(_jsonable(value), ensure_ascii=False, separators=(",", ":"))
+    return js.to_string(value)
+
+
+def _jsonable(value: JSON) -> JSON:
+    from wforacle.model.expr.jsonlogic import to_json
+
+    return to_json(value)
+
+
+def _evaluate(logic: JSON, root: JSON, limits: Limits) -> JSON:
+    try:
+        return evaluate(logic, root, limits)
+    except JsonLogicError as failure:
+        # Assumption A-34: an expression that fails fails the step.
+        raise ResolutionError(
+            "expr_evaluation_failed",
+            f"expression failed with {failure.type}: "
+            f"{json.dumps(failure.thrown, ensure_ascii=False)}",
+        ) from None
+
+
+class Resolver:
+    """Resolves ``with`` values against one run scope."""
+
+    def __init__(self, scope: Mapping[str, JSON], limits: Limits = Limits()) -> None:
+        self.root = data_root(scope)
+        secrets = scope.get("secrets")
+        self.secrets: Mapping[str, JSON] = secrets if isinstance(secrets, dict) else {}
+        self.limits = limits
+
+    # -- values -------------------------------------------------------------
+
+    def value(self, value: JSON) -> JSON:
+        """Resolve one ``with`` value (the walk of the module notation)."""
+        if isinstance(value, dict):
+            if len(value) == 1 and "$" in value:
+                return self.path_marker(value["$"])
+            if len(value) == 1 and "$expr" in value:
+                return _evaluate(value["$expr"], self.root, self.limits)
+            if is_expr_value(value):
+                return self.envelope(value["parts"])
+            return {key: self.value(member) for key, member in value.items()}
+        if isinstance(value, list):
+            return [self.value(item) for item in value]
+        if isinstance(value, str):
+            return self.template_string(value)
+        return value
+
+    def path_marker(self, path: JSON) -> JSON:
+        """``{"$": path}``: the value at ``path``, type-preserved; absent is null.
+
+        W6W-BIND-4: "A $ binding to an absent, skipped or failed upstream path
+        resolves to null".  A non-string or empty path names nothing and is
+        null too (assumption A-35).
+        """
+        if not isinstance(path, str) or path == "":
+            return None
+        found = lookup(self.root, path)
+        return None if found is UNDEFINED else found
+
+    # -- the envelope --------------------------------------------------------
+
+    def envelope(self, parts: list[JSON]) -> str:
+        """An ExprValue's single string: its parts resolved and concatenated (W6W-ENV-18)."""
+        return "".join(self.part(part_from_json(raw)) for raw in parts)
+
+    def part(self, part: Part) -> str:
+        """One part's contribution."""
+        if isinstance(part, TextPart):
+            return part.value  # W6W-ENV-1: "The literal chunk, verbatim."
+        if isinstance(part, VarPart):
+            return self.var_part(part.ref)
+        if isinstance(part, SecretPart):
+            return self.secret_part(part.ref)
+        if isinstance(part, ExprPart):
+            if part.absent:
+                return ""  # W6W-ENV-5: an absent expr "is read as empty"
+            return stringify(_evaluate(part.expr, self.root, self.limits))
+        if isinstance(part, RenderPart):
+            return self.render_part(part.ref)
+        assert isinstance(part, UnknownPart)
+        return ""  # W6W-ENV-6: the reference engine contributes the empty string
+
+    def var_part(self, ref: str | None) -> str:
+        """A var part: the stringified value at ``ref``; an absent or empty ref is "".
+
+        W6W-ENV-26: "An absent or empty ref names nothing. It MUST NOT resolve
+        the data root."
+        """
+        if not ref:
+            return ""
+        return stringify(lookup(self.root, ref))
+
+    def secret_part(self, ref: str | None) -> str:
+        """A secret part: ``secrets[ref]``, read directly (W6W-ENV-20).
+
+        W6W-ENV-3 / W6W-ROOT-12: a ref naming no available secret fails the
+        step; an absent or empty ref names none (W6W-ENV-25).
+        """
+        if ref and ref in self.secrets and self.secrets[ref] is not None:
+            return stringify(self.secrets[ref])
+        raise ResolutionError(
+            "secret_unavailable", f"secret {ref!r} is not available to this run")
+
+    def render_part(self, ref: str | None) -> str:
+        """A render part: the string at ``ref`` rendered in render mode, one pass.
+
+        W6W-ENV-8..11 and W6W-ENV-23: absent, null or undefined fails with
+        render_ref_unresolved; any other non-string with render_ref_not_a_string.
+        """
+        found = lookup(self.root, ref) if ref else UNDEFINED
+        if found is None or found is UNDEFINED:
+            raise ResolutionError(
+                "render_ref_unresolved", f"render ref {ref!r} resolves to nothing")
+        if not isinstance(found, str):
+            raise ResolutionError(
+                "render_ref_not_a_string",
+                f"render ref {ref!r} resolves to {_type_name(found)}, not a string",
+            )
+        template = parse_template(found, Mode.RENDER)
+        # W6W-ENV-12 "One pass": the parts are resolved here and never re-enter
+        # step 1; whatever they resolve to is not rendered again.
+        return "".join(self.part(part) for part in template.parts)
+
+    # -- template strings ----------------------------------------------------
+
+    def template_string(self, text: str) -> str:
+        """A plain string: resolved iff it has a marker and every marker is rooted.
+
+        W6W-ROOT-21 (iff rule), W6W-ROOT-22 (all-or-nothing), W6W-ROOT-23
+        (no marker, unterminated, empty marker: byte-identical).  Parsing runs
+        in editor mode (W6W-ROOT-8).
+        """
+        if "{{" not in text:
+            return text
+        template = parse_template(text, Mode.EDITOR)
+        if not is_root_anchored(template):
+            return text  # the input object itself: byte-identical
+        return "".join(self.part(part) for part in template.parts)
+
+
+def is_root_anchored(template: Template) -> bool:
+    """Whether a parsed string resolves under the root-anchoring rule (W6W-ROOT-1).
+
+    At least one marker, no unterminated ``{{``, and every marker rooted:
+    ``=`` JSONLogic and ``secrets.`` markers always are (W6W-ROOT-8); a chain
+    is rooted iff every var operand is (W6W-CHAIN-7); a path iff its first
+    dot-segment is one of the eight roots and it carries no refused chain
+    token (``hasRefusedChainToken``).
+    """
+    if template.unterminated or not template.markers:
+        return False
+    return all(marker_is_rooted(marker.part) for marker in template.markers)
+
+
+def marker_is_rooted(part: Part) -> bool:
+    """Whether one marker's part names a run-scope root."""
+    if isinstance(part, SecretPart):
+        return True
+    if isinstance(part, ExprPart):
+        refs = chain_var_refs(part.expr)
+        if refs is None:
+            return True  # =<JSONLogic>: "always ours", its payload opaque
+        return all(path_is_rooted(ref) for ref in refs)
+    if isinstance(part, VarPart):
+        return part.ref is not None and path_is_rooted(part.ref)
+    return False
+
+
+def path_is_rooted(path: str) -> bool:
+    """The first dot-segment is one of the eight roots, and no refused chain token."""
+    return path.split(".", 1)[0] in ROOTS and not has_chain_token(path)
+
+
+def is_expr_value(value: JSON) -> bool:
+    """An ExprValue envelope: ``{"type": "expr", "parts": [...]}`` (assumption A-36)."""
+    return (
+        isinstance(value, dict)
+        and value.get("type") == "expr"
+        and isinstance(value.get("parts"), list)
+    )
+
+
+def _type_name(value: JSON) -> str:
+    if isinstance(value, bool):
+        return "a boolean"
+    if js.is_number(value):
+        return "a number"
+    if isinstance(value, list):
+        return "an array"
+    return "an object"
+
+
+def resolve_with(value: JSON, scope: Mapping[str, JSON], limits: Limits = Limits()) -> JSON:
+    """Resolve a step's ``with`` value against run scope ``scope``."""
+    return Resolver(scope, limits).value(value)
