@@ -13,8 +13,11 @@ import lark
 
 
 @cache
-def parser(grammar: str, start: str) -> lark.Lark:
-    """The LALR parser for ``<grammar>.lark`` beginning at rule ``start``.
+def parser(grammar: str, start: str, algorithm: str = "lalr") -> lark.Lark:
+    """The parser for ``<grammar>.lark`` beginning at rule ``start``.
+
+    LALR by default; ``algorithm="earley"`` for rules written for generation
+    (hypothesis.extra.lark), which need not be LALR.
 
     Grammars are read from this package with Lark's ``open_from_package``
     (pkgutil, so a wheel, an editable install and a zip all work);
@@ -22,7 +25,7 @@ def parser(grammar: str, start: str) -> lark.Lark:
     ``%import common.X`` to Lark's own library.
     """
     return lark.Lark.open_from_package(
-        __name__, f"{grammar}.lark", ("",), start=start, parser="lalr"
+        __name__, f"{grammar}.lark", ("",), start=start, parser=algorithm
     )
 
 

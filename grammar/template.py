@@ -27,7 +27,7 @@ SECRETS_PREFIX = "secrets."
 
 
 class Mode(enum.StrEnum):
-    """The two parser modes (W6W-ENV-13, W6W-ENV-14)."""
+    """The two parser modes (W6W-ENV-14, W6W-ENV-15)."""
 
     EDITOR = "editor"
     RENDER = "render"
@@ -64,7 +64,7 @@ def parse_template(text: str, mode: Mode = Mode.EDITOR) -> Template:
             break
         end = _marker_end(text, start + 2)
         if end is None:
-            # W6W-ROOT-13: an unterminated {{ — the rest is text, as written.
+            # W6W-ROOT-12: an unterminated {{ — the rest is text, as written.
             buffer += text[position:]
             if buffer:
                 parts.append(TextPart(buffer))
@@ -123,22 +123,22 @@ def parse_body(body: str, mode: Mode) -> Marker:
     if body.startswith("="):
         payload = _json_payload(body[1:])
         if payload is not _NOT_JSON:
-            return Marker(body, ExprPart(payload))  # W6W-ENV-13/14: =<JSONLogic> → expr
+            return Marker(body, ExprPart(payload))  # W6W-ENV-14/15: =<JSONLogic> → expr
         # Assumption A-32: "=" not followed by JSON is no expr marker; the
         # body falls through to the path production.
     if has_chain_token(body):
         operands = chain_operands(body)
         if operands is None:
-            # W6W-CHAIN-4: "{{ vars.a || vars.b ?? vars.c }}, {{ secrets.K || "x" }},
+            # W6W-CHAIN-5: "{{ vars.a || vars.b ?? vars.c }}, {{ secrets.K || "x" }},
             # and {{ vars.a || }} each parse to a single var part carrying the
             # original text, never an expr part."
             return Marker(body, VarPart(body), refused_chain=True)
         operator, values = operands
         return Marker(body, ExprPart({operator: values}))
     if mode is Mode.EDITOR and body.startswith(SECRETS_PREFIX) and len(body) > len(SECRETS_PREFIX):
-        # W6W-ENV-13: {{ secrets.<name> }} → a secret part (editor mode only).
+        # W6W-ENV-14: {{ secrets.<name> }} → a secret part (editor mode only).
         return Marker(body, SecretPart(body[len(SECRETS_PREFIX) :]))
-    # W6W-ENV-21: in render mode "{{ secrets.X }} in particular MUST parse to a
+    # W6W-ENV-23: in render mode "{{ secrets.X }} in particular MUST parse to a
     # var part whose ref is the literal path secrets.X".
     return Marker(body, VarPart(body))
 
@@ -177,16 +177,17 @@ def has_chain_token(body: str) -> bool:
 def chain_operands(body: str) -> tuple[str, list[Any]] | None:
     """``("or" | "??", operands)`` of a flat chain, or None when the chain arm refuses.
 
-    W6W-CHAIN-4: exactly one operator kind at the top level, two or more
+    W6W-CHAIN-5: exactly one operator kind at the top level, two or more
     non-empty operands, no operand beginning ``secrets.``.  An operand that is
-    JSON is a literal; any other is a ``{"var": path}`` (W6W-CHAIN-6).
+    JSON is a literal; any other is a ``{"var": path}`` (W6W-CHAIN-7).
     """
     try:
         tree = _chain_parser().parse(body)
     except lark.exceptions.LarkError:
         return None  # mixed operators, or an empty operand between two of them
-    operator = "or" if any(
-        isinstance(t, lark.Token) and t.type == "OR" for t in tree.children) else "??"
+    operator = (
+        "or" if any(isinstance(t, lark.Token) and t.type == "OR" for t in tree.children) else "??"
+    )
     operands: list[Any] = []
     for child in tree.children:
         if not isinstance(child, lark.Tree):
@@ -206,7 +207,7 @@ def chain_var_refs(expr: Any) -> list[str] | None:
     """
     if not (isinstance(expr, dict) and len(expr) == 1):
         return None
-    (operator, operands), = expr.items()
+    ((operator, operands),) = expr.items()
     if operator not in ("or", "??") or not isinstance(operands, list) or len(operands) < 2:
         return None
     refs = []
@@ -221,11 +222,11 @@ def chain_var_refs(expr: Any) -> list[str] | None:
 
 
 def serialize(parts: tuple[Part, ...] | list[Part]) -> str:
-    """Editor-mode text for parts (W6W-CHAIN-6).
+    """Editor-mode text for parts (W6W-CHAIN-7).
 
     A recognised flat chain promotes to its infix form when that text parses
     back to the same part; any other JSONLogic is ``{{ =<raw> }}``.  A render
-    part has no text spelling (W6W-ENV-14) and raises ValueError.
+    part has no text spelling (W6W-ENV-13) and raises ValueError.
     """
     out = []
     for part in parts:
@@ -255,7 +256,7 @@ def _serialize_part(part: Part) -> str:
 def _infix(expr: Any) -> str | None:
     if chain_var_refs(expr) is None:
         return None
-    (operator, operands), = expr.items()
+    ((operator, operands),) = expr.items()
     symbol = " || " if operator == "or" else " ?? "
     return symbol.join(
         operand["var"] if isinstance(operand, dict) else json.dumps(operand, ensure_ascii=False)

@@ -305,6 +305,61 @@ def cmd_jsonlogic_suite(args: argparse.Namespace) -> int:
     return EXIT_OK if not failures else EXIT_FINDING
 
 
+# -- w6w expressions -----------------------------------------------------------
+
+
+def cmd_w6w_resolve(args: argparse.Namespace) -> int:
+    """Resolve ``{"scope", "with"}`` JSON lines; one result line per input line."""
+    from wforacle.model.expr.jsonlogic import to_json
+    from wforacle.model.w6w.resolve import ResolutionError, resolve_with
+
+    bad_input = False
+    for _, request, problem in _json_lines(sys.stdin):
+        if problem is None and not (
+            isinstance(request, dict)
+            and "with" in request
+            and isinstance(request.get("scope", {}), dict)
+        ):
+            problem = 'expected an object {"scope": {...}, "with": <value>}'
+        if problem is not None:
+            bad_input = True
+            _write_line({"error": {"code": "invalid_input", "message": problem}})
+            continue
+        try:
+            value = resolve_with(request["with"], request.get("scope", {}))
+            _write_line({"value": to_json(value)})
+        except ResolutionError as failure:
+            _write_line({"error": {"code": failure.code, "message": failure.message}})
+        sys.stdout.flush()
+    return EXIT_USAGE if bad_input else EXIT_OK
+
+
+def cmd_w6w_parse(args: argparse.Namespace) -> int:
+    """Print the parts a template parses to in one parser mode."""
+    from wforacle.grammar.template import Mode, parse_template, serialize
+    from wforacle.model.w6w.parts import part_to_json
+    from wforacle.model.w6w.resolve import is_root_anchored
+
+    template = parse_template(args.text, Mode(args.mode))
+    parts = [part_to_json(part) for part in template.parts]
+    report = {
+        "mode": args.mode,
+        "parts": parts,
+        "unterminated": template.unterminated,
+        "root_anchored": is_root_anchored(template),
+        "text": None if template.unterminated else serialize(template.parts),
+    }
+    if args.json:
+        emit_json(report)
+    else:
+        for part in parts:
+            print(json.dumps(part, ensure_ascii=False))
+        if template.unterminated:
+            print("unterminated {{: the rest of the string is text")
+        print(f"root-anchored: {'yes' if report['root_anchored'] else 'no'}")
+    return EXIT_OK
+
+
 # -- wiring ------------------------------------------------------------------
 
 
@@ -360,6 +415,21 @@ def build_parser() -> argparse.ArgumentParser:
     suite.add_argument("folder", metavar="DIR", help="folder with index.json")
     suite.add_argument("--json", action="store_true", help="print a JSON report")
     suite.set_defaults(handler=cmd_jsonlogic_suite)
+
+    w6w = sub.add_parser("w6w", help="w6w expressions: resolve with values, parse templates")
+    w6w_sub = w6w.add_subparsers(dest="w6w_command", metavar="COMMAND", required=True)
+    resolve = w6w_sub.add_parser(
+        "resolve",
+        help='resolve JSON lines {"scope": {...}, "with": <value>} from stdin',
+        description='Read JSON lines {"scope": {...}, "with": <value>} on stdin; write '
+        '{"value": <resolved>} or {"error": {"code": ..., "message": ...}} per line.',
+    )
+    resolve.set_defaults(handler=cmd_w6w_resolve)
+    parse = w6w_sub.add_parser("parse", help="print the parts a {{ }} template parses to")
+    parse.add_argument("text", metavar="TEXT", help="the template text")
+    parse.add_argument("--mode", choices=("editor", "render"), default="editor")
+    parse.add_argument("--json", action="store_true", help="print a JSON report")
+    parse.set_defaults(handler=cmd_w6w_parse)
 
     clauses = add("clauses", cmd_clauses, "list catalogued clauses with their coverage")
     clauses.add_argument("--spec", choices=SPECS, default="w6w")

@@ -78,7 +78,9 @@ def part_from_json(value: JSON) -> Part:
     if kind in ("var", "secret", "render"):
         ref = value.get("ref")
         ref = ref if isinstance(ref, str) else None
-        return {"var": VarPart, "secret": SecretPart, "render": RenderPart}[kind](ref)
+        if kind == "var":
+            return VarPart(ref)
+        return SecretPart(ref) if kind == "secret" else RenderPart(ref)
     if kind == "expr":
         return ExprPart(value.get("expr"), absent="expr" not in value)
     return UnknownPart(value)

@@ -3,18 +3,18 @@
 Notation: ``S`` is the run scope, a mapping from the eight roots (vars,
 steps, trigger, secrets, documents, inputs, output, foreach) to data;
 ``D = S - secrets`` is the generic data root every expression reads
-(W6W-ENV-19: "a data root from which secrets has been removed").
+(W6W-ENV-21: "a data root from which secrets has been removed").
 ``resolve_with(w, S)`` walks ``w`` once:
 
 - ``{"$": path}``           → the value at ``path`` in D, type-preserved (W6W-EXPR-1, W6W-BIND-3)
 - ``{"$expr": logic}``      → JSONLogic over D, type-preserved (W6W-EXPR-2)
-- ``{"type": "expr", "parts": …}`` → one string (W6W-ENV-18)
-- a string with ``{{ }}``   → the root-anchoring rule (W6W-ROOT-21..27)
+- ``{"type": "expr", "parts": …}`` → one string (W6W-ENV-20)
+- a string with ``{{ }}``   → the root-anchoring rule (W6W-ROOT-19..27)
 - other objects and arrays  → resolved member by member (W6W-EXPR-3)
 - anything else             → itself
 
-One pass: a value produced by resolution is never walked again (W6W-ENV-22,
-W6W-BIND-6), so a resolved ``{"$": …}`` or ``{{ … }}`` reaches the action
+One pass: a value produced by resolution is never walked again (W6W-ENV-24,
+W6W-BIND-5), so a resolved ``{"$": …}`` or ``{{ … }}`` reaches the action
 verbatim.  A failure is a ``ResolutionError`` with a code; the step then
 fails with phase "resolution".
 """
@@ -48,10 +48,14 @@ from wforacle.model.w6w.parts import (
 
 JSON = Any
 
-# W6W-ROOT-27: "Treat the eight-member RunScope root set as closed for this
+# W6W-ROOT-25: "Treat the eight-member RunScope root set as closed for this
 # rule: vars, steps, trigger, secrets, documents, inputs, output, foreach."
-ROOTS = frozenset({"vars", "steps", "trigger", "secrets", "documents", "inputs", "output",
-                   "foreach"})
+ROOTS = frozenset(
+    {"vars", "steps", "trigger", "secrets", "documents", "inputs", "output", "foreach"}
+)
+
+
+DEFAULT_LIMITS = Limits()
 
 
 class ResolutionError(Exception):
@@ -64,8 +68,11 @@ class ResolutionError(Exception):
 
 
 def data_root(scope: Mapping[str, JSON]) -> dict[str, JSON]:
-    """D: the run scope with ``secrets`` removed (W6W-ENV-19; A host that puts
-    secrets on the generic data root does not conform)."""
+    """D: the run scope with ``secrets`` removed (W6W-ENV-21, W6W-ENV-18).
+
+    W6W-ENV-18: "A host that puts secrets on the generic data root does not
+    conform to this RFC."
+    """
     return {root: value for root, value in scope.items() if root != "secrets"}
 
 
@@ -86,10 +93,10 @@ def lookup(root: JSON, path: str) -> JSON:
 
 
 def stringify(value: JSON) -> str:
-    """A part's contribution to the envelope's single string (W6W-ENV-18, W6W-ROOT-24).
+    """A part's contribution to the envelope's single string (W6W-ENV-20, W6W-ROOT-22).
 
     Strings verbatim; numbers and booleans as JavaScript prints them ("5",
-    "true"); null and absent as the empty string (W6W-ROOT-25);
+    "true"); null and absent as the empty string (W6W-ROOT-23);
     objects and arrays as compact JSON (assumption A-33).
     """
     if isinstance(value, str):
@@ -122,7 +129,7 @@ def _evaluate(logic: JSON, root: JSON, limits: Limits) -> JSON:
 class Resolver:
     """Resolves ``with`` values against one run scope."""
 
-    def __init__(self, scope: Mapping[str, JSON], limits: Limits = Limits()) -> None:
+    def __init__(self, scope: Mapping[str, JSON], limits: Limits = DEFAULT_LIMITS) -> None:
         self.root = data_root(scope)
         secrets = scope.get("secrets")
         self.secrets: Mapping[str, JSON] = secrets if isinstance(secrets, dict) else {}
@@ -161,7 +168,7 @@ class Resolver:
     # -- the envelope --------------------------------------------------------
 
     def envelope(self, parts: list[JSON]) -> str:
-        """An ExprValue's single string: its parts resolved and concatenated (W6W-ENV-18)."""
+        """An ExprValue's single string: its parts resolved and concatenated (W6W-ENV-20)."""
         return "".join(self.part(part_from_json(raw)) for raw in parts)
 
     def part(self, part: Part) -> str:
@@ -184,7 +191,7 @@ class Resolver:
     def var_part(self, ref: str | None) -> str:
         """A var part: the stringified value at ``ref``; an absent or empty ref is "".
 
-        W6W-ENV-26: "An absent or empty ref names nothing. It MUST NOT resolve
+        W6W-ENV-28: "An absent or empty ref names nothing. It MUST NOT resolve
         the data root."
         """
         if not ref:
@@ -192,26 +199,26 @@ class Resolver:
         return stringify(lookup(self.root, ref))
 
     def secret_part(self, ref: str | None) -> str:
-        """A secret part: ``secrets[ref]``, read directly (W6W-ENV-20).
+        """A secret part: ``secrets[ref]``, read directly (W6W-ENV-22).
 
-        W6W-ENV-3 / W6W-ROOT-12: a ref naming no available secret fails the
-        step; an absent or empty ref names none (W6W-ENV-25).
+        W6W-ENV-3 / W6W-ROOT-11: a ref naming no available secret fails the
+        step; an absent or empty ref names none (W6W-ENV-27).
         """
         if ref and ref in self.secrets and self.secrets[ref] is not None:
             return stringify(self.secrets[ref])
-        raise ResolutionError(
-            "secret_unavailable", f"secret {ref!r} is not available to this run")
+        raise ResolutionError("secret_unavailable", f"secret {ref!r} is not available to this run")
 
     def render_part(self, ref: str | None) -> str:
         """A render part: the string at ``ref`` rendered in render mode, one pass.
 
-        W6W-ENV-8..11 and W6W-ENV-23: absent, null or undefined fails with
+        W6W-ENV-8..11 and W6W-ENV-25: absent, null or undefined fails with
         render_ref_unresolved; any other non-string with render_ref_not_a_string.
         """
         found = lookup(self.root, ref) if ref else UNDEFINED
         if found is None or found is UNDEFINED:
             raise ResolutionError(
-                "render_ref_unresolved", f"render ref {ref!r} resolves to nothing")
+                "render_ref_unresolved", f"render ref {ref!r} resolves to nothing"
+            )
         if not isinstance(found, str):
             raise ResolutionError(
                 "render_ref_not_a_string",
@@ -227,9 +234,9 @@ class Resolver:
     def template_string(self, text: str) -> str:
         """A plain string: resolved iff it has a marker and every marker is rooted.
 
-        W6W-ROOT-21 (iff rule), W6W-ROOT-22 (all-or-nothing), W6W-ROOT-23
+        W6W-ROOT-19 (iff rule), W6W-ROOT-20 (all-or-nothing), W6W-ROOT-21
         (no marker, unterminated, empty marker: byte-identical).  Parsing runs
-        in editor mode (W6W-ROOT-8).
+        in editor mode (W6W-ROOT-7).
         """
         if "{{" not in text:
             return text
@@ -243,8 +250,8 @@ def is_root_anchored(template: Template) -> bool:
     """Whether a parsed string resolves under the root-anchoring rule (W6W-ROOT-1).
 
     At least one marker, no unterminated ``{{``, and every marker rooted:
-    ``=`` JSONLogic and ``secrets.`` markers always are (W6W-ROOT-8); a chain
-    is rooted iff every var operand is (W6W-CHAIN-7); a path iff its first
+    ``=`` JSONLogic and ``secrets.`` markers always are (W6W-ROOT-7); a chain
+    is rooted iff every var operand is (W6W-CHAIN-8); a path iff its first
     dot-segment is one of the eight roots and it carries no refused chain
     token (``hasRefusedChainToken``).
     """
@@ -291,6 +298,6 @@ def _type_name(value: JSON) -> str:
     return "an object"
 
 
-def resolve_with(value: JSON, scope: Mapping[str, JSON], limits: Limits = Limits()) -> JSON:
+def resolve_with(value: JSON, scope: Mapping[str, JSON], limits: Limits = DEFAULT_LIMITS) -> JSON:
     """Resolve a step's ``with`` value against run scope ``scope``."""
     return Resolver(scope, limits).value(value)

@@ -127,8 +127,10 @@ def merge(
     merged: list[dict[str, object]] = []
     seen: set[str] = set()
     for proposed in propose(config, text):
-        if proposed.text.endswith(":"):
-            continue  # a lead-in ("A host … MUST:"): its bullets are the clauses
+        if proposed.text.endswith("MUST:") or (
+            proposed.text.endswith(":") and len(proposed.text) < 60
+        ):
+            continue  # a lead-in ("A host … MUST:", "3. Otherwise:"): its bullets are the clauses
         if proposed.text in seen:
             continue
         seen.add(proposed.text)
