@@ -13,11 +13,12 @@ import lark
 
 
 @cache
-def parser(grammar: str, start: str, algorithm: str = "lalr") -> lark.Lark:
+def parser(grammar: str, start: str, algorithm: str = "lalr", lexer: str = "auto") -> lark.Lark:
     """The parser for ``<grammar>.lark`` beginning at rule ``start``.
 
     LALR by default; ``algorithm="earley"`` for rules written for generation
-    (hypothesis.extra.lark), which need not be LALR.
+    (hypothesis.extra.lark), which need not be LALR.  ``lexer="basic"`` keeps
+    one lexer for ``Lark.lex`` instead of building one per call.
 
     Grammars are read from this package with Lark's ``open_from_package``
     (pkgutil, so a wheel, an editable install and a zip all work);
@@ -25,7 +26,7 @@ def parser(grammar: str, start: str, algorithm: str = "lalr") -> lark.Lark:
     ``%import common.X`` to Lark's own library.
     """
     return lark.Lark.open_from_package(
-        __name__, f"{grammar}.lark", ("",), start=start, parser=algorithm
+        __name__, f"{grammar}.lark", ("",), start=start, parser=algorithm, lexer=lexer
     )
 
 

@@ -13,8 +13,8 @@ text after it is then one text part, as written.
 from __future__ import annotations
 
 import enum
+import functools
 import json
-from functools import cache
 from typing import Any
 
 import attrs
@@ -118,8 +118,13 @@ def _json_value_end(text: str, start: int) -> int | None:
     return int(end)
 
 
+@functools.lru_cache(maxsize=8192)
 def parse_body(body: str, mode: Mode) -> Marker:
-    """The part a trimmed marker body parses to, by the first arm that accepts it."""
+    """The part a trimmed marker body parses to, by the first arm that accepts it.
+
+    Cached: marker bodies repeat across steps and runs, and a Marker is
+    immutable (callers never mutate an ExprPart's payload).
+    """
     if body.startswith("="):
         payload = _json_payload(body[1:])
         if payload is not _NOT_JSON:
@@ -157,16 +162,19 @@ def _json_payload(text: str) -> Any:
         return _NOT_JSON
 
 
-@cache
+@functools.cache
 def _chain_parser() -> lark.Lark:
-    return parser("template", "chain")
+    return parser("template", "chain", "lalr", "basic")
 
 
+@functools.lru_cache(maxsize=8192)
 def has_chain_token(body: str) -> bool:
     """Whether ``body`` carries a ``||`` or ``??`` at the top level (outside JSON strings).
 
     This is @w6w/expr's ``hasRefusedChainToken`` when applied to a var ref.
     """
+    if "||" not in body and "??" not in body:
+        return False  # no operator anywhere, so none at the top level
     try:
         tokens = list(_chain_parser().lex(body))
     except lark.exceptions.LarkError:

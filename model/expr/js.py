@@ -59,6 +59,11 @@ def is_object(value: Any) -> bool:
 
 def to_number(value: Any) -> float:
     """ToNumber (ECMA-262 §7.1.4), with arrays and objects through ToPrimitive."""
+    kind = type(value)
+    if kind is float:
+        return value  # type: ignore[no-any-return]
+    if kind is int:
+        return float(value) if -(2**1023) < value < 2**1023 else math.copysign(math.inf, value)
     if isinstance(value, bool):
         return 1.0 if value else 0.0
     if isinstance(value, int):
@@ -137,11 +142,14 @@ def truthy(value: Any) -> bool:
     json-logic-js ``truthy``: ``[]`` is false, everything else as ``!!value``
     (so ``{}`` is true, as the community truthiness suite expects).
     """
-    if isinstance(value, list):
+    kind = type(value)
+    if kind is bool:
+        return value  # type: ignore[no-any-return]
+    if kind is list:
         return len(value) > 0
-    if isinstance(value, dict):
+    if kind is dict:
         return True
-    if isinstance(value, float) and math.isnan(value):
+    if kind is float and value != value:  # NaN
         return False
     return bool(value) and value is not UNDEFINED
 

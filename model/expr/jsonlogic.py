@@ -26,7 +26,9 @@ One function per operator, all with one signature, assembled in ``OPERATORS``.
 
 from __future__ import annotations
 
+import functools
 import math
+import operator
 from collections.abc import Callable
 from typing import Any
 
@@ -74,66 +76,75 @@ class Limits:
     max_size: int = 1_000_000  # characters of a built string, elements of a built array
 
 
-class _Budget:
-    __slots__ = ("depth", "limits", "steps")
-
-    def __init__(self, limits: Limits) -> None:
-        self.limits = limits
-        self.steps = 0
-        self.depth = 0
-
-
 Method = Callable[[JSON, JSON, list[Any], "_Evaluator"], JSON]
+_CONTAINERS = (dict, list)
 
 
 class _Evaluator:
+    """One evaluation: the rule walk plus its budget (``steps``, ``depth``)."""
+
+    __slots__ = ("depth", "limits", "max_depth", "max_steps", "steps")
+
     def __init__(self, limits: Limits) -> None:
-        self.budget = _Budget(limits)
+        self.limits = limits
+        self.max_steps = limits.max_steps
+        self.max_depth = limits.max_depth
+        self.steps = 0
+        self.depth = 0
 
     def run(self, logic: JSON, data: JSON, above: list[Any]) -> JSON:
-        if not isinstance(logic, dict | list) or not logic:
+        # Hot path: exact type tests (a rule is parsed JSON), no try/finally —
+        # a failure unwinds to op_try or to evaluate(), which restore ``depth``.
+        kind = type(logic)
+        if (kind is not dict and kind is not list) or not logic:
             return logic
-        budget = self.budget
-        budget.steps += 1
-        if budget.steps > budget.limits.max_steps:
+        self.steps += 1
+        if self.steps > self.max_steps:
             raise _fail(LIMIT_EXCEEDED, limit="steps")
-        if budget.depth >= budget.limits.max_depth:
+        if self.depth >= self.max_depth:
             raise _fail(LIMIT_EXCEEDED, limit="depth")
-        if isinstance(logic, list):
-            budget.depth += 1
-            try:
-                return [self.run(item, data, above) for item in logic]
-            finally:
-                budget.depth -= 1
-        op = next(iter(logic))
-        operator = OPERATORS.get(op)
-        if operator is None or len(logic) > 1:
+        self.depth += 1
+        if kind is list:
+            run = self.run
+            result: JSON = [
+                run(item, data, above) if type(item) in _CONTAINERS else item for item in logic
+            ]
+            self.depth -= 1
+            return result
+        if len(logic) > 1:
+            raise _fail("Unknown Operator", key=next(iter(logic)))
+        ((op, args),) = logic.items()
+        if op == "var" and type(args) is str and not args.startswith("../"):
+            result = _var_path(data, args, None)  # the commonest operation, fast
+        elif op in _LAZY:
+            result = _LAZY[op](args, data, above, self)
+        elif op in _EAGER:
+            # An eager operator gets its operands evaluated, a lone one wrapped.
+            if type(args) is list:
+                run = self.run
+                args = [run(a, data, above) if type(a) in _CONTAINERS else a for a in args]
+            elif type(args) is dict:
+                value = self.run(args, data, above)
+                args = value if type(value) is list else [value]
+            else:
+                args = [args]
+            result = _EAGER[op](args, data, above, self)
+        else:
             raise _fail("Unknown Operator", key=op)
-        method, lazy = operator
-        args = logic[op]
-        budget.depth += 1
-        try:
-            if not lazy:
-                args = self.arguments(args, data, above)
-            return method(args, data, above, self)
-        finally:
-            budget.depth -= 1
-
-    def arguments(self, args: JSON, data: JSON, above: list[Any]) -> list[Any]:
-        """The evaluated argument list of an eager operator (a lone value is wrapped)."""
-        if not js.is_object(args):
-            return [args]
-        value = self.run(args, data, above)
-        return value if isinstance(value, list) else [value]
+        self.depth -= 1
+        return result
 
     def sized(self, value: Any) -> Any:
         """Refuse a built string or array beyond ``max_size``."""
-        if len(value) > self.budget.limits.max_size:
+        if len(value) > self.limits.max_size:
             raise _fail(LIMIT_EXCEEDED, limit="size")
         return value
 
 
-def evaluate(rule: JSON, data: JSON = None, limits: Limits = Limits()) -> JSON:
+DEFAULT_LIMITS = Limits()
+
+
+def evaluate(rule: JSON, data: JSON = None, limits: Limits = DEFAULT_LIMITS) -> JSON:
     """Evaluate ``rule`` against ``data``; raise ``JsonLogicError`` when it fails."""
     return _Evaluator(limits).run(rule, data, [])
 
@@ -235,7 +246,12 @@ def op_min(args: list[Any], data: JSON, above: list[Any], ev: _Evaluator) -> JSO
 
 def _numeric(value: Any) -> float:
     """A comparison operand when numbers are compared: NaN and objects fail."""
-    if js.is_object(value):
+    kind = type(value)
+    if kind is int or kind is float:
+        if value != value:  # NaN
+            raise _fail(NAN)
+        return value  # type: ignore[no-any-return]
+    if kind is dict or kind is list:
         raise _fail(NAN)
     number = js.to_number(value)
     if math.isnan(number):
@@ -243,50 +259,49 @@ def _numeric(value: Any) -> float:
     return number
 
 
-def _compare(op: str, a: Any, b: Any) -> bool:
-    if op == "===":
-        return js.strict_equals(a, b)
-    if op == "!==":
-        return not js.strict_equals(a, b)
-    if (isinstance(a, str) or a is None) and (isinstance(b, str) or b is None):
-        return _string_or_null_compare(op, a, b)
-    x, y = _numeric(a), _numeric(b)
-    return _relate(op, x, y)
+_RELATIONS: dict[str, Callable[[Any, Any], bool]] = {
+    "<": operator.lt,
+    "<=": operator.le,
+    ">": operator.gt,
+    ">=": operator.ge,
+    "==": operator.eq,
+    "!=": operator.ne,
+}
 
 
-def _string_or_null_compare(op: str, a: str | None, b: str | None) -> bool:
-    # Both strings or null: JavaScript compares strings by code unit and
-    # otherwise converts null to 0 (null == null; null == "" is false).
-    if op in ("==", "!="):
-        equal = a == b
-        return equal if op == "==" else not equal
-    if a is not None and b is not None:
-        return _relate(op, js.compare_strings(a, b), 0)
-    return _relate(op, js.to_number(a), js.to_number(b))
+def _loose(relation: Callable[[Any, Any], bool]) -> Callable[[Any, Any], bool]:
+    """A comparison of the community semantics: strings (or null) as strings, else numbers."""
+
+    def compare(a: Any, b: Any) -> bool:
+        if (a is None or type(a) is str) and (b is None or type(b) is str):
+            if relation is operator.eq or relation is operator.ne:
+                return relation(a, b)  # null == null; null == "" is false
+            if a is not None and b is not None:
+                return relation(js.compare_strings(a, b), 0)
+            return relation(js.to_number(a), js.to_number(b))
+        return relation(_numeric(a), _numeric(b))
+
+    return compare
 
 
-def _relate(op: str, x: Any, y: Any) -> bool:
-    if op == "<":
-        return bool(x < y)
-    if op == "<=":
-        return bool(x <= y)
-    if op == ">":
-        return bool(x > y)
-    if op == ">=":
-        return bool(x >= y)
-    if op == "==":
-        return bool(x == y)
-    return bool(x != y)
+_COMPARISONS: dict[str, Callable[[Any, Any], bool]] = {
+    **{op: _loose(relation) for op, relation in _RELATIONS.items()},
+    "===": js.strict_equals,
+    "!==": lambda a, b: not js.strict_equals(a, b),
+}
 
 
 def _comparator(op: str) -> Method:
+    holds = _COMPARISONS[op]
+
     def compare(args: JSON, data: JSON, above: list[Any], ev: _Evaluator) -> JSON:
-        if not isinstance(args, list) or len(args) < 2:
+        if type(args) is not list or len(args) < 2:
             raise _fail(INVALID_ARGUMENTS)
-        previous = ev.run(args[0], data, above)
+        run = ev.run
+        previous = run(args[0], data, above)
         for rule in args[1:]:
-            current = ev.run(rule, data, above)
-            if not _compare(op, previous, current):
+            current = run(rule, data, above)
+            if not holds(previous, current):
                 return False
             previous = current
         return True
@@ -373,7 +388,9 @@ def op_try(args: JSON, data: JSON, above: list[Any], ev: _Evaluator) -> JSON:
     """``try``: the first operand that does not fail; later ones see ``{"type": error}``."""
     rules = args if isinstance(args, list) else [args]
     error: JsonLogicError | None = None
+    depth = ev.depth
     for rule in rules:
+        ev.depth = depth  # a failure unwound past the frames that would restore it
         try:
             if error is None:
                 return ev.run(rule, data, above)
@@ -453,6 +470,24 @@ def _climb(context: Any, above: list[Any], levels: int) -> tuple[Any, list[Any]]
     return context, above
 
 
+@functools.lru_cache(maxsize=4096)
+def _split_cached(path: str) -> tuple[str, ...]:
+    return tuple(split_path(path)) if "\\" in path else tuple(path.split("."))
+
+
+def _var_path(context: Any, key: str, default: Any) -> Any:
+    """The path walk of ``var`` (after any ``../`` climbing), split paths cached."""
+    if key == "":
+        return context
+    for part in _split_cached(key):
+        if context is None or context is UNDEFINED:
+            return default
+        context = get_property(context, part)
+        if context is UNDEFINED:
+            return default
+    return context
+
+
 def op_var(args: JSON, data: JSON, above: list[Any], ev: _Evaluator) -> JSON:
     """``var``: a dotted path into the data, with a default; ``../`` climbs a scope."""
     if js.is_object(args):
@@ -475,13 +510,7 @@ def op_var(args: JSON, data: JSON, above: list[Any], ev: _Evaluator) -> JSON:
             climbed = 1
     if key is None or key == "" or key is UNDEFINED:
         return context
-    for part in split_path(key if isinstance(key, str) else js.to_string(key)):
-        if context is None or context is UNDEFINED:
-            return default
-        context = get_property(context, part)
-        if context is UNDEFINED:
-            return default
-    return context
+    return _var_path(context, key if isinstance(key, str) else js.to_string(key), default)
 
 
 def _val_lookup(args: Any, data: JSON, above: list[Any]) -> Any:
@@ -761,6 +790,10 @@ OPERATORS: dict[str, tuple[Method, bool]] = {
     "substr": (op_substr, False),
     "log": (op_log, False),
 }
+
+
+_LAZY = {name: method for name, (method, lazy) in OPERATORS.items() if lazy}
+_EAGER = {name: method for name, (method, lazy) in OPERATORS.items() if not lazy}
 
 
 def to_json(value: Any) -> JSON:
