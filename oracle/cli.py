@@ -305,6 +305,41 @@ def cmd_jsonlogic_suite(args: argparse.Namespace) -> int:
     return EXIT_OK if not failures else EXIT_FINDING
 
 
+def cmd_jsonlogic_differential(args: argparse.Namespace) -> int:
+    """Compare the evaluator with json-logic-js or json-logic-engine on generated rules."""
+    from wforacle.oracle.differential import (
+        AGREEING,
+        NodeJsonLogic,
+        ReferenceUnavailable,
+        campaign,
+    )
+
+    if args.examples < 1:
+        raise UsageError("--examples must be at least 1")
+    try:
+        reference = NodeJsonLogic(args.against)
+    except ReferenceUnavailable as exc:
+        raise UsageError(f"{exc}") from None
+    try:
+        result = campaign(reference, args.examples, args.seed, typed=args.typed)
+    finally:
+        reference.close()
+    unexplained = {k: v for k, v in result.counts.items() if k not in AGREEING}
+    if args.json:
+        emit_json({"against": args.against, "seed": args.seed, "examples": args.examples,
+                   "typed": args.typed, "counts": result.counts, "faults": result.faults,
+                   "samples": result.samples})
+    else:
+        for kind, count in result.counts.items():
+            mark = "" if kind in AGREEING else "  ← unexplained divergence"
+            print(f"{kind:<32} {count:>7}{mark}")
+        print(f"reference faults (crash, hang, garbage): {result.faults}")
+        for kind in unexplained:
+            for sample in result.samples.get(kind, []):
+                print(f"{kind}: {json.dumps(sample, ensure_ascii=False)}")
+    return EXIT_FINDING if unexplained else EXIT_OK
+
+
 # -- w6w expressions -----------------------------------------------------------
 
 
@@ -415,6 +450,20 @@ def build_parser() -> argparse.ArgumentParser:
     suite.add_argument("folder", metavar="DIR", help="folder with index.json")
     suite.add_argument("--json", action="store_true", help="print a JSON report")
     suite.set_defaults(handler=cmd_jsonlogic_suite)
+    differential = jsonlogic_sub.add_parser(
+        "differential",
+        help="compare with json-logic-js or json-logic-engine on generated rules",
+        description="A seeded campaign of generated rules evaluated by wforacle and by a "
+        "JavaScript implementation (npm ci --prefix tests/differential); prints the "
+        "divergence classes of docs/jsonlogic.md.",
+    )
+    differential.add_argument("--against", choices=("js", "engine"), default="js")
+    differential.add_argument("--examples", type=int, default=1000)
+    differential.add_argument("--seed", type=int, default=0)
+    differential.add_argument("--typed", action="store_true",
+                              help="well-typed rules, on which both must agree exactly")
+    differential.add_argument("--json", action="store_true", help="print a JSON report")
+    differential.set_defaults(handler=cmd_jsonlogic_differential)
 
     w6w = sub.add_parser("w6w", help="w6w expressions: resolve with values, parse templates")
     w6w_sub = w6w.add_subparsers(dest="w6w_command", metavar="COMMAND", required=True)

@@ -157,6 +157,11 @@ AGREEING = {
     "missing-empty-path",
     "computed-arguments",
     "substr-string-length",
+    "engine-lacks-log",
+    "engine-stops-at-falsy",
+    "engine-unary-cat",
+    "engine-missing-null",
+    "engine-substr-non-string",
 }
 
 # json-logic-js's operations that read exactly two operands (a further one is ignored).
@@ -257,7 +262,18 @@ def same_json(a: Any, b: Any) -> bool:
     return bool(type(a) is type(b) and a == b)
 
 
-def compare(mine: dict[str, Any], theirs: dict[str, Any], rule: Any = None) -> Verdict:
+def _uses_log(rule: Any) -> bool:
+    return any(op == "log" for op, _ in _operations(rule))
+
+
+def _dotted_path(rule: Any) -> bool:
+    """json-logic-engine bug: a path through a falsy value ("" or false) returns that value."""
+    return any(op in ("var", "val") and "." in json.dumps(args) for op, args in _operations(rule))
+
+
+def compare(
+    mine: dict[str, Any], theirs: dict[str, Any], rule: Any = None, reference: str = "js"
+) -> Verdict:
     """Classify a pair of outcomes (docs/jsonlogic.md lists the classes)."""
     if "value" in theirs:
         theirs = {"value": _undefined_as_null(theirs["value"])}
@@ -265,6 +281,21 @@ def compare(mine: dict[str, Any], theirs: dict[str, Any], rule: Any = None) -> V
         return Verdict("same", mine, theirs)
     if "error" in mine and "error" in theirs:
         return Verdict("both-fail", mine, theirs)
+    if reference == "engine":
+        if _uses_log(rule):
+            return Verdict("engine-lacks-log", mine, theirs)
+        if _dotted_path(rule):
+            return Verdict("engine-stops-at-falsy", mine, theirs)
+        if any(op == "cat" and isinstance(a, list) and len(a) == 1 for op, a in _operations(rule)):
+            # json-logic-engine calls toString() on a lone operand: null fails.
+            return Verdict("engine-unary-cat", mine, theirs)
+        if any(op == "substr" for op, _ in _operations(rule)):
+            # json-logic-engine calls .substr on the operand itself: a non-string fails.
+            return Verdict("engine-substr-non-string", mine, theirs)
+        if any(op in ("missing", "missing_some") for op, _ in _operations(rule)):
+            # json-logic-engine counts only undefined as missing; json-logic-js
+            # (and wforacle) also a present null or "".
+            return Verdict("engine-missing-null", mine, theirs)
     if "error" in mine and "value" in theirs:
         kind = mine["error"]["type"]
         if kind == "NaN":
@@ -304,3 +335,55 @@ def _has_empty(value: Any) -> bool:
     if isinstance(value, list):
         return any(_has_empty(v) for v in value)
     return False
+
+
+@attrs.frozen
+class CampaignResult:
+    """Counts of verdict kinds, and the first few cases of each non-"same" kind."""
+
+    counts: dict[str, int]
+    samples: dict[str, list[dict[str, Any]]]
+    faults: int
+
+
+def campaign(
+    reference: NodeJsonLogic, examples: int, seed: int, *, typed: bool
+) -> CampaignResult:
+    """A seeded Hypothesis campaign: the same seed draws the same cases."""
+    from collections import Counter
+
+    import hypothesis
+    from hypothesis import HealthCheck, Phase, given, settings
+
+    from wforacle.properties.strategies.jsonlogic import data, rules, typed_cases
+
+    counts: Counter[str] = Counter()
+    samples: dict[str, list[dict[str, Any]]] = {}
+    faults = 0
+    strategy = typed_cases() if typed else hypothesis.strategies.tuples(rules(), data())
+
+    @hypothesis.seed(seed)
+    @settings(
+        max_examples=examples,
+        database=None,
+        phases=[Phase.generate],
+        deadline=None,
+        suppress_health_check=list(HealthCheck),
+    )
+    @given(strategy)
+    def run(case: tuple[Any, Any]) -> None:
+        nonlocal faults
+        rule, values = case
+        try:
+            theirs = reference.apply(rule, values)
+        except ReferenceFault:
+            faults += 1
+            return
+        verdict = compare(ours(rule, values), theirs, rule, reference.implementation)
+        counts[verdict.kind] += 1
+        if verdict.kind != "same" and len(samples.setdefault(verdict.kind, [])) < 3:
+            samples[verdict.kind].append(
+                {"rule": rule, "data": values, "ours": verdict.ours, "theirs": verdict.theirs})
+
+    run()
+    return CampaignResult(dict(counts.most_common()), samples, faults)

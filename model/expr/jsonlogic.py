@@ -548,16 +548,10 @@ def op_exists(args: list[Any], data: JSON, above: list[Any], ev: _Evaluator) -> 
 
 
 def _missing_keys(keys: list[Any], data: JSON) -> list[Any]:
+    """The keys whose ``var`` path is absent, null or "" (json-logic-js ``missing``)."""
     missing = []
     for key in keys:
-        value = data
-        for part in split_path(key if isinstance(key, str) else js.to_string(key)):
-            if not js.truthy(value) and not isinstance(value, dict | list):
-                value = UNDEFINED
-                break
-            value = get_property(value, part)
-            if value is UNDEFINED:
-                break
+        value = _var_path(data, key if isinstance(key, str) else js.to_string(key), UNDEFINED)
         if value is UNDEFINED or value is None or value == "":
             missing.append(key)
     return missing
