@@ -326,9 +326,17 @@ def cmd_jsonlogic_differential(args: argparse.Namespace) -> int:
         reference.close()
     unexplained = {k: v for k, v in result.counts.items() if k not in AGREEING}
     if args.json:
-        emit_json({"against": args.against, "seed": args.seed, "examples": args.examples,
-                   "typed": args.typed, "counts": result.counts, "faults": result.faults,
-                   "samples": result.samples})
+        emit_json(
+            {
+                "against": args.against,
+                "seed": args.seed,
+                "examples": args.examples,
+                "typed": args.typed,
+                "counts": result.counts,
+                "faults": result.faults,
+                "samples": result.samples,
+            }
+        )
     else:
         for kind, count in result.counts.items():
             mark = "" if kind in AGREEING else "  ← unexplained divergence"
@@ -460,8 +468,9 @@ def build_parser() -> argparse.ArgumentParser:
     differential.add_argument("--against", choices=("js", "engine"), default="js")
     differential.add_argument("--examples", type=int, default=1000)
     differential.add_argument("--seed", type=int, default=0)
-    differential.add_argument("--typed", action="store_true",
-                              help="well-typed rules, on which both must agree exactly")
+    differential.add_argument(
+        "--typed", action="store_true", help="well-typed rules, on which both must agree exactly"
+    )
     differential.add_argument("--json", action="store_true", help="print a JSON report")
     differential.set_defaults(handler=cmd_jsonlogic_differential)
 

@@ -346,9 +346,7 @@ class CampaignResult:
     faults: int
 
 
-def campaign(
-    reference: NodeJsonLogic, examples: int, seed: int, *, typed: bool
-) -> CampaignResult:
+def campaign(reference: NodeJsonLogic, examples: int, seed: int, *, typed: bool) -> CampaignResult:
     """A seeded Hypothesis campaign: the same seed draws the same cases."""
     from collections import Counter
 
@@ -383,7 +381,8 @@ def campaign(
         counts[verdict.kind] += 1
         if verdict.kind != "same" and len(samples.setdefault(verdict.kind, [])) < 3:
             samples[verdict.kind].append(
-                {"rule": rule, "data": values, "ours": verdict.ours, "theirs": verdict.theirs})
+                {"rule": rule, "data": values, "ours": verdict.ours, "theirs": verdict.theirs}
+            )
 
     run()
     return CampaignResult(dict(counts.most_common()), samples, faults)

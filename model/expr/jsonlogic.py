@@ -329,7 +329,7 @@ def op_if(args: JSON, data: JSON, above: list[Any], ev: _Evaluator) -> JSON:
 
 
 def op_or(args: JSON, data: JSON, above: list[Any], ev: _Evaluator) -> JSON:
-    """``or``: the first truthy operand, else the last."""
+    """``or``: the first truthy operand, else the last (W6W-CHAIN-1: "truthy short-circuit")."""
     if not isinstance(args, list):
         raise _fail(INVALID_ARGUMENTS)
     item: JSON = False  # an empty "or" is false (community suite, A-20)

@@ -156,7 +156,7 @@ class Settings:
 
     @property
     def auto_save(self) -> bool:
-        """W6W-PRES-2: ``settings.autoSave ?? true``."""
+        """W6W-PRES-2: ``settings.autoSave ?? true`` (W6W-FIELD-6, W6W-PRES-4)."""
         return self._flag("autoSave")
 
     @property

@@ -357,7 +357,8 @@ class _Loader:
         """A RetryPolicy save site (W6W-RETRY-4): Step.retry or Workflow.retry."""
         value = obj.get("retry")
         if value is None:
-            # W6W-RETRY-8: "Accept an absent or null retry as no retry".
+            # W6W-RETRY-8: "Accept an absent or null retry as no retry"; W6W-FIELD-12
+            # "Defaults to no retry."
             return None
         here = (*path, "retry")
         if not isinstance(value, dict):

@@ -71,7 +71,9 @@ def data_root(scope: Mapping[str, JSON]) -> dict[str, JSON]:
     """D: the run scope with ``secrets`` removed (W6W-ENV-21, W6W-ENV-18).
 
     W6W-ENV-18: "A host that puts secrets on the generic data root does not
-    conform to this RFC."
+    conform to this RFC."  Everything else stays, documents included
+    (W6W-ENV-26), and nothing else is removed (W6W-ENV-16: "The barrier is
+    about secrets and nothing else").
     """
     return {root: value for root, value in scope.items() if root != "secrets"}
 
@@ -195,7 +197,7 @@ class Resolver:
         the data root."
         """
         if not ref:
-            return ""
+            return ""  # W6W-ENV-29: never a serialization of the scope
         return stringify(lookup(self.root, ref))
 
     def secret_part(self, ref: str | None) -> str:
@@ -242,7 +244,10 @@ class Resolver:
             return text
         template = parse_template(text, Mode.EDITOR)
         if not is_root_anchored(template):
-            return text  # the input object itself: byte-identical
+            return text  # the input object itself: byte-identical (W6W-ROOT-2)
+        # W6W-ROOT-8 interpolation inside a larger string; W6W-ROOT-9 the result is
+        # one string; W6W-ROOT-10 an absent reference contributes ""; W6W-ROOT-24 a
+        # missing secret fails (secret_part).
         return "".join(self.part(part) for part in template.parts)
 
 

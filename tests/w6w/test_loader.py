@@ -35,11 +35,15 @@ def test_the_rfc_example_is_valid_and_loads_every_field():
 
 def test_defaults_apply_when_fields_are_omitted():
     # W6W-FIELD-13 onError "fail" (default); W6W-FAN-3 fanOut absent ⇒ sequential;
-    # W6W-FIELD-15 / W6W-EDGE-3 when omitted means "success"; W6W-FIELD-12 no retry.
+    # W6W-FIELD-15 / W6W-EDGE-3 when omitted means "success"; W6W-FIELD-12 no retry;
+    # W6W-FIELD-21 backoff "fixed" (default); W6W-FIELD-20 / W6W-FIELD-22 maxAttempts
+    # and delayMs as given.
     wf = validate(workflow(app_step("a"), app_step("b"), edges=[{"from": "a", "to": "b"}])).workflow
     a = wf.steps[0]
     assert a.on_error is OnError.FAIL and a.fan_out is FanOut.SEQUENTIAL and a.retry is None
     assert wf.edges[0].when is When.SUCCESS
+    policy = validate(workflow(app_step("a", retry={"maxAttempts": 1}))).workflow.steps[0].retry
+    assert (policy.max_attempts, policy.backoff, policy.delay_ms) == (1, Backoff.FIXED, 0)
 
 
 @pytest.mark.parametrize("field", ["manifestVersion", "id", "name", "steps"])
@@ -106,7 +110,8 @@ def test_empty_step_id_is_refused():
 )
 def test_malformed_retry_policy_is_refused_on_write_naming_the_field(retry, code, field):
     # W6W-RETRY-7: reject a malformed policy "with a 400 naming the offending
-    # field's path"; W6W-RETRY-1..3 the shape rules; W6W-RETRY-4 every save site.
+    # field's path"; W6W-RETRY-1, W6W-RETRY-2, W6W-RETRY-3 the shape rules;
+    # W6W-RETRY-4 every save site.
     for doc, prefix in (
         (workflow(app_step("a", retry=retry)), "$.steps[0].retry"),
         (workflow(retry=retry), "$.retry"),

@@ -26,7 +26,8 @@ def test_no_edges_means_declared_order():
 
 
 def test_edges_order_the_plan():
-    # W6W-PLAN-5: "Topologically sort."
+    # W6W-PLAN-4 in-degree map and adjacency; W6W-PLAN-5: "Topologically sort.";
+    # W6W-FIELD-5 edges are directed dependencies.
     doc = workflow(app_step("post"), app_step("fetch"), edges=[{"from": "fetch", "to": "post"}])
     assert order(doc) == ["fetch", "post"]
 

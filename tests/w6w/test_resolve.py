@@ -46,6 +46,11 @@ def envelope(*parts_):
 # -- markers -------------------------------------------------------------------
 
 
+def test_whole_output_binding():
+    # W6W-BIND-1: "The whole-output form an editor writes is { "$": "steps.<id>.output" }".
+    assert resolve({"$": "steps.fetch.output"}) == {"items": [{"title": "first"}]}
+
+
 def test_path_marker_is_type_preserving():
     # W6W-EXPR-1 "Path lookup sugar over the run scope"; W6W-BIND-3 a marker anywhere.
     assert resolve({"$": "steps.fetch.output.items.0.title"}) == "first"
@@ -79,6 +84,7 @@ def test_resolution_is_one_pass():
 
 @given(scopes(), st.sampled_from(["secrets", "secrets.a", "secrets.x"]))
 def test_markers_cannot_read_secrets(scope, path):
+    # W6W-ENV-18 secrets never on the generic data root; W6W-ENV-22 only a secret part reads them.
     # W6W-ENV-21 and the two barriers: "{ "$": "secrets.X" } is an unknown path".
     assert resolve({"$": path}, scope) is None
     assert resolve({"$expr": {"var": path}}, scope) is None
@@ -89,6 +95,8 @@ def test_markers_cannot_read_secrets(scope, path):
 
 
 def test_envelope_resolves_to_one_string():
+    # W6W-ENV-7 "An ExprValue resolves to one string — always"; W6W-ENV-2 var part,
+    # W6W-ENV-4 expr part, W6W-ENV-1 text part; W6W-BIND-2 envelopes stay string-producing.
     # W6W-ENV-20: "including when parts holds exactly one member, and including when
     # that member's value is an object or an array — which is stringified".
     assert resolve(envelope({"kind": "var", "ref": "vars.obj"})) == '{"a":1}'
@@ -127,7 +135,8 @@ def test_an_empty_var_ref_never_exposes_the_scope(scope):
     "part", [{"kind": "secret"}, {"kind": "secret", "ref": ""}, {"kind": "secret", "ref": "NOPE"}]
 )
 def test_a_secret_part_naming_no_secret_fails_the_step(part):
-    # W6W-ENV-27, W6W-ENV-3: "fails the step rather than contributing empty".
+    # W6W-ENV-27, W6W-ENV-3, W6W-ENV-22 (secrets read directly): "fails the step rather than
+    # contributing empty".
     with pytest.raises(ResolutionError) as failure:
         resolve(envelope(part))
     assert failure.value.code == "secret_unavailable"
@@ -159,6 +168,8 @@ def test_resolution_without_secret_parts_never_depends_on_secrets(scope, value):
 
 
 def test_render_substitutes_in_one_pass():
+    # W6W-ENV-8..W6W-ENV-11 (the four steps), W6W-ENV-12 "One pass", W6W-ENV-16 (rendered
+    # content reads the same data root: vars, documents …).
     # W6W-ENV-24 (Testably): "rendering content that contains {{ documents.other.body }}
     # MUST substitute that document's text verbatim, including any {{ }} sequences".
     scope = {
@@ -223,7 +234,8 @@ def test_documents_are_ordinary_data():
 
 
 def test_rooted_strings_resolve_and_interpolate():
-    # W6W-ROOT-8 "Bearer {{ vars.token }}"; W6W-ROOT-9 "{{ vars.count }}" → "5".
+    # W6W-ROOT-1 (the iff rule), W6W-ROOT-8 "Bearer {{ vars.token }}";
+    # W6W-ROOT-9 "{{ vars.count }}" → "5".
     assert resolve("Bearer {{ vars.token }}") == "Bearer T"
     assert resolve("{{ vars.count }}") == "5"
 
@@ -247,6 +259,25 @@ def test_unresolved_strings_are_byte_identical(text):
     # W6W-ROOT-19/20/21/25, W6W-ROOT-12 (unterminated), W6W-ROOT-13 (empty marker) and
     # W6W-CHAIN-8 ("{{ vars.a || badroot.x }} is refused in full").
     assert resolve(text) == text
+
+
+@pytest.mark.parametrize(
+    "root", ["vars", "steps", "trigger", "secrets", "documents", "inputs", "output", "foreach"]
+)
+def test_each_of_the_eight_roots_anchors_a_string(root):
+    # W6W-ROOT-26 the closed set, its members W6W-ROOT-3 (vars, steps, trigger),
+    # W6W-ROOT-4 (secrets, documents), W6W-ROOT-5 (inputs, output), W6W-ROOT-6 (foreach).
+    scope = {root: {"k": "v"}}
+    text = "<{{ " + root + ".k }}>"
+    if root == "secrets":
+        assert resolve("<{{ secrets.k }}>", {"secrets": {"k": "v"}}) == "<v>"
+    else:
+        assert resolve(text, scope) == "<v>"
+
+
+def test_there_is_no_escape_form():
+    # W6W-ROOT-14: "There is no escape mechanism" — a backslash is ordinary text.
+    assert resolve("\\{{ vars.token }}") == "\\T"
 
 
 def test_unrooted_root_is_not_resolved_whatever_the_scope_carries():
@@ -274,7 +305,8 @@ def test_strings_with_only_rooted_markers_resolve(scope, refs, glue):
     st.sampled_from(["{{ name }}", "{{ badroot.x }}", "{{ }}", "{{ vars.a || nope.b }}"]),
 )
 def test_any_unrooted_marker_leaves_the_whole_string(scope, text, unrooted):
-    # W6W-ROOT-20 (Testably): "MUST resolve to the byte-identical input".
+    # W6W-ROOT-2 all-or-nothing; W6W-ROOT-20 (Testably): "MUST resolve to the byte-identical
+    # input".
     # (An unterminated "{{" in text would swallow the appended marker.)
     assume(not parse_template(text).unterminated)
     value = text + unrooted
@@ -298,12 +330,13 @@ def test_a_sole_marker_resolves_to_a_string(path, expected):
 
 @given(paths(tuple(r for r in ROOT_NAMES if r != "secrets")))
 def test_an_absent_rooted_path_contributes_the_empty_string(path):
-    # W6W-ROOT-23 (Testably): "MUST resolve to "", not fail the step".
+    # W6W-ROOT-10 / W6W-ROOT-23 (Testably): "MUST resolve to "", not fail the step".
     assert resolve("<{{ " + path + " }}>", {}) == "<>"
 
 
 def test_a_missing_secret_marker_fails_the_step():
-    # W6W-ROOT-24 (Testably): "MUST NOT resolve to the empty string or to the literal text".
+    # W6W-ROOT-11 / W6W-ROOT-24 (Testably): "MUST NOT resolve to the empty string or to the
+    # literal text".
     with pytest.raises(ResolutionError):
         resolve("key={{ secrets.NOPE }}")
     assert resolve("key={{ secrets.API_KEY }}") == "key=s3cr3t"

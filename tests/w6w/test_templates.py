@@ -52,7 +52,8 @@ def test_equals_without_json_falls_back_to_the_path_production():
 )
 @pytest.mark.parametrize("mode", list(Mode))
 def test_refused_chains_are_a_single_var_part_with_the_original_text(text, mode):
-    # W6W-CHAIN-5 (its Testably examples).
+    # W6W-CHAIN-5 (its Testably examples); W6W-CHAIN-4 "refuses outright — falling through
+    # to the ordinary <path> production".
     body = text[2:-2].strip()
     assert parts(text, mode) == [VarPart(body)]
 
@@ -72,6 +73,16 @@ def test_the_chain_arm_is_mode_independent(text):
     editor = [p for p in parts(text) if isinstance(p, ExprPart)]
     render = [p for p in parts(text, Mode.RENDER) if isinstance(p, ExprPart)]
     assert editor == render
+
+
+def test_a_render_part_has_no_text_spelling():
+    # W6W-ENV-13: "render has no {{ }} text spelling, in either parser mode."
+    from wforacle.model.w6w.parts import RenderPart
+
+    with pytest.raises(ValueError, match="no"):
+        serialize([RenderPart("documents.d")])
+    # and no text parses to one
+    assert not any(type(p).__name__ == "RenderPart" for p in parts("{{ render.x }}"))
 
 
 def test_serialization_promotes_a_flat_chain_to_infix():

@@ -14,7 +14,7 @@ def control(step_id, action, **with_):
 
 
 def test_duplicate_step_ids_are_rejected():
-    # W6W-PLAN-1: "Reject duplicate step ids."
+    # W6W-PLAN-1: "Reject duplicate step ids."; W6W-FIELD-7 "Unique within the workflow."
     found = diagnostics(workflow(app_step("a"), app_step("b"), app_step("a")))
     assert [(d["code"], d["path"], d["clause"]) for d in found] == [
         ("duplicate_step_id", "$.steps[2].id", "W6W-PLAN-1")
@@ -151,7 +151,7 @@ def test_key_grammar_is_checked_only_on_first_assignment():
 
 
 def test_keys_are_unique_per_account_but_names_are_not():
-    # W6W-KEY-6 partial uniqueness; W6W-KEY-8 "Never enforce uniqueness on name."
+    # W6W-KEY-2 / W6W-KEY-6 partial uniqueness; W6W-KEY-8 "Never enforce uniqueness on name."
     docs = [
         workflow(key="same-key"),
         workflow(),
