@@ -21,7 +21,7 @@ import attrs
 import lark
 
 from wforacle.grammar import parser
-from wforacle.model.w6w.parts import ExprPart, Part, SecretPart, TextPart, VarPart
+from wforacle.model.w6w.parts import ExprPart, Part, RenderPart, SecretPart, TextPart, VarPart
 
 SECRETS_PREFIX = "secrets."
 
@@ -243,8 +243,6 @@ def serialize(parts: tuple[Part, ...] | list[Part]) -> str:
 
 
 def _serialize_part(part: Part) -> str:
-    from wforacle.model.w6w.parts import RenderPart
-
     if isinstance(part, TextPart):
         return part.value
     if isinstance(part, VarPart):

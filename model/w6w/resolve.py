@@ -34,7 +34,13 @@ from wforacle.grammar.template import (
 )
 from wforacle.model.expr import js
 from wforacle.model.expr.js import UNDEFINED
-from wforacle.model.expr.jsonlogic import JsonLogicError, Limits, evaluate
+from wforacle.model.expr.jsonlogic import (
+    JsonLogicError,
+    Limits,
+    evaluate,
+    get_property,
+    to_json,
+)
 from wforacle.model.w6w.parts import (
     ExprPart,
     Part,
@@ -84,8 +90,6 @@ def lookup(root: JSON, path: str) -> JSON:
     Segments are split on "." (the Step id row: "a path resolvers split on
     .") and read as JSON members and array indexes.
     """
-    from wforacle.model.expr.jsonlogic import get_property
-
     value = root
     for segment in path.split("."):
         if value is None or value is UNDEFINED:
@@ -106,14 +110,8 @@ def stringify(value: JSON) -> str:
     if value is None or value is UNDEFINED:
         return ""
     if isinstance(value, dict | list):
-        return json.dumps(_jsonable(value), ensure_ascii=False, separators=(",", ":"))
+        return json.dumps(to_json(value), ensure_ascii=False, separators=(",", ":"))
     return js.to_string(value)
-
-
-def _jsonable(value: JSON) -> JSON:
-    from wforacle.model.expr.jsonlogic import to_json
-
-    return to_json(value)
 
 
 def _evaluate(logic: JSON, root: JSON, limits: Limits) -> JSON:
