@@ -348,6 +348,52 @@ def cmd_jsonlogic_differential(args: argparse.Namespace) -> int:
     return EXIT_FINDING if unexplained else EXIT_OK
 
 
+# -- run ---------------------------------------------------------------------
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    """One reference execution of a w6w document under a scenario: trace and RunState."""
+    from wforacle.model.kernel.lts import Divergent, execute, first, seeded
+    from wforacle.model.w6w.scenario import load_scenario
+    from wforacle.model.w6w.semantics import Unsupported, W6wRun, run_state
+    from wforacle.properties.w6w.validate import validate
+
+    document = read_json(args.file)
+    _check_spec(args.spec, document, args.file)
+    scenario_json = read_json(args.scenario) if args.scenario else {}
+    result = validate(document)
+    if not result.report.valid or result.workflow is None or result.plan is None:
+        if args.json:
+            emit_json({"valid": False, **result.report.to_json()})
+        else:
+            _print_report(args.file, result.report)
+        return EXIT_FINDING
+    scenario, problems = load_scenario(scenario_json)
+    if problems:
+        for problem in problems:
+            print(f"wforacle: error: scenario {problem.path}: {problem.message}", file=sys.stderr)
+        return EXIT_USAGE
+    try:
+        semantics = W6wRun(result.workflow, result.plan, scenario)
+    except Unsupported as exc:
+        raise UsageError(f"not modelled yet: {exc}") from None
+    scheduler = seeded(args.seed) if args.schedule == "random" else first
+    try:
+        execution = execute(semantics, scheduler)
+    except Divergent as exc:
+        raise UsageError(str(exc)) from None
+    state = run_state(semantics, execution.final)
+    if args.json:
+        emit_json({"trace": execution.trace, "runState": state})
+    else:
+        for event in execution.trace:
+            fields = {k: v for k, v in event.items() if k not in ("event", "at")}
+            detail = json.dumps(fields, ensure_ascii=False) if fields else ""
+            print(f"{event['at']:>8} ms  {event['event']:<16} {detail}")
+        print(f"\nrun {state['status']}")
+    return EXIT_OK
+
+
 # -- w6w expressions -----------------------------------------------------------
 
 
@@ -442,6 +488,19 @@ def build_parser() -> argparse.ArgumentParser:
         default="declared",
         help="how steps that become ready together are ordered (assumption A-02)",
     )
+
+    run = add("run", cmd_run, "one reference execution: the trace and the final RunState")
+    run.add_argument("file", metavar="DOC", help="the workflow document")
+    run.add_argument("--scenario", metavar="S", help="the scenario (docs/scenario.md)")
+    run.add_argument("--spec", choices=SPECS, help="specification (default: detected)")
+    run.add_argument(
+        "--schedule",
+        choices=("first", "random"),
+        default="first",
+        help="which permitted transition to take where several are",
+    )
+    run.add_argument("--seed", type=int, default=0, help="seed of --schedule random")
+    run.add_argument("--json", action="store_true", help='print {"trace", "runState"}')
 
     jsonlogic = sub.add_parser("jsonlogic", help="the @w6w/expr JSONLogic evaluator")
     jsonlogic_sub = jsonlogic.add_subparsers(

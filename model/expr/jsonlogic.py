@@ -735,6 +735,38 @@ def _integer(value: Any) -> int:
     return int(number)
 
 
+def op_path(args: JSON, data: JSON, above: list[Any], ev: _Evaluator) -> JSON:
+    """``$``: the @w6w/expr path marker inside JSONLogic — the value at a dotted path, or null.
+
+    The RFC's own example nests it in ``$expr`` (``{"cat": ["updated:>",
+    {"$": "trigger.event.since"}]}``); JSONLogic has no such operation, so
+    @w6w/expr must (assumption A-44, finding F-06).  Like the ``$`` marker, an
+    empty or non-string path names nothing (A-35).
+    """
+    if js.is_object(args):
+        args = ev.run(args, data, above)
+    if not isinstance(args, str) or args == "":
+        return None
+    return _var_path(data, args, None)
+
+
+def op_join(args: list[Any], data: JSON, above: list[Any], ev: _Evaluator) -> JSON:
+    r"""``join``: ``[separator, array]`` → the elements joined (JavaScript Array.join).
+
+    Used by the RFC's example (``{"join": [newline, {"$": "steps.fetch.output.items"}]}``);
+    an @w6w/expr operation, not JSONLogic (assumption A-44).  Null elements
+    contribute ""; a non-array joins as a one-element array; no array is "".
+    """
+    separator = js.to_string(args[0]) if args and args[0] is not None else ","
+    items = args[1] if len(args) > 1 else []
+    if items is None:
+        items = []
+    if not isinstance(items, list):
+        items = [items]
+    text = separator.join("" if i is None else js.to_string(i) for i in items)
+    return ev.sized(text)
+
+
 def op_log(args: list[Any], data: JSON, above: list[Any], ev: _Evaluator) -> JSON:
     """``log``: its first operand (json-logic-js also prints it; no side effects here)."""
     return args[0] if args else None
@@ -783,6 +815,9 @@ OPERATORS: dict[str, tuple[Method, bool]] = {
     "cat": (op_cat, False),
     "substr": (op_substr, False),
     "log": (op_log, False),
+    # @w6w/expr additions the w6w RFC's own example uses (assumption A-44).
+    "$": (op_path, True),
+    "join": (op_join, False),
 }
 
 

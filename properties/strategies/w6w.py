@@ -103,3 +103,43 @@ def workflows(draw: st.DrawFn, min_steps: int = 1, max_steps: int = 12) -> dict[
     if draw(st.booleans()):
         doc["settings"] = draw(json_values(6))
     return doc
+
+
+@st.composite
+def step_errors(draw: st.DrawFn) -> dict[str, Any]:
+    """StepErrors of every phase, retryable or not."""
+    return {
+        "code": draw(st.sampled_from(["timeout", "denied", "bad_output", "network_error"])),
+        "message": "generated",
+        "phase": draw(st.sampled_from(["execute", "auth", "output", "resolution"])),
+        "retryable": draw(st.booleans()),
+    }
+
+
+@st.composite
+def scenarios(draw: st.DrawFn, document: dict[str, Any]) -> dict[str, Any]:
+    """Scenarios for ``document``: per step, a few attempts' results and idempotency."""
+    steps = {}
+    for step in document["steps"]:
+        if draw(st.booleans()):
+            attempts = draw(
+                st.lists(
+                    st.builds(lambda o: {"output": o}, json_values(3))
+                    | st.builds(lambda e: {"error": e}, step_errors()),
+                    min_size=1,
+                    max_size=4,
+                )
+            )
+            steps[step["id"]] = {"attempts": attempts, "idempotent": draw(st.booleans())}
+    return {"steps": steps}
+
+
+def sequential_workflows(max_steps: int = 8) -> st.SearchStrategy[dict[str, Any]]:
+    """Valid workflows with no parallel step (the semantics of issue 4 so far)."""
+
+    def sequential(doc: dict[str, Any]) -> dict[str, Any]:
+        for step in doc["steps"]:
+            step.pop("fanOut", None)
+        return doc
+
+    return workflows(max_steps=max_steps).map(sequential)

@@ -1,0 +1,184 @@
+"""Scenarios: everything outside a w6w document that one run depends on.
+
+A scenario is JSON (schema: docs/scenario.schema.json; guide: docs/scenario.md):
+
+    {"runId": "run_1",
+     "trigger": {"type": "manual", "event": {...}},
+     "variables": {...}, "secrets": {...}, "documents": {...},
+     "steps": {"<step id>": {"idempotent": false,
+                             "attempts": [{"output": V} | {"error": StepError}, ...]}},
+     "default": {"output": null}}
+
+Defaults (documented, assumption A-40): a step the scenario does not name
+succeeds with ``default`` (``{"output": null}`` unless given); an attempt
+beyond a step's list repeats the list's last entry, so a failing action keeps
+failing; an action is not idempotent unless ``idempotent`` says so.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import attrs
+
+from wforacle.model.diagnostics import Diagnostic, Gate, error, json_path
+
+JSON = Any
+PHASES = ("resolution", "auth", "execute", "output")
+
+
+@attrs.frozen
+class StepError:
+    """A StepError (RFC "StepError"): code, message, phase, retryable."""
+
+    code: str
+    message: str
+    phase: str = "execute"
+    retryable: bool = False
+
+    def to_json(self) -> dict[str, JSON]:
+        """The StepError as the RFC shapes it."""
+        return {
+            "code": self.code,
+            "message": self.message,
+            "phase": self.phase,
+            "retryable": self.retryable,
+        }
+
+
+@attrs.frozen
+class Result:
+    """One attempt's result: an output, or a StepError."""
+
+    output: JSON = attrs.field(default=None, eq=False)
+    error: StepError | None = None
+
+
+@attrs.frozen
+class StepScript:
+    """What the outside world does for one step."""
+
+    attempts: tuple[Result, ...] = ()
+    idempotent: bool = False
+
+    def result(self, attempt: int, default: Result) -> Result:
+        """The result of 1-based ``attempt``."""
+        if not self.attempts:
+            return default
+        return self.attempts[min(attempt, len(self.attempts)) - 1]
+
+
+@attrs.frozen
+class Scenario:
+    """Everything a run depends on besides the document."""
+
+    run_id: str = "run_1"
+    trigger: JSON = attrs.field(factory=lambda: {"type": "manual"}, eq=False)
+    variables: dict[str, JSON] = attrs.field(factory=dict, eq=False)
+    secrets: dict[str, JSON] = attrs.field(factory=dict, eq=False)
+    documents: dict[str, JSON] = attrs.field(factory=dict, eq=False)
+    steps: dict[str, StepScript] = attrs.field(factory=dict, eq=False)
+    default: Result = Result()
+
+    def script(self, step_id: str) -> StepScript:
+        """The script of a step (empty: every attempt gets the default)."""
+        return self.steps.get(step_id, StepScript())
+
+
+def _object(
+    value: JSON, path: tuple[str | int, ...], problems: list[Diagnostic]
+) -> dict[str, JSON]:
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        problems.append(
+            error("wrong_type", json_path(path), "expected an object", "A-40", Gate.RUN)
+        )
+        return {}
+    return value
+
+
+def _result(value: JSON, path: tuple[str | int, ...], problems: list[Diagnostic]) -> Result:
+    if isinstance(value, dict) and "error" in value:
+        raw = value["error"]
+        if not isinstance(raw, dict) or not isinstance(raw.get("code"), str):
+            problems.append(
+                error(
+                    "invalid_step_error",
+                    json_path((*path, "error")),
+                    "a StepError needs a string code",
+                    "A-40",
+                    Gate.RUN,
+                )
+            )
+            return Result()
+        phase = raw.get("phase", "execute")
+        if phase not in PHASES:
+            problems.append(
+                error(
+                    "invalid_step_error",
+                    json_path((*path, "error", "phase")),
+                    f"phase must be one of {', '.join(PHASES)}",
+                    "A-40",
+                    Gate.RUN,
+                )
+            )
+            phase = "execute"
+        return Result(
+            error=StepError(
+                raw["code"], str(raw.get("message", "")), phase, raw.get("retryable") is True
+            )
+        )
+    if isinstance(value, dict) and "output" in value:
+        return Result(output=value["output"])
+    problems.append(
+        error(
+            "invalid_result",
+            json_path(path),
+            'a result is {"output": V} or {"error": StepError}',
+            "A-40",
+            Gate.RUN,
+        )
+    )
+    return Result()
+
+
+def load_scenario(value: JSON) -> tuple[Scenario, list[Diagnostic]]:
+    """Build a Scenario from JSON, with every problem at once (paths into the scenario)."""
+    problems: list[Diagnostic] = []
+    root = _object(value, (), problems)
+    steps: dict[str, StepScript] = {}
+    for step_id, raw in _object(root.get("steps"), ("steps",), problems).items():
+        here: tuple[str | int, ...] = ("steps", step_id)
+        script = _object(raw, here, problems)
+        attempts = script.get("attempts", [])
+        if not isinstance(attempts, list):
+            problems.append(
+                error(
+                    "wrong_type",
+                    json_path((*here, "attempts")),
+                    "expected an array of results",
+                    "A-40",
+                    Gate.RUN,
+                )
+            )
+            attempts = []
+        steps[step_id] = StepScript(
+            tuple(_result(a, (*here, "attempts", i), problems) for i, a in enumerate(attempts)),
+            script.get("idempotent") is True,
+        )
+    default = _result(root["default"], ("default",), problems) if "default" in root else Result()
+    run_id = root.get("runId", "run_1")
+    trigger = root.get("trigger", {"type": "manual"})
+    return (
+        Scenario(
+            run_id=run_id if isinstance(run_id, str) else "run_1",
+            trigger=trigger,
+            variables=_object(root.get("variables"), ("variables",), problems),
+            secrets=_object(root.get("secrets"), ("secrets",), problems),
+            documents=_object(root.get("documents"), ("documents",), problems),
+            steps=steps,
+            default=default,
+        ),
+        problems,
+    )

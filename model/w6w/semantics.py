@@ -1,0 +1,510 @@
+"""Small-step operational semantics of a w6w run: sequential plans.
+
+Notation (RFC "Execution model", "Run state", Amendment 2026-07-29):
+
+    c = (status, clock, cursor, stage, steps, activated, skipped, failure, errors)
+
+``status`` is the run's (queued → running → succeeded | failed, or rejected
+at start); ``cursor`` indexes the plan ``P`` (W6W-PLAN-7); ``stage`` is where
+the step at the cursor is: ``select`` (not started), ``invoke`` (an attempt is
+due), ``decide`` (an attempt failed: retry or finish).  ``steps`` holds one
+StepState per plan position; ``activated`` and ``skipped`` hold edge keys
+``(from, to, when)`` (W6W-EDGE-11: "The engine keys a skipped edge by (from,
+to, when)").  ``failure`` is the StepError that ends the run; ``errors`` is
+RunState.stepErrors.
+
+``enabled(c)`` dispatches to the rules below; each is a pure function that
+returns the one transition it permits from ``c``, or None.  A plan without
+a parallel step admits exactly one transition at every point (W6W-FAN-4:
+"the plan's order, one step at a time"), so a sequential run has one
+outcome.  fanOut strands, checkpoints and crashes, replay, the run-level
+handler, step metadata and the canonical controls are not modelled yet
+(issue 4, in progress).
+
+Virtual time: an attempt takes no time; a retry wait advances the clock by
+the computed wait (model/kernel/time.py).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import attrs
+
+from wforacle.model.kernel.lts import Transition
+from wforacle.model.kernel.time import iso
+from wforacle.model.w6w.document import Backoff, Edge, OnError, Step, When, Workflow
+from wforacle.model.w6w.resolve import ResolutionError, resolve_with
+from wforacle.model.w6w.scenario import Result, Scenario, StepError
+
+JSON = Any
+EdgeKey = tuple[str, str, str]
+WAIT_CEILING_MS = 300_000  # W6W-RETRY-9: "cap every computed wait at 300000 ms"
+
+
+@attrs.frozen
+class StepState:
+    """One StepExecution (RFC "StepExecution") as the run sees it."""
+
+    status: str = "pending"  # pending | running | succeeded | failed | skipped
+    attempt: int = 0
+    input: JSON = attrs.field(default=None, eq=False)
+    output: JSON = attrs.field(default=None, eq=False)
+    error: StepError | None = None
+    started_at: int | None = None
+    finished_at: int | None = None
+
+
+@attrs.frozen
+class Config:
+    """A configuration of one run (see the module notation)."""
+
+    status: str = "queued"
+    clock: int = 0
+    cursor: int = 0
+    stage: str = "select"
+    steps: tuple[StepState, ...] = ()
+    variables: JSON = attrs.field(default=None, eq=False)
+    activated: frozenset[EdgeKey] = frozenset()
+    skipped: frozenset[EdgeKey] = frozenset()
+    pending_error: StepError | None = None
+    failure: tuple[str, StepError] | None = None
+    errors: tuple[tuple[str, StepError], ...] = ()
+    rejection: JSON = attrs.field(default=None, eq=False)
+
+
+class Unsupported(Exception):
+    """The document uses something this semantics does not model yet."""
+
+
+class W6wRun:
+    """The semantics of one run of ``workflow`` under ``scenario``."""
+
+    def __init__(self, workflow: Workflow, plan: Sequence[str], scenario: Scenario) -> None:
+        for step in workflow.steps:
+            if step.is_control or step.is_call:
+                raise Unsupported(
+                    f"step {step.id!r} is a {step.uses.app if step.uses else ''} step; "
+                    "control and call steps are not modelled yet (issue 4)"
+                )
+            if step.fan_out.value == "parallel":
+                raise Unsupported(
+                    f'step {step.id!r} has fanOut "parallel"; strands are not modelled yet '
+                    "(issue 4)"
+                )
+        self.workflow = workflow
+        self.plan = list(plan)
+        self.scenario = scenario
+        self.by_id = {step.id: step for step in workflow.steps}
+        self.inbound: dict[str, list[Edge]] = {step_id: [] for step_id in self.plan}
+        self.outbound: dict[str, list[Edge]] = {step_id: [] for step_id in self.plan}
+        for edge in workflow.edges:
+            self.inbound[edge.to].append(edge)
+            self.outbound[edge.from_].append(edge)
+
+    def initial(self) -> Config:
+        """A queued run with every step pending."""
+        return Config(steps=tuple(StepState() for _ in self.plan))
+
+    def enabled(self, config: Config) -> list[Transition[Config]]:
+        """Every transition permitted from ``config``."""
+        found = (rule(self, config) for rule in RULES)
+        return [t for t in found if t is not None]
+
+    # -- helpers ---------------------------------------------------------------
+
+    def step_at(self, config: Config) -> tuple[Step, StepState]:
+        """The step at the cursor and its state."""
+        step_id = self.plan[config.cursor]
+        return self.by_id[step_id], config.steps[config.cursor]
+
+    def scope(self, config: Config) -> dict[str, JSON]:
+        """The run scope a step's with block resolves against (RFC "RunScope").
+
+        ``steps`` holds the outputs of succeeded steps only: "A $ binding to an
+        absent, skipped or failed upstream path resolves to null" (W6W-BIND-4).
+        """
+        return {
+            "vars": config.variables,
+            "steps": {
+                step_id: {"output": state.output}
+                for step_id, state in zip(self.plan, config.steps, strict=True)
+                if state.status == "succeeded"
+            },
+            "trigger": self.scenario.trigger,
+            "secrets": self.scenario.secrets,
+            "documents": self.scenario.documents,
+        }
+
+
+def _replace(config: Config, index: int, state: StepState) -> tuple[StepState, ...]:
+    return (*config.steps[:index], state, *config.steps[index + 1 :])
+
+
+def _event(config: Config, name: str, **fields: JSON) -> dict[str, JSON]:
+    return {"event": name, "at": config.clock, **fields}
+
+
+# -- run start -------------------------------------------------------------------
+
+
+def start_run(run: W6wRun, c: Config) -> Transition[Config] | None:
+    """Start a queued run: bind the variables, or reject the run.
+
+    W6W-FIELD-18: "If true and no value provided at run start, the run is
+    rejected."  W6W-FIELD-19: a default is "Used when the caller doesn't
+    supply a value" (a required variable with a default is satisfied by it,
+    assumption A-42).
+    """
+    if c.status != "queued":
+        return None
+    supplied = run.scenario.variables
+    bound: dict[str, JSON] = dict(supplied)
+    for variable in run.workflow.variables:
+        if variable.key in supplied:
+            continue
+        if variable.has_default:
+            bound[variable.key] = variable.default
+        elif variable.required:
+            rejection = {"reason": "missing_variable", "variable": variable.key}
+            return Transition(
+                _event(c, "run_rejected", **rejection),
+                "start_run",
+                ("W6W-FIELD-18",),
+                attrs.evolve(c, status="rejected", rejection=rejection),
+            )
+    return Transition(
+        _event(c, "run_started", runId=run.scenario.run_id, variables=bound),
+        "start_run",
+        ("W6W-FIELD-18", "W6W-FIELD-19"),
+        attrs.evolve(c, status="running", variables=bound),
+    )
+
+
+# -- selecting the next step -------------------------------------------------------
+
+
+def skip_step(run: W6wRun, c: Config) -> Transition[Config] | None:
+    """Skip a step every inbound edge of which was skipped, and skip its outgoing edges.
+
+    W6W-EDGE-4: "A step reachable only through skipped edges is recorded
+    status: "skipped""; W6W-EDGE-11: "a step is skipped only when every
+    inbound edge is skipped".
+    """
+    if c.status != "running" or c.stage != "select" or c.failure or c.cursor >= len(run.plan):
+        return None
+    step, state = run.step_at(c)
+    inbound = run.inbound[step.id]
+    if not inbound or not all(_key(e) in c.skipped for e in inbound):
+        return None
+    skipped = c.skipped | {_key(e) for e in run.outbound[step.id]}
+    return Transition(
+        _event(c, "step_skipped", step=step.id),
+        "skip_step",
+        ("W6W-EDGE-4", "W6W-EDGE-11"),
+        attrs.evolve(
+            c,
+            cursor=c.cursor + 1,
+            steps=_replace(c, c.cursor, attrs.evolve(state, status="skipped")),
+            skipped=skipped,
+        ),
+    )
+
+
+def start_step(run: W6wRun, c: Config) -> Transition[Config] | None:
+    """Start the next plan step: resolve its with block and make its first attempt due.
+
+    W6W-FAN-4: "the plan's order, one step at a time"; a resolution failure is
+    the attempt's failure with phase "resolution" (assumption A-41).
+    """
+    if c.status != "running" or c.stage != "select" or c.failure or c.cursor >= len(run.plan):
+        return None
+    step, state = run.step_at(c)
+    inbound = run.inbound[step.id]
+    if inbound and all(_key(e) in c.skipped for e in inbound):
+        return None  # skip_step's case
+    pending: StepError | None = None
+    try:
+        resolved = resolve_with(step.with_, run.scope(c))
+    except ResolutionError as failure:
+        resolved, pending = None, StepError(failure.code, failure.message, "resolution", False)
+    started = attrs.evolve(state, status="running", attempt=1, input=resolved, started_at=c.clock)
+    return Transition(
+        _event(c, "step_started", step=step.id, attempt=1, input=resolved),
+        "start_step",
+        ("W6W-FAN-4", "W6W-PLAN-7", "W6W-STATE-4"),
+        attrs.evolve(
+            c,
+            steps=_replace(c, c.cursor, started),
+            stage="decide" if pending else "invoke",
+            pending_error=pending,
+        ),
+    )
+
+
+# -- attempts ----------------------------------------------------------------------
+
+
+def invoke(run: W6wRun, c: Config) -> Transition[Config] | None:
+    """Make the due attempt: the scenario answers with an output or a StepError."""
+    if c.status != "running" or c.stage != "invoke":
+        return None
+    step, state = run.step_at(c)
+    result: Result = run.scenario.script(step.id).result(state.attempt, run.scenario.default)
+    if result.error is not None:
+        return Transition(
+            _event(
+                c,
+                "attempt_failed",
+                step=step.id,
+                attempt=state.attempt,
+                error=result.error.to_json(),
+            ),
+            "invoke",
+            ("W6W-FIELD-10",),
+            attrs.evolve(c, stage="decide", pending_error=result.error),
+        )
+    finished = attrs.evolve(state, status="succeeded", output=result.output, finished_at=c.clock)
+    activated, skipped = _route(run, step, When.SUCCESS, c)
+    return Transition(
+        _event(c, "step_succeeded", step=step.id, attempt=state.attempt, output=result.output),
+        "invoke",
+        ("W6W-FIELD-10", "W6W-EDGE-4", "W6W-EDGE-1"),
+        attrs.evolve(
+            c,
+            stage="select",
+            cursor=c.cursor + 1,
+            steps=_replace(c, c.cursor, finished),
+            activated=activated,
+            skipped=skipped,
+            pending_error=None,
+        ),
+    )
+
+
+def is_retryable(error: StepError, idempotent: bool) -> bool:
+    """The runtime's retry classification (W6W-FIELD-23, W6W-FIELD-24, W6W-CONF-4).
+
+    "phase: "auth" errors are never retried. phase: "execute" errors are
+    retried only when the action declared idempotent: true or the error
+    itself sets retryable: true."  Resolution errors are never retried and
+    output errors only when retryable (assumption A-41).
+    """
+    if error.phase in ("auth", "resolution"):
+        return False
+    if error.phase == "execute":
+        return idempotent or error.retryable
+    return error.retryable
+
+
+def wait_before(step: Step, failed_attempt: int) -> int:
+    """The wait before the attempt after ``failed_attempt`` (1-based), capped.
+
+    W6W-FIELD-22: "Base delay in ms before the first retry. Defaults to 0.
+    Exponential doubles each attempt."  W6W-RETRY-9: "cap every computed wait
+    at 300000 ms".
+    """
+    assert step.retry is not None
+    delay = step.retry.delay_ms
+    if step.retry.backoff is Backoff.EXPONENTIAL:
+        exponent = failed_attempt - 1
+        if exponent >= 64 or delay * 2**exponent >= WAIT_CEILING_MS:
+            return WAIT_CEILING_MS if delay > 0 else 0
+        delay = delay * 2**exponent
+    return int(min(delay, WAIT_CEILING_MS))
+
+
+def retry_step(run: W6wRun, c: Config) -> Transition[Config] | None:
+    """Retry a failed attempt the policy and the classification allow.
+
+    W6W-FIELD-20: maxAttempts is "Total attempts including the first";
+    W6W-EDGE-8: control and call steps run no retry loop.
+    """
+    if c.status != "running" or c.stage != "decide" or c.pending_error is None:
+        return None
+    step, state = run.step_at(c)
+    idempotent = run.scenario.script(step.id).idempotent
+    if (
+        step.retry is None
+        or not step.runs_retry_loop
+        or state.attempt >= step.retry.max_attempts
+        or not is_retryable(c.pending_error, idempotent)
+    ):
+        return None
+    wait = wait_before(step, state.attempt)
+    later = attrs.evolve(c, clock=c.clock + wait)
+    return Transition(
+        _event(c, "retry_scheduled", step=step.id, attempt=state.attempt + 1, waitMs=wait),
+        "retry_step",
+        (
+            "W6W-FIELD-20",
+            "W6W-FIELD-22",
+            "W6W-FIELD-24",
+            "W6W-RETRY-9",
+            "W6W-CONF-4",
+            "W6W-STATE-4",
+        ),
+        attrs.evolve(
+            later,
+            stage="invoke",
+            pending_error=None,
+            # RFC StepExecution: startedAt is "When the last attempt started".
+            steps=_replace(
+                c, c.cursor, attrs.evolve(state, attempt=state.attempt + 1, started_at=later.clock)
+            ),
+        ),
+    )
+
+
+def fail_step(run: W6wRun, c: Config) -> Transition[Config] | None:
+    """Finish a step whose failure is final, and route it.
+
+    W6W-EDGE-6: an outgoing error edge overrides onError: "The run takes the
+    error edge and continues"; W6W-EDGE-7: whatever the phase.  W6W-EDGE-5:
+    with no error edge "its onError alone decides": fail ends the run;
+    continue and continue-record proceed along the ordinary edges, and
+    continue-record keeps the StepError in RunState.stepErrors
+    (W6W-FIELD-13).  W6W-EDGE-8: only "once it is finally failed".
+    """
+    if c.status != "running" or c.stage != "decide" or c.pending_error is None:
+        return None
+    if retry_step(run, c) is not None:
+        return None
+    step, state = run.step_at(c)
+    error = c.pending_error
+    failed = attrs.evolve(state, status="failed", error=error, finished_at=c.clock)
+    steps = _replace(c, c.cursor, failed)
+    has_error_edge = any(e.when is When.ERROR for e in run.outbound[step.id])
+    clauses: tuple[str, ...]
+    if has_error_edge:
+        routing, clauses = "error-edge", ("W6W-EDGE-6", "W6W-EDGE-7", "W6W-EDGE-2")
+        activated, skipped = _route(run, step, When.ERROR, c)
+        after = attrs.evolve(c, activated=activated, skipped=skipped)
+    elif step.on_error is OnError.FAIL:
+        routing, clauses = "fail", ("W6W-EDGE-5", "W6W-FIELD-13")
+        after = attrs.evolve(c, failure=(step.id, error))
+    else:
+        routing, clauses = step.on_error.value, ("W6W-EDGE-5", "W6W-FIELD-13")
+        activated = c.activated | {_key(e) for e in run.outbound[step.id]}
+        errors = (
+            (*c.errors, (step.id, error)) if step.on_error is OnError.CONTINUE_RECORD else c.errors
+        )
+        after = attrs.evolve(c, activated=activated, errors=errors)
+    return Transition(
+        _event(
+            c,
+            "step_failed",
+            step=step.id,
+            attempt=state.attempt,
+            error=error.to_json(),
+            routing=routing,
+        ),
+        "fail_step",
+        (*clauses, "W6W-EDGE-8"),
+        attrs.evolve(after, stage="select", cursor=c.cursor + 1, steps=steps, pending_error=None),
+    )
+
+
+def _key(edge: Edge) -> EdgeKey:
+    return (edge.from_, edge.to, edge.when.value)
+
+
+def _route(
+    run: W6wRun, step: Step, lane: When, c: Config
+) -> tuple[frozenset[EdgeKey], frozenset[EdgeKey]]:
+    """Activate ``step``'s edges of ``lane`` and skip the others (W6W-EDGE-4)."""
+    taken = {_key(e) for e in run.outbound[step.id] if e.when is lane}
+    other = {_key(e) for e in run.outbound[step.id] if e.when is not lane}
+    return c.activated | taken, c.skipped | other
+
+
+# -- run end -----------------------------------------------------------------------
+
+
+def finish_run(run: W6wRun, c: Config) -> Transition[Config] | None:
+    """End the run once no step is left to start, or a failure ended it.
+
+    W6W-EDGE-12: "A run ends failed only when a failure reaches a step that
+    declares neither an error edge nor a continuing onError"; otherwise it
+    ends succeeded, its output the output of the last succeeded step by plan
+    order (W6W-FAN-10's lastOutput, assumption A-43).  Sequential draining:
+    after a fail no further step is launched (W6W-FAN-9).
+    """
+    if c.status != "running" or c.stage != "select":
+        return None
+    if c.failure is None and c.cursor < len(run.plan):
+        return None
+    if c.failure is not None:
+        step_id, error = c.failure
+        return Transition(
+            _event(c, "run_finished", status="failed", error=error.to_json(), step=step_id),
+            "finish_run",
+            ("W6W-EDGE-12", "W6W-FAN-9"),
+            attrs.evolve(c, status="failed"),
+        )
+    return Transition(
+        _event(c, "run_finished", status="succeeded", output=last_output(run, c)),
+        "finish_run",
+        ("W6W-EDGE-12", "W6W-FAN-10"),
+        attrs.evolve(c, status="succeeded"),
+    )
+
+
+def last_output(run: W6wRun, c: Config) -> JSON:
+    """The output of the last succeeded step by plan order (None if none succeeded)."""
+    for state in reversed(c.steps):
+        if state.status == "succeeded":
+            return state.output
+    return None
+
+
+RULES: tuple[Callable[[W6wRun, Config], Transition[Config] | None], ...] = (
+    start_run,
+    skip_step,
+    start_step,
+    invoke,
+    retry_step,
+    fail_step,
+    finish_run,
+)
+
+
+def run_state(run: W6wRun, c: Config) -> dict[str, JSON]:
+    """The RunState of a configuration (RFC "Run state")."""
+    steps = {}
+    for step_id, state in zip(run.plan, c.steps, strict=True):
+        if state.status == "pending":
+            continue  # W6W-STATE-1: "Only completed / running / failed steps appear."
+        record: dict[str, JSON] = {
+            "stepId": step_id,
+            "status": state.status,
+            "attempt": state.attempt,
+        }
+        if state.status != "skipped":
+            record["input"] = state.input
+        if state.status == "succeeded":
+            record["output"] = state.output
+        if state.error is not None:
+            record["error"] = state.error.to_json()
+        if state.started_at is not None:
+            record["startedAt"] = iso(state.started_at)
+        if state.finished_at is not None:
+            record["finishedAt"] = iso(state.finished_at)
+        steps[step_id] = record
+    out: dict[str, JSON] = {
+        "runId": run.scenario.run_id,
+        "workflowId": run.workflow.id,
+        "status": c.status,
+        "variables": c.variables if c.variables is not None else {},
+        "steps": steps,
+    }
+    if c.status == "succeeded":
+        out["output"] = last_output(run, c)
+    if c.failure is not None:
+        out["error"] = c.failure[1].to_json()
+    if c.errors:
+        out["stepErrors"] = [{"stepId": s, **e.to_json()} for s, e in c.errors]
+    if c.rejection is not None:
+        out["rejection"] = c.rejection
+    return out

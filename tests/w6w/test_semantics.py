@@ -1,0 +1,299 @@
+"""The small-step semantics of a w6w run (sequential plans), rule by rule."""
+
+from __future__ import annotations
+
+import copy
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from wforacle.model.kernel.lts import execute
+from wforacle.model.w6w.scenario import load_scenario
+from wforacle.model.w6w.semantics import (
+    WAIT_CEILING_MS,
+    Unsupported,
+    W6wRun,
+    is_retryable,
+    run_state,
+)
+from wforacle.properties.strategies.w6w import scenarios, sequential_workflows
+from wforacle.properties.w6w.validate import validate
+
+from .helpers import app_step, workflow
+
+
+def run(doc, scenario=None):
+    result = validate(copy.deepcopy(doc))
+    assert result.report.valid, result.report.codes()
+    loaded, problems = load_scenario(scenario or {})
+    assert not problems
+    semantics = W6wRun(result.workflow, result.plan, loaded)
+    execution = execute(semantics)
+    return execution.trace, run_state(semantics, execution.final), semantics, execution
+
+
+def events(trace, name):
+    return [e for e in trace if e["event"] == name]
+
+
+def fails(code="boom", phase="execute", retryable=False):
+    return {"error": {"code": code, "message": code, "phase": phase, "retryable": retryable}}
+
+
+# -- run start -----------------------------------------------------------------
+
+
+def test_a_required_variable_without_value_rejects_the_run():
+    # W6W-FIELD-18: "If true and no value provided at run start, the run is rejected."
+    doc = workflow(variables=[{"key": "channel", "required": True}])
+    trace, state, _, _ = run(doc)
+    assert [e["event"] for e in trace] == ["run_rejected"]
+    assert state["status"] == "rejected" and state["steps"] == {}
+
+
+def test_defaults_fill_missing_variables_and_supplied_values_win():
+    # W6W-FIELD-19: "Used when the caller doesn't supply a value."
+    doc = workflow(
+        app_step("a", **{"with": {"c": {"$": "vars.channel"}}}),
+        variables=[{"key": "channel", "required": True, "default": "#ops"}],
+    )
+    assert run(doc)[1]["variables"] == {"channel": "#ops"}
+    _trace, state, _, _ = run(doc, {"variables": {"channel": "#dev"}})
+    assert state["steps"]["a"]["input"] == {"c": "#dev"}
+
+
+# -- order and routing -------------------------------------------------------------
+
+
+def test_steps_run_in_plan_order_one_at_a_time():
+    # W6W-CONF-2 implicit chain; W6W-FAN-4 "the plan's order, one step at a time".
+    doc = workflow(app_step("z"), app_step("a"), app_step("m"))
+    trace = run(doc)[0]
+    assert [e["step"] for e in events(trace, "step_started")] == ["z", "a", "m"]
+
+
+def test_outputs_flow_into_later_steps():
+    # W6W-EXPR-1 via the run scope's steps root.
+    doc = workflow(
+        app_step("fetch"),
+        app_step("post", **{"with": {"t": {"$": "steps.fetch.output.x"}}}),
+        edges=[{"from": "fetch", "to": "post"}],
+    )
+    state = run(doc, {"steps": {"fetch": {"attempts": [{"output": {"x": 7}}]}}})[1]
+    assert state["steps"]["post"]["input"] == {"t": 7}
+    assert state["output"] is None and state["status"] == "succeeded"
+
+
+def test_fail_ends_the_run_and_launches_nothing_more():
+    # W6W-EDGE-5 / W6W-FIELD-13: onError "fail" (the default) aborts the run.
+    doc = workflow(app_step("a"), app_step("b"))
+    _trace, state, _, _ = run(doc, {"steps": {"a": {"attempts": [fails()]}}})
+    assert state["status"] == "failed" and state["error"]["code"] == "boom"
+    assert "b" not in state["steps"]
+
+
+@pytest.mark.parametrize("on_error", ["continue", "continue-record"])
+def test_continuing_steps_proceed_along_ordinary_edges(on_error):
+    # W6W-EDGE-5: "continue" and "continue-record" proceed; continue-record keeps the
+    # StepError in RunState.stepErrors (W6W-FIELD-13).
+    doc = workflow(app_step("a", onError=on_error), app_step("b"), edges=[{"from": "a", "to": "b"}])
+    state = run(doc, {"steps": {"a": {"attempts": [fails()]}}})[1]
+    assert state["status"] == "succeeded" and state["steps"]["b"]["status"] == "succeeded"
+    assert ("stepErrors" in state) == (on_error == "continue-record")
+
+
+@pytest.mark.parametrize("on_error", ["fail", "continue", "continue-record"])
+def test_an_error_edge_overrides_on_error(on_error):
+    # W6W-EDGE-6: the run takes the error edge "whatever the step declares for onError";
+    # W6W-EDGE-4: the success lane is skipped; W6W-EDGE-12: the run ends succeeded and the
+    # failed step keeps its StepExecution.
+    doc = workflow(
+        app_step("a", onError=on_error),
+        app_step("ok"),
+        app_step("handler"),
+        edges=[{"from": "a", "to": "ok"}, {"from": "a", "to": "handler", "when": "error"}],
+    )
+    _trace, state, _, _ = run(doc, {"steps": {"a": {"attempts": [fails()]}}})
+    assert state["status"] == "succeeded"
+    assert (
+        state["steps"]["a"]["status"] == "failed" and state["steps"]["a"]["error"]["code"] == "boom"
+    )
+    assert state["steps"]["ok"]["status"] == "skipped"
+    assert state["steps"]["handler"]["status"] == "succeeded"
+    assert "stepErrors" not in state
+
+
+def test_success_skips_the_error_lane_and_skipping_propagates():
+    # W6W-EDGE-4: "marks its outgoing when: "error" edges skipped" and "A step reachable
+    # only through skipped edges is recorded status: "skipped"".
+    doc = workflow(
+        app_step("a"),
+        app_step("h"),
+        app_step("after-h"),
+        edges=[{"from": "a", "to": "h", "when": "error"}, {"from": "h", "to": "after-h"}],
+    )
+    state = run(doc)[1]
+    assert [state["steps"][s]["status"] for s in ("a", "h", "after-h")] == [
+        "succeeded",
+        "skipped",
+        "skipped",
+    ]
+
+
+@pytest.mark.parametrize("outcome", [None, fails()])
+def test_a_shared_success_and_error_target_runs_once(outcome):
+    # W6W-EDGE-11: "the shared target runs exactly once on either path".
+    doc = workflow(
+        app_step("a"),
+        app_step("b", ports={"in": 2}),
+        edges=[{"from": "a", "to": "b"}, {"from": "a", "to": "b", "when": "error"}],
+    )
+    scenario = {"steps": {"a": {"attempts": [outcome]}}} if outcome else {}
+    trace = run(doc, scenario)[0]
+    assert [e["step"] for e in events(trace, "step_started")].count("b") == 1
+
+
+@pytest.mark.parametrize("phase", ["resolution", "auth", "execute", "output"])
+def test_every_failure_phase_routes_down_the_error_edge(phase):
+    # W6W-EDGE-7: "Any step that ends failed takes its error edge, whatever the StepError phase".
+    doc = workflow(app_step("a"), app_step("h"), edges=[{"from": "a", "to": "h", "when": "error"}])
+    state = run(doc, {"steps": {"a": {"attempts": [fails(phase=phase)]}}})[1]
+    assert state["steps"]["h"]["status"] == "succeeded"
+
+
+def test_a_resolution_failure_fails_the_step_before_any_attempt():
+    doc = workflow(app_step("a", **{"with": {"k": "{{ secrets.MISSING }}"}}))
+    trace, state, _, _ = run(doc)
+    assert events(trace, "attempt_failed") == [] and events(trace, "step_succeeded") == []
+    assert state["error"]["phase"] == "resolution"
+    assert state["error"]["code"] == "secret_unavailable"
+
+
+# -- retry -------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("phase", "retryable", "idempotent", "retried"),
+    [
+        ("auth", True, True, False),
+        ("execute", False, False, False),
+        ("execute", True, False, True),
+        ("execute", False, True, True),
+        ("resolution", True, True, False),
+        ("output", True, False, True),
+        ("output", False, True, False),
+    ],
+)
+def test_retry_classification(phase, retryable, idempotent, retried):
+    # W6W-FIELD-24 / W6W-CONF-4: auth never; execute only when idempotent or retryable;
+    # A-41 for resolution and output.
+    doc = workflow(app_step("a", retry={"maxAttempts": 3}))
+    scenario = {
+        "steps": {
+            "a": {"attempts": [fails(phase=phase, retryable=retryable)], "idempotent": idempotent}
+        }
+    }
+    trace = run(doc, scenario)[0]
+    assert len(events(trace, "retry_scheduled")) == (2 if retried else 0)
+
+
+def test_retries_stop_at_max_attempts_and_succeed_when_an_attempt_does():
+    # W6W-FIELD-20: "Total attempts including the first."; W6W-STATE-4 attempt count.
+    doc = workflow(app_step("a", retry={"maxAttempts": 4, "delayMs": 10}))
+    retryable = fails(retryable=True)
+    state = run(doc, {"steps": {"a": {"attempts": [retryable, retryable, {"output": 1}]}}})[1]
+    assert state["steps"]["a"]["attempt"] == 3 and state["status"] == "succeeded"
+    state = run(doc, {"steps": {"a": {"attempts": [retryable]}}})[1]
+    assert state["steps"]["a"]["attempt"] == 4 and state["status"] == "failed"
+
+
+@pytest.mark.parametrize(
+    ("policy", "waits"),
+    [
+        ({"maxAttempts": 4, "delayMs": 1000}, [1000, 1000, 1000]),
+        ({"maxAttempts": 4, "delayMs": 1000, "backoff": "exponential"}, [1000, 2000, 4000]),
+        (
+            {"maxAttempts": 5, "delayMs": 100000, "backoff": "exponential"},
+            [100000, 200000, 300000, 300000],
+        ),
+        ({"maxAttempts": 3}, [0, 0]),
+    ],
+)
+def test_backoff_waits_on_the_virtual_clock_capped_at_five_minutes(policy, waits):
+    # W6W-FIELD-22 "Exponential doubles each attempt"; W6W-RETRY-9 the 300000 ms ceiling.
+    doc = workflow(app_step("a", retry=policy))
+    trace = run(doc, {"steps": {"a": {"attempts": [fails(retryable=True)]}}})[0]
+    assert [e["waitMs"] for e in events(trace, "retry_scheduled")] == waits
+    assert trace[-1]["at"] == sum(waits)
+
+
+def test_control_and_call_steps_are_not_modelled_yet():
+    doc = workflow({"id": "w", "uses": {"app": "@w6w/control", "action": "wait"}})
+    result = validate(doc)
+    with pytest.raises(Unsupported):
+        W6wRun(result.workflow, result.plan, load_scenario({})[0])
+
+
+# -- properties --------------------------------------------------------------------
+
+
+@st.composite
+def runs(draw):
+    doc = draw(sequential_workflows())
+    return doc, draw(scenarios(doc))
+
+
+@given(runs())
+def test_a_sequential_plan_has_exactly_one_path(case):
+    # W6W-FAN-4: a plan without a parallel step admits one transition at every point.
+    doc, scenario = case
+    _, _, semantics, execution = run(doc, scenario)
+    config = semantics.initial()
+    for step in execution.steps:
+        assert len(semantics.enabled(config)) == 1
+        config = step.target
+    assert semantics.enabled(config) == []
+
+
+@given(runs())
+def test_attempts_and_waits_are_bounded(case):
+    # W6W-FIELD-20 (never more than maxAttempts), W6W-RETRY-9 (no wait above 300000 ms).
+    doc, scenario = case
+    trace, state, semantics, _ = run(doc, scenario)
+    for step_id, record in state["steps"].items():
+        policy = semantics.by_id[step_id].retry
+        assert record["attempt"] <= (policy.max_attempts if policy else 1)
+    assert all(0 <= e["waitMs"] <= WAIT_CEILING_MS for e in events(trace, "retry_scheduled"))
+
+
+@given(runs())
+def test_every_step_ends_in_a_status_the_routing_rules_allow(case):
+    # W6W-EDGE-4, W6W-EDGE-5, W6W-EDGE-11, W6W-EDGE-12 checked against the final state.
+    doc, scenario = case
+    _, state, semantics, execution = run(doc, scenario)
+    statuses = {s: r["status"] for s, r in state["steps"].items()}
+    final = execution.final
+    for step_id in semantics.plan:
+        inbound = semantics.inbound[step_id]
+        status = statuses.get(step_id, "pending")
+        if status == "skipped":
+            assert inbound and all((e.from_, e.to, e.when.value) in final.skipped for e in inbound)
+        if status == "pending":
+            assert state["status"] == "failed"  # only a failed run leaves steps unstarted
+    if state["status"] == "failed":
+        failing = [
+            s
+            for s, r in state["steps"].items()
+            if r["status"] == "failed"
+            and not any(e.when.value == "error" for e in semantics.outbound[s])
+            and semantics.by_id[s].on_error.value == "fail"
+        ]
+        assert failing, "a failed run needs a failed step with neither error edge nor continue"
+
+
+def test_is_retryable_table():
+    from wforacle.model.w6w.scenario import StepError
+
+    assert not is_retryable(StepError("x", "", "auth", True), True)
+    assert is_retryable(StepError("x", "", "execute", False), True)
