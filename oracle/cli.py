@@ -354,8 +354,32 @@ def cmd_jsonlogic_differential(args: argparse.Namespace) -> int:
 def cmd_run(args: argparse.Namespace) -> int:
     """One reference execution of a w6w document under a scenario: trace and RunState."""
     from wforacle.model.kernel.lts import Divergent, execute, first, seeded
+    from wforacle.model.w6w.semantics import run_state
+
+    semantics = _load_run(args)
+    if isinstance(semantics, int):
+        return semantics
+    scheduler = seeded(args.seed) if args.schedule == "random" else first
+    try:
+        execution = execute(semantics, scheduler)
+    except Divergent as exc:
+        raise UsageError(str(exc)) from None
+    state = run_state(semantics, execution.final)
+    if args.json:
+        emit_json({"trace": execution.trace, "runState": state})
+    else:
+        for event in execution.trace:
+            fields = {k: v for k, v in event.items() if k not in ("event", "at")}
+            detail = json.dumps(fields, ensure_ascii=False) if fields else ""
+            print(f"{event['at']:>8} ms  {event['event']:<16} {detail}")
+        print(f"\nrun {state['status']}")
+    return EXIT_OK
+
+
+def _load_run(args: argparse.Namespace) -> Any:
+    """Validate DOC and load the scenario; the semantics, or an exit code to return."""
     from wforacle.model.w6w.scenario import load_scenario
-    from wforacle.model.w6w.semantics import Unsupported, W6wRun, run_state
+    from wforacle.model.w6w.semantics import Unsupported, W6wRun
     from wforacle.properties.w6w.validate import validate
 
     document = read_json(args.file)
@@ -374,23 +398,45 @@ def cmd_run(args: argparse.Namespace) -> int:
             print(f"wforacle: error: scenario {problem.path}: {problem.message}", file=sys.stderr)
         return EXIT_USAGE
     try:
-        semantics = W6wRun(result.workflow, result.plan, scenario)
+        return W6wRun(result.workflow, result.plan, scenario)
     except Unsupported as exc:
         raise UsageError(f"not modelled yet: {exc}") from None
-    scheduler = seeded(args.seed) if args.schedule == "random" else first
-    try:
-        execution = execute(semantics, scheduler)
-    except Divergent as exc:
-        raise UsageError(str(exc)) from None
-    state = run_state(semantics, execution.final)
+
+
+def cmd_explore(args: argparse.Namespace) -> int:
+    """Every distinct terminal outcome the RFC permits for DOC under a scenario."""
+    from wforacle.model.kernel.explore import explore
+    from wforacle.model.w6w.semantics import config_key, outcome
+
+    if args.max_states < 1:
+        raise UsageError("--max-states must be at least 1")
+    semantics = _load_run(args)
+    if isinstance(semantics, int):
+        return semantics
+    result = explore(semantics, lambda c: outcome(semantics, c), config_key, args.max_states)
+    figures = {
+        **result.figures(),
+        "reduction": "none needed: at most one transition is "
+        "enabled in every configuration of a sequential plan",
+    }
     if args.json:
-        emit_json({"trace": execution.trace, "runState": state})
+        emit_json(
+            {
+                "complete": result.complete,
+                "outcomes": [
+                    {"outcome": o.value, "witness": list(o.witness)} for o in result.outcomes
+                ],
+                "figures": figures,
+            }
+        )
     else:
-        for event in execution.trace:
-            fields = {k: v for k, v in event.items() if k not in ("event", "at")}
-            detail = json.dumps(fields, ensure_ascii=False) if fields else ""
-            print(f"{event['at']:>8} ms  {event['event']:<16} {detail}")
-        print(f"\nrun {state['status']}")
+        for number, found in enumerate(result.outcomes, start=1):
+            print(f"outcome {number}: {json.dumps(found.value, ensure_ascii=False)}")
+        state = "complete" if result.complete else f"INCOMPLETE: {result.stopped_because}"
+        print(
+            f"\n{len(result.outcomes)} outcome(s); {state}; {result.states} states, "
+            f"{result.transitions} transitions, {result.seconds:.3f} s"
+        )
     return EXIT_OK
 
 
@@ -501,6 +547,20 @@ def build_parser() -> argparse.ArgumentParser:
     )
     run.add_argument("--seed", type=int, default=0, help="seed of --schedule random")
     run.add_argument("--json", action="store_true", help='print {"trace", "runState"}')
+
+    explore_cmd = add(
+        "explore", cmd_explore, "every distinct terminal outcome the RFC permits, with figures"
+    )
+    explore_cmd.add_argument("file", metavar="DOC", help="the workflow document")
+    explore_cmd.add_argument("--scenario", metavar="S", help="the scenario (docs/scenario.md)")
+    explore_cmd.add_argument("--spec", choices=SPECS, help="specification (default: detected)")
+    explore_cmd.add_argument(
+        "--max-states",
+        type=int,
+        default=1_000_000,
+        help="stop (and say so) after this many distinct states",
+    )
+    explore_cmd.add_argument("--json", action="store_true", help="print a JSON report")
 
     jsonlogic = sub.add_parser("jsonlogic", help="the @w6w/expr JSONLogic evaluator")
     jsonlogic_sub = jsonlogic.add_subparsers(

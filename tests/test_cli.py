@@ -176,22 +176,41 @@ def test_internal_errors_are_classified_not_tracebacks(capsys, monkeypatch, tmp_
 
 def test_run_prints_trace_and_run_state(capsys):
     scenario = REPO / "examples" / "w6w" / "scenarios" / "error-routing.json"
-    code, out, _ = run(capsys, "run", str(REPO / "examples" / "w6w" / "error-routing.json"),
-                       "--scenario", str(scenario), "--json")
+    code, out, _ = run(
+        capsys,
+        "run",
+        str(REPO / "examples" / "w6w" / "error-routing.json"),
+        "--scenario",
+        str(scenario),
+        "--json",
+    )
     report = json.loads(out)
     assert code == 0 and report["runState"]["status"] == "succeeded"
     assert report["trace"][0]["event"] == "run_started"
-    assert report["trace"][-1] == {"event": "run_finished", "at": 500, "status": "succeeded",
-                                   "output": None}
+    assert report["trace"][-1] == {
+        "event": "run_finished",
+        "at": 500,
+        "status": "succeeded",
+        "output": None,
+    }
 
 
 def test_run_refuses_invalid_documents_bad_scenarios_and_unmodelled_steps(capsys, tmp_path):
     bad_doc = {"manifestVersion": "2", "id": "x", "name": "x", "steps": [{"id": "a.b"}]}
     assert run(capsys, "run", write(tmp_path, bad_doc))[0] == 1
-    good = {"manifestVersion": "2", "id": "x", "name": "x",
-            "steps": [{"id": "a", "uses": {"app": "x", "action": "y"}}]}
-    code, _, err = run(capsys, "run", write(tmp_path, good, "g.json"), "--scenario",
-                       write(tmp_path, {"steps": {"a": {"attempts": [{"nope": 1}]}}}, "s.json"))
+    good = {
+        "manifestVersion": "2",
+        "id": "x",
+        "name": "x",
+        "steps": [{"id": "a", "uses": {"app": "x", "action": "y"}}],
+    }
+    code, _, err = run(
+        capsys,
+        "run",
+        write(tmp_path, good, "g.json"),
+        "--scenario",
+        write(tmp_path, {"steps": {"a": {"attempts": [{"nope": 1}]}}}, "s.json"),
+    )
     assert code == 2 and "$.steps.a.attempts[0]" in err
     control = {**good, "steps": [{"id": "w", "uses": {"app": "@w6w/control", "action": "wait"}}]}
     code, _, err = run(capsys, "run", write(tmp_path, control, "c.json"))

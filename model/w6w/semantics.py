@@ -470,6 +470,61 @@ RULES: tuple[Callable[[W6wRun, Config], Transition[Config] | None], ...] = (
 )
 
 
+def config_key(c: Config) -> str:
+    """A canonical rendering of every field of ``c``, JSON payloads included (for exploration)."""
+    from wforacle.model.kernel.explore import canonical
+
+    return canonical(
+        {
+            "status": c.status,
+            "clock": c.clock,
+            "cursor": c.cursor,
+            "stage": c.stage,
+            "variables": c.variables,
+            "steps": [
+                [
+                    s.status,
+                    s.attempt,
+                    s.input,
+                    s.output,
+                    s.error.to_json() if s.error else None,
+                    s.started_at,
+                    s.finished_at,
+                ]
+                for s in c.steps
+            ],
+            "activated": sorted(c.activated),
+            "skipped": sorted(c.skipped),
+            "pending": c.pending_error.to_json() if c.pending_error else None,
+            "failure": [c.failure[0], c.failure[1].to_json()] if c.failure else None,
+            "errors": [[s, e.to_json()] for s, e in c.errors],
+            "rejection": c.rejection,
+        }
+    )
+
+
+def outcome(run: W6wRun, c: Config) -> dict[str, JSON]:
+    """What explore compares: the run's status, output, error and stepErrors.
+
+    And per step its status, attempts and output (issue 4's outcome).
+    """
+    state = run_state(run, c)
+    return {
+        "status": state["status"],
+        "output": state.get("output"),
+        "error": state.get("error"),
+        "stepErrors": state.get("stepErrors", []),
+        "steps": {
+            step_id: {
+                "status": record["status"],
+                "attempt": record["attempt"],
+                "output": record.get("output"),
+            }
+            for step_id, record in state["steps"].items()
+        },
+    }
+
+
 def run_state(run: W6wRun, c: Config) -> dict[str, JSON]:
     """The RunState of a configuration (RFC "Run state")."""
     steps = {}

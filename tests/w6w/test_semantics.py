@@ -297,3 +297,17 @@ def test_is_retryable_table():
 
     assert not is_retryable(StepError("x", "", "auth", True), True)
     assert is_retryable(StepError("x", "", "execute", False), True)
+
+
+@given(runs())
+def test_explore_finds_exactly_the_one_outcome_of_a_sequential_run(case):
+    # W6W-FAN-4: "A plan containing no parallel step executes exactly as before".
+    from wforacle.model.kernel.explore import explore
+    from wforacle.model.w6w.semantics import config_key, outcome
+
+    doc, scenario = case
+    _, _, semantics, execution = run(doc, scenario)
+    result = explore(semantics, lambda c: outcome(semantics, c), config_key)
+    assert result.complete
+    assert [o.value for o in result.outcomes] == [outcome(semantics, execution.final)]
+    assert result.states == result.transitions + 1 == len(execution.steps) + 1

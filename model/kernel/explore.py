@@ -1,0 +1,125 @@
+"""Exhaustive exploration of a labelled transition system.
+
+Notation: from the initial configuration, follow every enabled transition
+(depth-first), visiting each configuration once — configurations are
+identified by ``key(c)``, a canonical, hashable rendering — and collect the
+distinct ``outcome(c)`` of the terminal ones, each with one witness trace.
+
+A bound (``max_states``) that stops the search is reported — the result says
+``complete=False`` and why — never silently truncated.  Reductions (sleep
+sets for independent strands) will live here too; a semantics whose every
+configuration has at most one enabled transition needs none.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable, Hashable
+from typing import Any, Generic, TypeVar
+
+import attrs
+
+from wforacle.model.kernel.lts import Event, Semantics, Transition
+
+C = TypeVar("C")
+
+
+@attrs.frozen
+class Outcome:
+    """One distinct terminal outcome and a trace that reaches it."""
+
+    value: Any = attrs.field(eq=False)
+    witness: tuple[Event, ...] = attrs.field(eq=False)
+
+
+@attrs.frozen
+class Exploration(Generic[C]):
+    """What an exploration found, and what it cost."""
+
+    outcomes: tuple[Outcome, ...]
+    states: int
+    transitions: int
+    seconds: float
+    complete: bool
+    stopped_because: str | None = None
+    max_branching: int = 0
+
+    def figures(self) -> dict[str, Any]:
+        """The exploration's figures as JSON."""
+        return {
+            "states": self.states,
+            "transitions": self.transitions,
+            "seconds": round(self.seconds, 6),
+            "states_per_second": round(self.states / self.seconds) if self.seconds else None,
+            "max_branching": self.max_branching,
+            "complete": self.complete,
+            "stopped_because": self.stopped_because,
+        }
+
+
+def canonical(value: Any) -> str:
+    """A canonical JSON text: the same value always renders the same way."""
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+def explore(
+    semantics: Semantics[C],
+    outcome: Callable[[C], Any],
+    key: Callable[[C], Hashable],
+    max_states: int = 1_000_000,
+) -> Exploration[C]:
+    """Every distinct terminal outcome reachable from the initial configuration."""
+    start = time.perf_counter()
+    initial = semantics.initial()
+    visited: set[Hashable] = {key(initial)}
+    found: dict[str, Outcome] = {}
+    transitions = 0
+    branching = 0
+    # Each frame: a configuration, its remaining transitions, the path to it.
+    stack: list[tuple[list[Transition[C]], list[Event]]] = []
+    first_choices = list(semantics.enabled(initial))
+    if not first_choices:
+        value = outcome(initial)
+        found[canonical(value)] = Outcome(value, ())
+    else:
+        stack.append((first_choices, []))
+        branching = len(first_choices)
+    while stack:
+        choices, path = stack[-1]
+        if not choices:
+            stack.pop()
+            continue
+        transition = choices.pop()
+        transitions += 1
+        target = transition.target
+        target_key = key(target)
+        if target_key in visited:
+            continue
+        if len(visited) >= max_states:
+            return Exploration(
+                tuple(found.values()),
+                len(visited),
+                transitions,
+                time.perf_counter() - start,
+                complete=False,
+                stopped_because=f"the state bound ({max_states}) was reached",
+                max_branching=branching,
+            )
+        visited.add(target_key)
+        trace = [*path, transition.event]
+        next_choices = list(semantics.enabled(target))
+        if not next_choices:
+            value = outcome(target)
+            found.setdefault(canonical(value), Outcome(value, tuple(trace)))
+            continue
+        branching = max(branching, len(next_choices))
+        stack.append((next_choices, trace))
+    return Exploration(
+        tuple(found.values()),
+        len(visited),
+        transitions,
+        time.perf_counter() - start,
+        complete=True,
+        max_branching=branching,
+    )
