@@ -7,7 +7,13 @@ A scenario is JSON (schema: docs/scenario.schema.json; guide: docs/scenario.md):
      "variables": {...}, "secrets": {...}, "documents": {...},
      "steps": {"<step id>": {"idempotent": false,
                              "attempts": [{"output": V} | {"error": StepError}, ...]}},
+     "reroute": {"output": V} | {"error": StepError},
      "default": {"output": null}}
+
+A step's ``attempts`` are the results of its successive invocations in the
+run, whatever caused them: a step retry, a run-level retry that re-runs the
+graph (W6W-RUNERR-2), later a resumption.  ``reroute`` is the result of the
+run-level reroute target (W6W-RUNERR-3), dispatched at most once.
 
 Defaults (documented, assumption A-40): a step the scenario does not name
 succeeds with ``default`` (``{"output": null}`` unless given); an attempt
@@ -61,11 +67,11 @@ class StepScript:
     attempts: tuple[Result, ...] = ()
     idempotent: bool = False
 
-    def result(self, attempt: int, default: Result) -> Result:
-        """The result of 1-based ``attempt``."""
+    def result(self, invocation: int, default: Result) -> Result:
+        """The result of the step's 1-based ``invocation`` in the run."""
         if not self.attempts:
             return default
-        return self.attempts[min(attempt, len(self.attempts)) - 1]
+        return self.attempts[min(invocation, len(self.attempts)) - 1]
 
 
 @attrs.frozen
@@ -79,6 +85,7 @@ class Scenario:
     documents: dict[str, JSON] = attrs.field(factory=dict, eq=False)
     steps: dict[str, StepScript] = attrs.field(factory=dict, eq=False)
     default: Result = Result()
+    reroute: Result = Result()
 
     def script(self, step_id: str) -> StepScript:
         """The script of a step (empty: every attempt gets the default)."""
@@ -168,6 +175,7 @@ def load_scenario(value: JSON) -> tuple[Scenario, list[Diagnostic]]:
             script.get("idempotent") is True,
         )
     default = _result(root["default"], ("default",), problems) if "default" in root else Result()
+    reroute = _result(root["reroute"], ("reroute",), problems) if "reroute" in root else Result()
     run_id = root.get("runId", "run_1")
     trigger = root.get("trigger", {"type": "manual"})
     return (
@@ -179,6 +187,7 @@ def load_scenario(value: JSON) -> tuple[Scenario, list[Diagnostic]]:
             documents=_object(root.get("documents"), ("documents",), problems),
             steps=steps,
             default=default,
+            reroute=reroute,
         ),
         problems,
     )

@@ -34,7 +34,15 @@ import attrs
 
 from wforacle.model.kernel.lts import Transition
 from wforacle.model.kernel.time import iso
-from wforacle.model.w6w.document import Backoff, Edge, OnError, Step, When, Workflow
+from wforacle.model.w6w.document import (
+    Backoff,
+    Edge,
+    OnError,
+    RetryPolicy,
+    Step,
+    When,
+    Workflow,
+)
 from wforacle.model.w6w.resolve import ResolutionError, resolve_with
 from wforacle.model.w6w.scenario import Result, Scenario, StepError
 
@@ -72,6 +80,11 @@ class Config:
     failure: tuple[str, StepError] | None = None
     errors: tuple[tuple[str, StepError], ...] = ()
     rejection: JSON = attrs.field(default=None, eq=False)
+    invocations: tuple[int, ...] = ()  # per plan position, across the whole run
+    run_attempt: int = 1
+    rerouted: bool = False
+    handled: bool = False  # the run-level handler resolved the failure
+    handled_output: JSON = attrs.field(default=None, eq=False)
 
 
 class Unsupported(Exception):
@@ -105,7 +118,9 @@ class W6wRun:
 
     def initial(self) -> Config:
         """A queued run with every step pending."""
-        return Config(steps=tuple(StepState() for _ in self.plan))
+        return Config(
+            steps=tuple(StepState() for _ in self.plan), invocations=tuple(0 for _ in self.plan)
+        )
 
     def enabled(self, config: Config) -> list[Transition[Config]]:
         """Every transition permitted from ``config``."""
@@ -175,7 +190,14 @@ def start_run(run: W6wRun, c: Config) -> Transition[Config] | None:
                 attrs.evolve(c, status="rejected", rejection=rejection),
             )
     return Transition(
-        _event(c, "run_started", runId=run.scenario.run_id, variables=bound),
+        _event(
+            c,
+            "run_started",
+            status="running",
+            attempt=1,
+            runId=run.scenario.run_id,
+            variables=bound,
+        ),
         "start_run",
         ("W6W-FIELD-18", "W6W-FIELD-19"),
         attrs.evolve(c, status="running", variables=bound),
@@ -251,7 +273,9 @@ def invoke(run: W6wRun, c: Config) -> Transition[Config] | None:
     if c.status != "running" or c.stage != "invoke":
         return None
     step, state = run.step_at(c)
-    result: Result = run.scenario.script(step.id).result(state.attempt, run.scenario.default)
+    invocation = c.invocations[c.cursor] + 1
+    invocations = (*c.invocations[: c.cursor], invocation, *c.invocations[c.cursor + 1 :])
+    result: Result = run.scenario.script(step.id).result(invocation, run.scenario.default)
     if result.error is not None:
         return Transition(
             _event(
@@ -263,7 +287,7 @@ def invoke(run: W6wRun, c: Config) -> Transition[Config] | None:
             ),
             "invoke",
             ("W6W-FIELD-10",),
-            attrs.evolve(c, stage="decide", pending_error=result.error),
+            attrs.evolve(c, stage="decide", pending_error=result.error, invocations=invocations),
         )
     finished = attrs.evolve(state, status="succeeded", output=result.output, finished_at=c.clock)
     activated, skipped = _route(run, step, When.SUCCESS, c)
@@ -279,6 +303,7 @@ def invoke(run: W6wRun, c: Config) -> Transition[Config] | None:
             activated=activated,
             skipped=skipped,
             pending_error=None,
+            invocations=invocations,
         ),
     )
 
@@ -306,13 +331,7 @@ def wait_before(step: Step, failed_attempt: int) -> int:
     at 300000 ms".
     """
     assert step.retry is not None
-    delay = step.retry.delay_ms
-    if step.retry.backoff is Backoff.EXPONENTIAL:
-        exponent = failed_attempt - 1
-        if exponent >= 64 or delay * 2**exponent >= WAIT_CEILING_MS:
-            return WAIT_CEILING_MS if delay > 0 else 0
-        delay = delay * 2**exponent
-    return int(min(delay, WAIT_CEILING_MS))
+    return _policy_wait(step.retry, failed_attempt)
 
 
 def retry_step(run: W6wRun, c: Config) -> Transition[Config] | None:
@@ -419,36 +438,162 @@ def _route(
     return c.activated | taken, c.skipped | other
 
 
-# -- run end -----------------------------------------------------------------------
+# -- run end and the run-level handler (Amendment 2026-08-21) ------------------------
+
+
+def _failed_and_unhandled(c: Config) -> bool:
+    return c.status == "running" and c.stage == "select" and c.failure is not None
+
+
+def retry_run(run: W6wRun, c: Config) -> Transition[Config] | None:
+    """Re-run the whole graph from the top after the run-level backoff.
+
+    W6W-RUNERR-2: "retry re-runs the whole graph, from the top, up to
+    maxAttempts total, with the same backoff Step.retry uses. It is not a
+    resume: steps that already SUCCEEDED on the previous attempt run again."
+    W6W-RUNERR-11: the seed (the bound variables) is resolved once for the
+    whole ladder.  W6W-RUNERR-10: each attempt is one run-level "running"
+    transition.  W6W-RETRY-9: the wait is capped at 300000 ms.
+    """
+    policy = run.workflow.retry
+    if not _failed_and_unhandled(c) or policy is None or c.run_attempt >= policy.max_attempts:
+        return None
+    wait = _policy_wait(policy, c.run_attempt)
+    restarted = attrs.evolve(
+        c,
+        clock=c.clock + wait,
+        cursor=0,
+        steps=tuple(StepState() for _ in run.plan),
+        activated=frozenset(),
+        skipped=frozenset(),
+        failure=None,
+        errors=(),  # assumption A-45: each attempt starts with no stepErrors
+        run_attempt=c.run_attempt + 1,
+    )
+    return Transition(
+        _event(c, "run_restarted", status="running", attempt=c.run_attempt + 1, waitMs=wait),
+        "retry_run",
+        ("W6W-RUNERR-2", "W6W-RUNERR-10", "W6W-RUNERR-11", "W6W-RETRY-9"),
+        restarted,
+    )
+
+
+def reroute_run(run: W6wRun, c: Config) -> Transition[Config] | None:
+    """Dispatch the reroute target once, after retry is exhausted.
+
+    W6W-RUNERR-3: "reroute is consulted after retry is exhausted, dispatched
+    exactly once … Its with resolves against { inputs, error, trigger } …
+    The target's output becomes the run's output."  W6W-RUNERR-5: a handled
+    run succeeds and "appends the original failure to RunState.stepErrors".
+    W6W-RUNERR-14: "Leave the run failed, and propagate, when the reroute
+    target itself fails" (the target's error becomes the run's, A-45).
+    """
+    if not _failed_and_unhandled(c) or run.workflow.reroute is None or c.rerouted:
+        return None
+    if retry_run(run, c) is not None:
+        return None
+    assert c.failure is not None
+    step_id, original = c.failure
+    reroute = run.workflow.reroute
+    with_value = reroute.get("with", {}) if isinstance(reroute, dict) else {}
+    scope = {"inputs": c.variables, "error": original.to_json(), "trigger": run.scenario.trigger}
+    try:
+        resolved = resolve_with(with_value, scope)
+        result = run.scenario.reroute
+    except ResolutionError as failure:
+        resolved = None
+        result = Result(error=StepError(failure.code, failure.message, "resolution"))
+    outcome_fields: dict[str, JSON]
+    if result.error is not None:
+        after = attrs.evolve(c, rerouted=True, failure=("(reroute)", result.error))
+        outcome_fields = {"error": result.error.to_json()}
+    else:
+        after = attrs.evolve(
+            c,
+            rerouted=True,
+            failure=None,
+            handled=True,
+            handled_output=result.output,
+            errors=(*c.errors, (step_id, original)),
+        )
+        outcome_fields = {"output": result.output}
+    return Transition(
+        _event(c, "run_rerouted", input=resolved, **outcome_fields),
+        "reroute_run",
+        ("W6W-RUNERR-3", "W6W-RUNERR-5", "W6W-RUNERR-14"),
+        after,
+    )
+
+
+def continue_run(run: W6wRun, c: Config) -> Transition[Config] | None:
+    """Resolve the failed run with a null output: the run-level onError "continue".
+
+    W6W-RUNERR-4: "onError is consulted last. "fail" (and absent) leaves the
+    run failed. "continue" resolves the run with a null output."  Never after
+    a reroute, whose failure is final (W6W-RUNERR-14).
+    """
+    if not _failed_and_unhandled(c) or run.workflow.on_error.value != "continue":
+        return None
+    if c.rerouted or run.workflow.reroute is not None or retry_run(run, c) is not None:
+        return None
+    assert c.failure is not None
+    return Transition(
+        _event(c, "run_continued", error=c.failure[1].to_json()),
+        "continue_run",
+        ("W6W-RUNERR-4", "W6W-RUNERR-5", "W6W-RUNERR-13"),
+        attrs.evolve(
+            c, failure=None, handled=True, handled_output=None, errors=(*c.errors, c.failure)
+        ),
+    )
+
+
+def _ladder_left(run: W6wRun, c: Config) -> bool:
+    return any(rule(run, c) is not None for rule in (retry_run, reroute_run, continue_run))
 
 
 def finish_run(run: W6wRun, c: Config) -> Transition[Config] | None:
-    """End the run once no step is left to start, or a failure ended it.
+    """End the run once no step is left to start, or a failure nothing handles ended it.
 
     W6W-EDGE-12: "A run ends failed only when a failure reaches a step that
     declares neither an error edge nor a continuing onError"; otherwise it
     ends succeeded, its output the output of the last succeeded step by plan
-    order (W6W-FAN-10's lastOutput, assumption A-43).  Sequential draining:
-    after a fail no further step is launched (W6W-FAN-9).
+    order (W6W-FAN-10's lastOutput, assumption A-43), or the handler's.
+    Sequential draining: after a fail no further step is launched
+    (W6W-FAN-9).  W6W-RUNERR-1 / W6W-RUNERR-9: with no handler fields a
+    failing run is driven once and ends failed.
     """
     if c.status != "running" or c.stage != "select":
         return None
-    if c.failure is None and c.cursor < len(run.plan):
+    if c.failure is None and not c.handled and c.cursor < len(run.plan):
         return None
     if c.failure is not None:
+        if _ladder_left(run, c):
+            return None
         step_id, error = c.failure
         return Transition(
             _event(c, "run_finished", status="failed", error=error.to_json(), step=step_id),
             "finish_run",
-            ("W6W-EDGE-12", "W6W-FAN-9"),
+            ("W6W-EDGE-12", "W6W-FAN-9", "W6W-RUNERR-1", "W6W-RUNERR-9"),
             attrs.evolve(c, status="failed"),
         )
+    output = c.handled_output if c.handled else last_output(run, c)
     return Transition(
-        _event(c, "run_finished", status="succeeded", output=last_output(run, c)),
+        _event(c, "run_finished", status="succeeded", output=output),
         "finish_run",
-        ("W6W-EDGE-12", "W6W-FAN-10"),
+        ("W6W-EDGE-12", "W6W-FAN-10", "W6W-RUNERR-13"),
         attrs.evolve(c, status="succeeded"),
     )
+
+
+def _policy_wait(policy: RetryPolicy, failed_attempt: int) -> int:
+    """The capped backoff wait of a RetryPolicy after ``failed_attempt`` (1-based)."""
+    delay = policy.delay_ms
+    if policy.backoff is Backoff.EXPONENTIAL:
+        exponent = failed_attempt - 1
+        if exponent >= 64 or delay * 2**exponent >= WAIT_CEILING_MS:
+            return WAIT_CEILING_MS if delay > 0 else 0
+        delay = delay * 2**exponent
+    return int(min(delay, WAIT_CEILING_MS))
 
 
 def last_output(run: W6wRun, c: Config) -> JSON:
@@ -466,41 +611,35 @@ RULES: tuple[Callable[[W6wRun, Config], Transition[Config] | None], ...] = (
     invoke,
     retry_step,
     fail_step,
+    retry_run,
+    reroute_run,
+    continue_run,
     finish_run,
 )
 
 
 def config_key(c: Config) -> str:
-    """A canonical rendering of every field of ``c``, JSON payloads included (for exploration)."""
+    """A canonical rendering of every field of ``c`` (for exploration).
+
+    Derived from the attrs fields themselves, so a field added to Config can
+    never be left out of the key (two configurations with equal keys are the
+    same configuration).
+    """
     from wforacle.model.kernel.explore import canonical
 
-    return canonical(
-        {
-            "status": c.status,
-            "clock": c.clock,
-            "cursor": c.cursor,
-            "stage": c.stage,
-            "variables": c.variables,
-            "steps": [
-                [
-                    s.status,
-                    s.attempt,
-                    s.input,
-                    s.output,
-                    s.error.to_json() if s.error else None,
-                    s.started_at,
-                    s.finished_at,
-                ]
-                for s in c.steps
-            ],
-            "activated": sorted(c.activated),
-            "skipped": sorted(c.skipped),
-            "pending": c.pending_error.to_json() if c.pending_error else None,
-            "failure": [c.failure[0], c.failure[1].to_json()] if c.failure else None,
-            "errors": [[s, e.to_json()] for s, e in c.errors],
-            "rejection": c.rejection,
-        }
-    )
+    return canonical(_plain(c))
+
+
+def _plain(value: Any) -> JSON:
+    if attrs.has(type(value)):
+        return {f.name: _plain(getattr(value, f.name)) for f in attrs.fields(type(value))}
+    if isinstance(value, frozenset):
+        return sorted(_plain(v) for v in value)
+    if isinstance(value, tuple | list):
+        return [_plain(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    return value
 
 
 def outcome(run: W6wRun, c: Config) -> dict[str, JSON]:
@@ -555,7 +694,7 @@ def run_state(run: W6wRun, c: Config) -> dict[str, JSON]:
         "steps": steps,
     }
     if c.status == "succeeded":
-        out["output"] = last_output(run, c)
+        out["output"] = c.handled_output if c.handled else last_output(run, c)
     if c.failure is not None:
         out["error"] = c.failure[1].to_json()
     if c.errors:

@@ -135,11 +135,18 @@ def scenarios(draw: st.DrawFn, document: dict[str, Any]) -> dict[str, Any]:
 
 
 def sequential_workflows(max_steps: int = 8) -> st.SearchStrategy[dict[str, Any]]:
-    """Valid workflows with no parallel step (the semantics of issue 4 so far)."""
+    """Valid workflows with no parallel step (the semantics of issue 4 so far).
+
+    Retry policies are capped at 4 attempts so that a run stays short: the
+    RFC allows any maxAttempts (W6W-RETRY-8), and a million attempts of a
+    permanently failing step is a valid but slow thing to execute.
+    """
 
     def sequential(doc: dict[str, Any]) -> dict[str, Any]:
-        for step in doc["steps"]:
-            step.pop("fanOut", None)
+        for holder in (doc, *doc["steps"]):
+            holder.pop("fanOut", None)
+            if isinstance(holder.get("retry"), dict):
+                holder["retry"]["maxAttempts"] = min(holder["retry"]["maxAttempts"], 4)
         return doc
 
     return workflows(max_steps=max_steps).map(sequential)

@@ -311,3 +311,134 @@ def test_explore_finds_exactly_the_one_outcome_of_a_sequential_run(case):
     assert result.complete
     assert [o.value for o in result.outcomes] == [outcome(semantics, execution.final)]
     assert result.states == result.transitions + 1 == len(execution.steps) + 1
+
+
+# -- the run-level handler (Amendment 2026-08-21) ------------------------------------
+
+
+def running_transitions(trace):
+    return [e for e in trace if e.get("status") == "running"]
+
+
+def test_no_handler_drives_the_graph_once():
+    # W6W-RUNERR-9 (Testably): "a failing run with no policy drives the graph exactly once
+    # and returns status: "failed"" (W6W-RUNERR-1).
+    trace, state, _, _ = run(workflow(app_step("a")), {"steps": {"a": {"attempts": [fails()]}}})
+    assert len(running_transitions(trace)) == 1 and state["status"] == "failed"
+
+
+def test_run_retry_drives_the_graph_max_attempts_times_from_the_top():
+    # W6W-RUNERR-10 (Testably): "retry: { maxAttempts: 3 } produces exactly three run-level
+    # status: "running" transitions"; W6W-RUNERR-2 steps that succeeded run again.
+    doc = workflow(app_step("ok"), app_step("bad"), retry={"maxAttempts": 3, "delayMs": 100})
+    trace, state, _, _ = run(doc, {"steps": {"bad": {"attempts": [fails()]}}})
+    assert len(running_transitions(trace)) == 3
+    assert [e["step"] for e in events(trace, "step_started")].count("ok") == 3
+    assert state["status"] == "failed"
+    assert [e["waitMs"] for e in events(trace, "run_restarted")] == [100, 100]
+
+
+def test_run_retry_can_succeed_on_a_later_attempt():
+    doc = workflow(app_step("a"), retry={"maxAttempts": 3})
+    trace, state, _, _ = run(doc, {"steps": {"a": {"attempts": [fails(), {"output": 9}]}}})
+    assert state["status"] == "succeeded" and state["output"] == 9
+    assert len(running_transitions(trace)) == 2
+
+
+def test_the_seed_is_resolved_once_for_the_ladder():
+    # W6W-RUNERR-11: an attempt "does not re-resolve the world around it".
+    doc = workflow(app_step("a"), retry={"maxAttempts": 2}, variables=[{"key": "v", "default": 1}])
+    trace = run(doc, {"steps": {"a": {"attempts": [fails()]}}})[0]
+    assert len(events(trace, "run_started")) == 1 and events(trace, "run_restarted")
+
+
+def test_reroute_after_retry_handles_the_run_with_its_output():
+    # W6W-RUNERR-3 after retry, once, with { inputs, error, trigger }; W6W-RUNERR-5 and
+    # W6W-RUNERR-13: succeeded, the original failure in stepErrors, no run-level error.
+    doc = workflow(
+        app_step("a"),
+        retry={"maxAttempts": 2},
+        reroute={"with": {"why": {"$": "error.code"}, "v": {"$": "inputs.v"}}},
+        variables=[{"key": "v", "default": 7}],
+    )
+    trace, state, _, _ = run(
+        doc, {"steps": {"a": {"attempts": [fails()]}}, "reroute": {"output": {"handled": True}}}
+    )
+    rerouted = events(trace, "run_rerouted")
+    assert len(rerouted) == 1 and rerouted[0]["input"] == {"why": "boom", "v": 7}
+    assert trace.index(rerouted[0]) > trace.index(events(trace, "run_restarted")[-1])
+    assert state["status"] == "succeeded" and state["output"] == {"handled": True}
+    assert "error" not in state and state["stepErrors"][0]["code"] == "boom"
+
+
+def test_a_failing_reroute_leaves_the_run_failed_whatever_on_error_says():
+    # W6W-RUNERR-14: "Leave the run failed, and propagate, when the reroute target itself
+    # fails."
+    doc = workflow(app_step("a"), reroute={"with": {}}, onError="continue")
+    state = run(
+        doc,
+        {
+            "steps": {"a": {"attempts": [fails()]}},
+            "reroute": {"error": {"code": "target_down", "message": "x"}},
+        },
+    )[1]
+    assert state["status"] == "failed" and state["error"]["code"] == "target_down"
+
+
+def test_on_error_continue_resolves_the_run_with_null_output():
+    # W6W-RUNERR-4: ""continue" resolves the run with a null output"; W6W-RUNERR-5 the
+    # failure is kept in stepErrors.
+    doc = workflow(app_step("ok"), app_step("bad"), onError="continue")
+    state = run(
+        doc, {"steps": {"ok": {"attempts": [{"output": 1}]}, "bad": {"attempts": [fails()]}}}
+    )[1]
+    assert state["status"] == "succeeded" and state["output"] is None
+    assert [e["code"] for e in state["stepErrors"]] == ["boom"]
+
+
+def test_a_rejected_run_never_reads_the_handler():
+    # W6W-RUNERR-6 (a run that never started is not a failure).
+    doc = workflow(
+        app_step("a"),
+        retry={"maxAttempts": 3},
+        onError="continue",
+        variables=[{"key": "v", "required": True}],
+    )
+    trace, state, _, _ = run(doc)
+    assert state["status"] == "rejected" and len(trace) == 1
+
+
+def test_configuration_keys_cover_every_field():
+    # Two configurations that differ in any one field must have different keys.
+    import attrs as attrs_module
+
+    from wforacle.model.w6w.scenario import StepError
+    from wforacle.model.w6w.semantics import Config, StepState, config_key
+
+    base = Config()
+    oops = StepError("x", "y")
+    changes = {
+        "status": "running",
+        "clock": 1,
+        "cursor": 1,
+        "stage": "invoke",
+        "steps": (StepState(),),
+        "variables": {"a": 1},
+        "pending_error": oops,
+        "failure": ("a", oops),
+        "errors": (("a", oops),),
+        "activated": frozenset({("a", "b", "success")}),
+        "skipped": frozenset({("a", "b", "error")}),
+        "rejection": {"r": 1},
+        "invocations": (1,),
+        "run_attempt": 2,
+        "rerouted": True,
+        "handled": True,
+        "handled_output": 5,
+    }
+    assert {f.name for f in attrs_module.fields(Config)} == set(changes)
+    for field in attrs_module.fields(Config):
+        if field.name in changes:
+            assert config_key(
+                attrs_module.evolve(base, **{field.name: changes[field.name]})
+            ) != config_key(base), field.name
