@@ -379,7 +379,7 @@ def cmd_run(args: argparse.Namespace) -> int:
 def _load_run(args: argparse.Namespace) -> Any:
     """Validate DOC and load the scenario; the semantics, or an exit code to return."""
     from wforacle.model.w6w.scenario import load_scenario
-    from wforacle.model.w6w.semantics import Unsupported, W6wRun
+    from wforacle.model.w6w.semantics import Replay, Unsupported, W6wRun
     from wforacle.properties.w6w.validate import validate
 
     document = read_json(args.file)
@@ -397,8 +397,17 @@ def _load_run(args: argparse.Namespace) -> Any:
         for problem in problems:
             print(f"wforacle: error: scenario {problem.path}: {problem.message}", file=sys.stderr)
         return EXIT_USAGE
+    replay = None
+    if getattr(args, "replay", None):
+        recorded = read_json(args.replay)
+        recorded = recorded.get("runState", recorded) if isinstance(recorded, dict) else recorded
+        if args.replay_from and args.replay_from not in result.plan:
+            raise UsageError(f"--replay-from {args.replay_from}: no such step")
+        replay = Replay.of(recorded, result.workflow, args.replay_from)
+    elif getattr(args, "replay_from", None):
+        raise UsageError("--replay-from needs --replay RUNSTATE")
     try:
-        return W6wRun(result.workflow, result.plan, scenario)
+        return W6wRun(result.workflow, result.plan, scenario, replay)
     except Unsupported as exc:
         raise UsageError(f"not modelled yet: {exc}") from None
 
@@ -547,6 +556,14 @@ def build_parser() -> argparse.ArgumentParser:
     )
     run.add_argument("--seed", type=int, default=0, help="seed of --schedule random")
     run.add_argument("--json", action="store_true", help='print {"trace", "runState"}')
+    run.add_argument(
+        "--replay",
+        metavar="RUNSTATE",
+        help="replay a recorded run (a RunState, or run --json output)",
+    )
+    run.add_argument(
+        "--replay-from", metavar="STEP", help="with --replay: re-run STEP and its graph descendants"
+    )
 
     explore_cmd = add(
         "explore", cmd_explore, "every distinct terminal outcome the RFC permits, with figures"

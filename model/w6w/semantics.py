@@ -87,6 +87,49 @@ class Config:
     handled_output: JSON = attrs.field(default=None, eq=False)
 
 
+@attrs.frozen
+class Replay:
+    """What a replay reuses: the recorded outputs of the original run's succeeded steps.
+
+    RFC "Replay": "for each step that succeeded in the original run, it uses
+    the recorded StepExecution.output verbatim. Steps that were pending or
+    failed run fresh."  ``fresh`` holds the steps replayed "from" (W6W-FAN-11:
+    "from replays that step plus all its graph descendants").
+    """
+
+    outputs: dict[str, JSON] = attrs.field(eq=False)
+    fresh: frozenset[str] = frozenset()
+
+    @classmethod
+    def of(cls, run_state: JSON, workflow: Workflow, start: str | None = None) -> Replay:
+        """The replay of a recorded RunState, optionally from step ``start``."""
+        records = run_state.get("steps", {}) if isinstance(run_state, dict) else {}
+        outputs = {
+            step_id: record.get("output")
+            for step_id, record in records.items()
+            if isinstance(record, dict) and record.get("status") == "succeeded"
+        }
+        fresh: frozenset[str] = frozenset()
+        if start is not None:
+            fresh = frozenset({start} | descendants(workflow, start))
+        return cls(outputs, fresh)
+
+
+def descendants(workflow: Workflow, step_id: str) -> set[str]:
+    """Every step reachable from ``step_id`` along edges of either lane."""
+    successors: dict[str, list[str]] = {}
+    for edge in workflow.edges:
+        successors.setdefault(edge.from_, []).append(edge.to)
+    seen: set[str] = set()
+    frontier = [step_id]
+    while frontier:
+        for successor in successors.get(frontier.pop(), []):
+            if successor not in seen:
+                seen.add(successor)
+                frontier.append(successor)
+    return seen
+
+
 class Unsupported(Exception):
     """The document uses something this semantics does not model yet."""
 
@@ -94,7 +137,13 @@ class Unsupported(Exception):
 class W6wRun:
     """The semantics of one run of ``workflow`` under ``scenario``."""
 
-    def __init__(self, workflow: Workflow, plan: Sequence[str], scenario: Scenario) -> None:
+    def __init__(
+        self,
+        workflow: Workflow,
+        plan: Sequence[str],
+        scenario: Scenario,
+        replay: Replay | None = None,
+    ) -> None:
         for step in workflow.steps:
             if step.is_control or step.is_call:
                 raise Unsupported(
@@ -107,6 +156,7 @@ class W6wRun:
                     "(issue 4)"
                 )
         self.workflow = workflow
+        self.replay = replay
         self.plan = list(plan)
         self.scenario = scenario
         self.by_id = {step.id: step for step in workflow.steps}
@@ -189,6 +239,7 @@ def start_run(run: W6wRun, c: Config) -> Transition[Config] | None:
                 ("W6W-FIELD-18",),
                 attrs.evolve(c, status="rejected", rejection=rejection),
             )
+    replaying = {"replay": True} if run.replay is not None else {}
     return Transition(
         _event(
             c,
@@ -197,6 +248,7 @@ def start_run(run: W6wRun, c: Config) -> Transition[Config] | None:
             attempt=1,
             runId=run.scenario.run_id,
             variables=bound,
+            **replaying,
         ),
         "start_run",
         ("W6W-FIELD-18", "W6W-FIELD-19"),
@@ -234,6 +286,45 @@ def skip_step(run: W6wRun, c: Config) -> Transition[Config] | None:
     )
 
 
+def _reused(run: W6wRun, step_id: str) -> bool:
+    return (
+        run.replay is not None and step_id in run.replay.outputs and step_id not in run.replay.fresh
+    )
+
+
+def replay_step(run: W6wRun, c: Config) -> Transition[Config] | None:
+    """Reuse a step's recorded output verbatim: no resolution, no invocation.
+
+    RFC "Replay" (W6W-REPLAY-1, W6W-REPLAY-2): "Replay re-executes a completed
+    or failed run without re-invoking actions … it uses the recorded
+    StepExecution.output verbatim."  W6W-CONCEPT-4, W6W-CONF-5.
+    """
+    if c.status != "running" or c.stage != "select" or c.failure or c.cursor >= len(run.plan):
+        return None
+    step, state = run.step_at(c)
+    inbound = run.inbound[step.id]
+    if (inbound and all(_key(e) in c.skipped for e in inbound)) or not _reused(run, step.id):
+        return None
+    assert run.replay is not None
+    output = run.replay.outputs[step.id]
+    activated, skipped = _route(run, step, When.SUCCESS, c)
+    replayed = attrs.evolve(
+        state, status="succeeded", attempt=1, output=output, started_at=c.clock, finished_at=c.clock
+    )
+    return Transition(
+        _event(c, "step_replayed", step=step.id, output=output),
+        "replay_step",
+        ("W6W-REPLAY-1", "W6W-REPLAY-2", "W6W-CONCEPT-4", "W6W-CONF-5"),
+        attrs.evolve(
+            c,
+            cursor=c.cursor + 1,
+            steps=_replace(c, c.cursor, replayed),
+            activated=activated,
+            skipped=skipped,
+        ),
+    )
+
+
 def start_step(run: W6wRun, c: Config) -> Transition[Config] | None:
     """Start the next plan step: resolve its with block and make its first attempt due.
 
@@ -246,6 +337,8 @@ def start_step(run: W6wRun, c: Config) -> Transition[Config] | None:
     inbound = run.inbound[step.id]
     if inbound and all(_key(e) in c.skipped for e in inbound):
         return None  # skip_step's case
+    if _reused(run, step.id):
+        return None  # replay_step's case
     pending: StepError | None = None
     try:
         resolved = resolve_with(step.with_, run.scope(c))
@@ -607,6 +700,7 @@ def last_output(run: W6wRun, c: Config) -> JSON:
 RULES: tuple[Callable[[W6wRun, Config], Transition[Config] | None], ...] = (
     start_run,
     skip_step,
+    replay_step,
     start_step,
     invoke,
     retry_step,

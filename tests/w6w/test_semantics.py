@@ -442,3 +442,65 @@ def test_configuration_keys_cover_every_field():
             assert config_key(
                 attrs_module.evolve(base, **{field.name: changes[field.name]})
             ) != config_key(base), field.name
+
+
+# -- replay ------------------------------------------------------------------------
+
+
+def replay_of(doc, scenario, recorded, start=None):
+    from wforacle.model.w6w.semantics import Replay
+
+    result = validate(copy.deepcopy(doc))
+    loaded = load_scenario(scenario or {})[0]
+    semantics = W6wRun(
+        result.workflow, result.plan, loaded, Replay.of(recorded, result.workflow, start)
+    )
+    execution = execute(semantics)
+    return execution.trace, run_state(semantics, execution.final)
+
+
+def invocations(trace):
+    return [e for e in trace if e["event"] in ("step_succeeded", "attempt_failed")]
+
+
+@given(runs())
+def test_replay_invokes_only_what_did_not_succeed_and_reuses_outputs_verbatim(case):
+    # W6W-CONF-5 (Replay determinism): "the same terminal status and, for succeeded steps,
+    # the same output, without calling execute again"; W6W-REPLAY-2: "Steps that were
+    # pending or failed run fresh" (finding F-07) — so only those are invoked.
+    doc, scenario = case
+    _, original, _, _ = run(doc, scenario)
+    trace, replayed = replay_of(doc, scenario, original)
+    assert replayed["status"] == original["status"]
+    succeeded = {s for s, r in original["steps"].items() if r["status"] == "succeeded"}
+    for step_id in succeeded:
+        assert replayed["steps"][step_id]["output"] == original["steps"][step_id]["output"]
+    assert not {e["step"] for e in invocations(trace)} & succeeded
+    if all(r["status"] in ("succeeded", "skipped") for r in original["steps"].values()):
+        assert invocations(trace) == []  # a clean completed run replays with zero invocations
+
+
+@given(runs())
+def test_replay_of_a_failed_run_ends_the_same_way(case):
+    # RFC "Replay": "Steps that were pending or failed run fresh" — with the same scenario,
+    # the same terminal status.
+    doc, scenario = case
+    _, original, _, _ = run(doc, scenario)
+    _, replayed = replay_of(doc, scenario, original)
+    assert replayed["status"] == original["status"]
+
+
+def test_replay_from_reruns_the_step_and_its_descendants_only():
+    # W6W-FAN-11: "from replays that step plus all its graph descendants".
+    doc = workflow(
+        app_step("a"),
+        app_step("b"),
+        app_step("c"),
+        app_step("d"),
+        edges=[{"from": "a", "to": "b"}, {"from": "b", "to": "c"}, {"from": "a", "to": "d"}],
+    )
+    scenario = {"steps": {s: {"attempts": [{"output": s}]} for s in "abcd"}}
+    _, original, _, _ = run(doc, scenario)
+    trace, _ = replay_of(doc, scenario, original, start="b")
+    assert sorted(e["step"] for e in events(trace, "step_replayed")) == ["a", "d"]
+    assert [e["step"] for e in events(trace, "step_started")] == ["b", "c"]
