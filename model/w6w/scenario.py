@@ -86,6 +86,7 @@ class Scenario:
     steps: dict[str, StepScript] = attrs.field(factory=dict, eq=False)
     default: Result = Result()
     reroute: Result = Result()
+    crashes: frozenset[int] = frozenset()  # checkpoint numbers after which the host crashes
 
     def script(self, step_id: str) -> StepScript:
         """The script of a step (empty: every attempt gets the default)."""
@@ -176,6 +177,20 @@ def load_scenario(value: JSON) -> tuple[Scenario, list[Diagnostic]]:
         )
     default = _result(root["default"], ("default",), problems) if "default" in root else Result()
     reroute = _result(root["reroute"], ("reroute",), problems) if "reroute" in root else Result()
+    crashes = root.get("crashAfterCheckpoints", [])
+    if not isinstance(crashes, list) or not all(
+        isinstance(k, int) and not isinstance(k, bool) and k >= 1 for k in crashes
+    ):
+        problems.append(
+            error(
+                "wrong_type",
+                json_path(("crashAfterCheckpoints",)),
+                "expected an array of checkpoint numbers >= 1",
+                "A-40",
+                Gate.RUN,
+            )
+        )
+        crashes = []
     run_id = root.get("runId", "run_1")
     trigger = root.get("trigger", {"type": "manual"})
     return (
@@ -188,6 +203,7 @@ def load_scenario(value: JSON) -> tuple[Scenario, list[Diagnostic]]:
             steps=steps,
             default=default,
             reroute=reroute,
+            crashes=frozenset(crashes),
         ),
         problems,
     )

@@ -85,6 +85,9 @@ class Config:
     rerouted: bool = False
     handled: bool = False  # the run-level handler resolved the failure
     handled_output: JSON = attrs.field(default=None, eq=False)
+    checkpoints: int = 0  # checkpoints written so far (W6W-STATE-2)
+    crash_due: bool = False  # the host crashes right after the last checkpoint
+    resumed: bool = False  # this execution resumed a crashed one
 
 
 @attrs.frozen
@@ -173,9 +176,29 @@ class W6wRun:
         )
 
     def enabled(self, config: Config) -> list[Transition[Config]]:
-        """Every transition permitted from ``config``."""
-        found = (rule(self, config) for rule in RULES)
-        return [t for t in found if t is not None]
+        """Every transition permitted from ``config``, checkpoints numbered."""
+        # Right after a scripted crash's checkpoint, the crash is all that can happen.
+        rules = (crash_and_resume,) if config.crash_due else RULES
+        found = (rule(self, config) for rule in rules)
+        return [self._checkpointed(config, t) for t in found if t is not None]
+
+    def _checkpointed(self, c: Config, t: Transition[Config]) -> Transition[Config]:
+        """Number the checkpoint a transition writes, and schedule a scripted crash.
+
+        W6W-STATE-2: "The engine writes a checkpoint … after every observable
+        transition (status change, step start, step end, retry attempt)."
+        """
+        if t.event["event"] not in CHECKPOINTED:
+            return t
+        number = c.checkpoints + 1
+        target = attrs.evolve(
+            t.target,
+            checkpoints=number,
+            crash_due=number in self.scenario.crashes and t.target.status == "running",
+        )
+        return Transition(
+            {**t.event, "checkpoint": number}, t.rule, (*t.clauses, "W6W-STATE-2"), target
+        )
 
     # -- helpers ---------------------------------------------------------------
 
@@ -201,6 +224,26 @@ class W6wRun:
             "secrets": self.scenario.secrets,
             "documents": self.scenario.documents,
         }
+
+
+# Events whose transition writes a checkpoint (W6W-STATE-2): status changes, step
+# start, step end, retry attempt.  A failed attempt is persisted by the retry or
+# the step end that follows it.
+CHECKPOINTED = frozenset(
+    {
+        "run_started",
+        "run_restarted",
+        "run_rerouted",
+        "run_continued",
+        "run_finished",
+        "step_started",
+        "step_succeeded",
+        "step_failed",
+        "step_skipped",
+        "step_replayed",
+        "retry_scheduled",
+    }
+)
 
 
 def _replace(config: Config, index: int, state: StepState) -> tuple[StepState, ...]:
@@ -253,6 +296,46 @@ def start_run(run: W6wRun, c: Config) -> Transition[Config] | None:
         "start_run",
         ("W6W-FIELD-18", "W6W-FIELD-19"),
         attrs.evolve(c, status="running", variables=bound),
+    )
+
+
+# -- crash and resume ----------------------------------------------------------------
+
+
+def crash_and_resume(run: W6wRun, c: Config) -> Transition[Config] | None:
+    """The host crashes after a checkpoint; the run resumes from its durable state.
+
+    W6W-CONCEPT-3: "If the engine crashes mid-run, the host reads the RunState
+    back and resumes from the first non-terminal step."  W6W-HOST-2 /
+    W6W-CONF-3: the state read back is the last checkpoint's.  A step that was
+    running starts over (assumption A-46).  W6W-RUNERR-8 / W6W-RUNERR-12: the
+    resumed execution never runs the authored retry ladder.
+    """
+    if not c.crash_due:
+        return None
+    cursor = next(
+        (i for i, s in enumerate(c.steps) if s.status not in ("succeeded", "failed", "skipped")),
+        len(c.steps),
+    )
+    steps = tuple(StepState() if s.status == "running" else s for s in c.steps)
+    return Transition(
+        _event(
+            c,
+            "crashed",
+            afterCheckpoint=c.checkpoints,
+            resumeAt=(run.plan[cursor] if cursor < len(run.plan) else None),
+        ),
+        "crash_and_resume",
+        ("W6W-CONCEPT-3", "W6W-HOST-2", "W6W-CONF-3", "W6W-RUNERR-8", "W6W-RUNERR-12"),
+        attrs.evolve(
+            c,
+            crash_due=False,
+            resumed=True,
+            cursor=cursor,
+            steps=steps,
+            stage="select",
+            pending_error=None,
+        ),
     )
 
 
@@ -551,6 +634,8 @@ def retry_run(run: W6wRun, c: Config) -> Transition[Config] | None:
     policy = run.workflow.retry
     if not _failed_and_unhandled(c) or policy is None or c.run_attempt >= policy.max_attempts:
         return None
+    if c.resumed:
+        return None  # W6W-RUNERR-12: "Never run the authored ladder on a resumed execution."
     wait = _policy_wait(policy, c.run_attempt)
     restarted = attrs.evolve(
         c,

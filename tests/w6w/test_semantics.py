@@ -435,6 +435,9 @@ def test_configuration_keys_cover_every_field():
         "rerouted": True,
         "handled": True,
         "handled_output": 5,
+        "checkpoints": 3,
+        "crash_due": True,
+        "resumed": True,
     }
     assert {f.name for f in attrs_module.fields(Config)} == set(changes)
     for field in attrs_module.fields(Config):
@@ -504,3 +507,73 @@ def test_replay_from_reruns_the_step_and_its_descendants_only():
     trace, _ = replay_of(doc, scenario, original, start="b")
     assert sorted(e["step"] for e in events(trace, "step_replayed")) == ["a", "d"]
     assert [e["step"] for e in events(trace, "step_started")] == ["b", "c"]
+
+
+# -- checkpoints, crash and resume ------------------------------------------------------
+
+
+def test_every_observable_transition_writes_a_numbered_checkpoint():
+    # W6W-STATE-2: "after every observable transition (status change, step start, step
+    # end, retry attempt)".
+    doc = workflow(app_step("a", retry={"maxAttempts": 2}), app_step("b"))
+    trace = run(doc, {"steps": {"a": {"attempts": [fails(retryable=True), {"output": 1}]}}})[0]
+    numbered = [(e["event"], e["checkpoint"]) for e in trace if "checkpoint" in e]
+    assert [n for _, n in numbered] == list(range(1, len(numbered) + 1))
+    assert [e for e, _ in numbered] == [
+        "run_started",
+        "step_started",
+        "retry_scheduled",
+        "step_succeeded",
+        "step_started",
+        "step_succeeded",
+        "run_finished",
+    ]
+    assert "checkpoint" not in events(trace, "attempt_failed")[0]
+
+
+def test_a_crash_resumes_from_the_first_non_terminal_step():
+    # W6W-CONCEPT-3: "resumes from the first non-terminal step"; a running step starts over.
+    doc = workflow(app_step("a"), app_step("b"))
+    trace, state, _, _ = run(doc, {"crashAfterCheckpoints": [2]})  # after a's step_started
+    crash = events(trace, "crashed")[0]
+    assert crash["afterCheckpoint"] == 2 and crash["resumeAt"] == "a"
+    assert [e["step"] for e in events(trace, "step_started")] == ["a", "a", "b"]
+    assert state["status"] == "succeeded"
+
+
+def test_a_resumed_execution_never_runs_the_authored_ladder():
+    # W6W-RUNERR-12: "Never run the authored ladder on a resumed execution." (W6W-RUNERR-8)
+    doc = workflow(app_step("a"), retry={"maxAttempts": 3})
+    trace, state, _, _ = run(
+        doc, {"crashAfterCheckpoints": [1], "steps": {"a": {"attempts": [fails()]}}}
+    )
+    assert events(trace, "crashed") and not events(trace, "run_restarted")
+    assert state["status"] == "failed"
+
+
+@st.composite
+def crash_cases(draw):
+    doc = draw(sequential_workflows(max_steps=5))
+    doc.pop("retry", None)  # a crash-free run could use the ladder a resumed one may not
+    # Every step answers the same on every invocation, so a re-run step's result is the same.
+    steps = {}
+    for step in doc["steps"]:
+        result = draw(st.sampled_from([{"output": step["id"]}, fails(), fails(retryable=True)]))
+        steps[step["id"]] = {"attempts": [result]}
+    return doc, {"steps": steps}
+
+
+@given(crash_cases(), st.data())
+def test_resuming_after_a_crash_at_any_checkpoint_ends_in_the_crash_free_outcome(case, data):
+    # W6W-CONF-3 / W6W-HOST-2 checkpoint durability; the issue's resume property.
+    from wforacle.model.w6w.semantics import outcome
+
+    doc, scenario = case
+    _, _, semantics, execution = run(doc, scenario)
+    checkpoints = max(e.get("checkpoint", 0) for e in execution.trace)
+    crash_at = data.draw(st.integers(1, checkpoints))
+    _, _, crashed_semantics, crashed = run(doc, {**scenario, "crashAfterCheckpoints": [crash_at]})
+    expected = outcome(semantics, execution.final)
+    got = outcome(crashed_semantics, crashed.final)
+    assert got["status"] == expected["status"] and got["output"] == expected["output"]
+    assert got["steps"] == expected["steps"]
