@@ -54,10 +54,15 @@ class StepError:
 
 @attrs.frozen
 class Result:
-    """One attempt's result: an output, or a StepError."""
+    """One attempt's result: an output, or a StepError, and the host's onExecuted reports.
+
+    ``meta`` holds the raw reports the host makes through onExecuted during
+    the attempt, in call order, malformed ones included (W6W-META-3).
+    """
 
     output: JSON = attrs.field(default=None, eq=False)
     error: StepError | None = None
+    meta: tuple[JSON, ...] = attrs.field(default=(), eq=False)
 
 
 @attrs.frozen
@@ -107,6 +112,23 @@ def _object(
 
 
 def _result(value: JSON, path: tuple[str | int, ...], problems: list[Diagnostic]) -> Result:
+    result = _outcome(value, path, problems)
+    reports = value.get("meta", []) if isinstance(value, dict) else []
+    if not isinstance(reports, list):
+        problems.append(
+            error(
+                "wrong_type",
+                json_path((*path, "meta")),
+                "expected an array of onExecuted reports",
+                "A-40",
+                Gate.RUN,
+            )
+        )
+        reports = []
+    return attrs.evolve(result, meta=tuple(reports))
+
+
+def _outcome(value: JSON, path: tuple[str | int, ...], problems: list[Diagnostic]) -> Result:
     if isinstance(value, dict) and "error" in value:
         raw = value["error"]
         if not isinstance(raw, dict) or not isinstance(raw.get("code"), str):

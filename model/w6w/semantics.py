@@ -62,6 +62,7 @@ class StepState:
     error: StepError | None = None
     started_at: int | None = None
     finished_at: int | None = None
+    meta: JSON = attrs.field(default=None, eq=False)  # a normalised StepMeta, or None
 
 
 @attrs.frozen
@@ -102,6 +103,7 @@ class Replay:
 
     outputs: dict[str, JSON] = attrs.field(eq=False)
     fresh: frozenset[str] = frozenset()
+    metas: dict[str, JSON] = attrs.field(factory=dict, eq=False)
 
     @classmethod
     def of(cls, run_state: JSON, workflow: Workflow, start: str | None = None) -> Replay:
@@ -112,10 +114,15 @@ class Replay:
             for step_id, record in records.items()
             if isinstance(record, dict) and record.get("status") == "succeeded"
         }
+        metas = {
+            step_id: records[step_id]["meta"]
+            for step_id in outputs
+            if isinstance(records[step_id].get("meta"), dict)
+        }
         fresh: frozenset[str] = frozenset()
         if start is not None:
             fresh = frozenset({start} | descendants(workflow, start))
-        return cls(outputs, fresh)
+        return cls(outputs, fresh, metas)
 
 
 def descendants(workflow: Workflow, step_id: str) -> set[str]:
@@ -216,7 +223,10 @@ class W6wRun:
         return {
             "vars": config.variables,
             "steps": {
+                # W6W-META-13: "A succeeded app step publishes meta beside output";
+                # W6W-META-2: the entry is { output; meta? }.
                 step_id: {"output": state.output}
+                | ({"meta": state.meta} if state.meta is not None else {})
                 for step_id, state in zip(self.plan, config.steps, strict=True)
                 if state.status == "succeeded"
             },
@@ -244,6 +254,46 @@ CHECKPOINTED = frozenset(
         "retry_scheduled",
     }
 )
+
+
+META_CAP = 256  # W6W-META-11: "A string of exactly 256 characters is kept; 257 is over the cap."
+
+
+def normalise_meta(report: JSON) -> dict[str, JSON] | None:
+    """The StepMeta an onExecuted report yields, or None when it is discarded.
+
+    W6W-META-9: "A StepMeta has exactly these four keys; an engine drops
+    anything else it receives."  W6W-META-11: "a missing or non-string
+    connectionId becomes null; a report lacking a string app, version or
+    action is discarded … A report whose app, version or action is not a
+    string of at most 256 characters is likewise discarded; a connectionId
+    that is not a string of at most 256 characters becomes null."
+    """
+    if not isinstance(report, dict):
+        return None
+    fields: dict[str, JSON] = {}
+    for name in ("app", "version", "action"):
+        value = report.get(name)
+        if not isinstance(value, str) or len(value) > META_CAP:
+            return None
+        fields[name] = value
+    connection = report.get("connectionId")
+    ok = isinstance(connection, str) and len(connection) <= META_CAP
+    fields["connectionId"] = connection if ok else None
+    return fields
+
+
+def attempt_meta(step: Step, result: Result) -> dict[str, JSON] | None:
+    """The meta an attempt records: its FIRST report, normalised (W6W-META-12, W6W-META-22).
+
+    "If it calls more than once, the engine keeps the FIRST report … even
+    when the first report is discarded by the normalisation above."  Taken
+    only from onExecuted, never from the output (W6W-META-8).  @w6w/* steps
+    carry none (W6W-META-15).
+    """
+    if not result.meta or (step.uses and (step.uses.app or "").startswith("@w6w/")):
+        return None
+    return normalise_meta(result.meta[0])
 
 
 def _replace(config: Config, index: int, state: StepState) -> tuple[StepState, ...]:
@@ -391,8 +441,16 @@ def replay_step(run: W6wRun, c: Config) -> Transition[Config] | None:
     assert run.replay is not None
     output = run.replay.outputs[step.id]
     activated, skipped = _route(run, step, When.SUCCESS, c)
+    # W6W-META-18: "Resume and replay reuse the stored meta wherever they reuse
+    # the stored output".
     replayed = attrs.evolve(
-        state, status="succeeded", attempt=1, output=output, started_at=c.clock, finished_at=c.clock
+        state,
+        status="succeeded",
+        attempt=1,
+        output=output,
+        started_at=c.clock,
+        finished_at=c.clock,
+        meta=run.replay.metas.get(step.id),
     )
     return Transition(
         _event(c, "step_replayed", step=step.id, output=output),
@@ -462,13 +520,32 @@ def invoke(run: W6wRun, c: Config) -> Transition[Config] | None:
                 error=result.error.to_json(),
             ),
             "invoke",
-            ("W6W-FIELD-10",),
-            attrs.evolve(c, stage="decide", pending_error=result.error, invocations=invocations),
+            ("W6W-FIELD-10", "W6W-META-14", "W6W-META-16"),
+            # W6W-META-14: "A failed step MAY record its last attempt's meta" — recorded;
+            # each attempt's own report replaces the superseded one's (W6W-META-16).
+            attrs.evolve(
+                c,
+                stage="decide",
+                pending_error=result.error,
+                invocations=invocations,
+                steps=_replace(c, c.cursor, attrs.evolve(state, meta=attempt_meta(step, result))),
+            ),
         )
-    finished = attrs.evolve(state, status="succeeded", output=result.output, finished_at=c.clock)
+    meta = attempt_meta(step, result)
+    finished = attrs.evolve(
+        state, status="succeeded", output=result.output, finished_at=c.clock, meta=meta
+    )
     activated, skipped = _route(run, step, When.SUCCESS, c)
+    reported = {"meta": meta} if meta is not None else {}
     return Transition(
-        _event(c, "step_succeeded", step=step.id, attempt=state.attempt, output=result.output),
+        _event(
+            c,
+            "step_succeeded",
+            step=step.id,
+            attempt=state.attempt,
+            output=result.output,
+            **reported,
+        ),
         "invoke",
         ("W6W-FIELD-10", "W6W-EDGE-4", "W6W-EDGE-1"),
         attrs.evolve(
@@ -860,6 +937,8 @@ def run_state(run: W6wRun, c: Config) -> dict[str, JSON]:
             record["output"] = state.output
         if state.error is not None:
             record["error"] = state.error.to_json()
+        if state.meta is not None and state.status in ("succeeded", "failed"):
+            record["meta"] = state.meta  # W6W-META-1, W6W-META-17 (persisted with it)
         if state.started_at is not None:
             record["startedAt"] = iso(state.started_at)
         if state.finished_at is not None:

@@ -577,3 +577,103 @@ def test_resuming_after_a_crash_at_any_checkpoint_ends_in_the_crash_free_outcome
     got = outcome(crashed_semantics, crashed.final)
     assert got["status"] == expected["status"] and got["output"] == expected["output"]
     assert got["steps"] == expected["steps"]
+
+
+# -- step metadata (Amendment 2026-10-12) ------------------------------------------------
+
+META = {"app": "linear", "version": "3.2.1", "action": "search-issues", "connectionId": "conn_1"}
+
+
+@pytest.mark.parametrize(
+    ("report", "expected"),
+    [
+        (META, META),
+        ({**META, "token": "secret", "headers": {}}, META),  # W6W-META-9: extras dropped
+        ({**META, "connectionId": 5}, {**META, "connectionId": None}),
+        ({k: v for k, v in META.items() if k != "connectionId"}, {**META, "connectionId": None}),
+        ({**META, "connectionId": "c" * 256}, {**META, "connectionId": "c" * 256}),
+        ({**META, "connectionId": "c" * 257}, {**META, "connectionId": None}),
+        ({**META, "version": "v" * 256}, {**META, "version": "v" * 256}),
+        ({**META, "version": "v" * 257}, None),
+        ({**META, "app": None}, None),
+        ({"app": "a", "version": "1"}, None),
+        ("not an object", None),
+    ],
+)
+def test_meta_normalisation(report, expected):
+    # W6W-META-11 (the 256-character caps, exactly 256 kept) and W6W-META-9.
+    from wforacle.model.w6w.semantics import normalise_meta
+
+    assert normalise_meta(report) == expected
+
+
+def test_meta_is_published_beside_output_for_succeeded_app_steps():
+    # W6W-META-13 / W6W-META-2: { "$": "steps.fetch.meta.version" } is an ordinary path;
+    # W6W-META-8: never from the output, whose own "meta" key never collides.
+    doc = workflow(
+        app_step("fetch"),
+        app_step(
+            "post",
+            **{
+                "with": {
+                    "v": {"$": "steps.fetch.meta.version"},
+                    "m": {"$": "steps.fetch.output.meta"},
+                }
+            },
+        ),
+        edges=[{"from": "fetch", "to": "post"}],
+    )
+    scenario = {"steps": {"fetch": {"attempts": [{"output": {"meta": "mine"}, "meta": [META]}]}}}
+    state = run(doc, scenario)[1]
+    assert state["steps"]["post"]["input"] == {"v": "3.2.1", "m": "mine"}
+    assert state["steps"]["fetch"]["meta"] == META
+
+
+def test_first_report_wins_even_when_discarded():
+    # W6W-META-12 / W6W-META-22: "keep the FIRST report … even when the first report is
+    # discarded by the normalisation".
+    doc = workflow(app_step("a"))
+    state = run(
+        doc,
+        {"steps": {"a": {"attempts": [{"output": 1, "meta": [META, {**META, "version": "9"}]}]}}},
+    )[1]
+    assert state["steps"]["a"]["meta"]["version"] == "3.2.1"
+    state = run(doc, {"steps": {"a": {"attempts": [{"output": 1, "meta": [{"app": 1}, META]}]}}})[1]
+    assert "meta" not in state["steps"]["a"]
+
+
+def test_no_report_no_meta_and_absent_meta_reads_null():
+    # W6W-META-12 "An invoke that settles without calling it yields a step with no meta";
+    # "Absent meta reads like any absent path".
+    doc = workflow(app_step("a"), app_step("b", **{"with": {"v": {"$": "steps.a.meta.version"}}}))
+    state = run(doc)[1]
+    assert "meta" not in state["steps"]["a"] and state["steps"]["b"]["input"] == {"v": None}
+
+
+def test_a_failed_step_records_meta_but_its_scope_entry_carries_none():
+    # W6W-META-14: "A failed step MAY record its last attempt's meta on its StepExecution.
+    # Its scope entry stays exactly as it was" (failed steps have no scope entry).
+    doc = workflow(
+        app_step("a", onError="continue", retry={"maxAttempts": 2}),
+        app_step("b", **{"with": {"v": {"$": "steps.a.meta"}}}),
+    )
+    second = {**META, "version": "2"}
+    scenario = {
+        "steps": {
+            "a": {
+                "idempotent": True,
+                "attempts": [{**fails(), "meta": [META]}, {**fails(), "meta": [second]}],
+            }
+        }
+    }
+    state = run(doc, scenario)[1]
+    assert state["steps"]["a"]["meta"] == second  # the last attempt's (W6W-META-16)
+    assert state["steps"]["b"]["input"] == {"v": None}
+
+
+def test_replay_reuses_stored_meta():
+    # W6W-META-18 / W6W-META-23: "reuse stored meta wherever stored output is reused".
+    doc = workflow(app_step("a"))
+    _, original, _, _ = run(doc, {"steps": {"a": {"attempts": [{"output": 1, "meta": [META]}]}}})
+    _, replayed = replay_of(doc, {}, original)
+    assert replayed["steps"]["a"]["meta"] == META
