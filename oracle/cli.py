@@ -504,6 +504,34 @@ def cmd_w6w_parse(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def cmd_w6w_test_step(args: argparse.Namespace) -> int:
+    """The single-step test of one workflow step against supplied state (W6W-BIND-5..8)."""
+    from wforacle.model.expr.jsonlogic import to_json
+    from wforacle.model.w6w.resolve import ResolutionError
+    from wforacle.model.w6w.single_step import test_step
+    from wforacle.properties.w6w.validate import validate
+
+    document = read_json(args.file)
+    _check_spec("w6w", document, args.file)
+    scope = read_json(args.state) if args.state else {}
+    if not isinstance(scope, dict):
+        raise UsageError(f"{args.state}: the supplied state must be a JSON object (a run scope)")
+    result = validate(document)
+    if result.workflow is None or not result.report.storable:
+        _print_report(args.file, result.report)
+        return EXIT_FINDING
+    if args.step not in {s.id for s in result.workflow.steps}:
+        raise UsageError(f"{args.file} has no step {args.step!r}")
+    try:
+        params = to_json(test_step(result.workflow, args.step, scope))
+    except ResolutionError as failure:
+        report = {"error": {"code": failure.code, "message": failure.message, "step": args.step}}
+        emit_json(report) if args.json else print(f"{failure.code}: {failure.message}")
+        return EXIT_FINDING
+    emit_json({"params": params}) if args.json else print(json.dumps(params, indent=2))
+    return EXIT_OK
+
+
 # -- wiring ------------------------------------------------------------------
 
 
@@ -619,6 +647,19 @@ def build_parser() -> argparse.ArgumentParser:
         '{"value": <resolved>} or {"error": {"code": ..., "message": ...}} per line.',
     )
     resolve.set_defaults(handler=cmd_w6w_resolve)
+    test = w6w_sub.add_parser(
+        "test-step",
+        help="resolve one step's params against supplied state, as a single-step test",
+    )
+    test.add_argument("file", metavar="DOC", help="the workflow document")
+    test.add_argument("step", metavar="STEP", help="the step id")
+    test.add_argument(
+        "--state",
+        metavar="FILE",
+        help='the supplied run scope: {"vars", "steps": {id: {"output"}}, ...}',
+    )
+    test.add_argument("--json", action="store_true", help="print a JSON report")
+    test.set_defaults(handler=cmd_w6w_test_step)
     parse = w6w_sub.add_parser("parse", help="print the parts a {{ }} template parses to")
     parse.add_argument("text", metavar="TEXT", help="the template text")
     parse.add_argument("--mode", choices=("editor", "render"), default="editor")
