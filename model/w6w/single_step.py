@@ -22,13 +22,15 @@ JSON = Any
 
 
 def path_bindings(value: JSON) -> Iterator[str]:
-    """The paths of every ``{"$": path}`` marker in a with value."""
+    """The paths of every ``{"$": path}`` in a with value, inside ``$expr`` too.
+
+    The RFC's own example nests ``$`` bindings in ``$expr`` (A-44); they bind a
+    step's output all the same.
+    """
     if isinstance(value, dict):
         if len(value) == 1 and "$" in value and isinstance(value["$"], str):
             yield value["$"]
             return
-        if len(value) == 1 and "$expr" in value:
-            return  # JSONLogic, not a binding
         for member in value.values():
             yield from path_bindings(member)
     elif isinstance(value, list):

@@ -25,6 +25,16 @@ def test_fails_before_invocation_naming_the_step_when_a_binding_has_no_output():
     assert "'post'" in failure.value.message and "'fetch'" in failure.value.message
 
 
+def test_bindings_inside_expr_count_too():
+    # the RFC's example writes {"$expr": {"join": ["\n", {"$": "steps.fetch.output.items"}]}}.
+    wf = load(text={"$expr": {"join": ["\n", {"$": "steps.fetch.output.items"}]}})
+    with pytest.raises(ResolutionError):
+        single_step(wf, "post", {"steps": {}})
+    assert single_step(wf, "post", {"steps": {"fetch": {"output": {"items": ["a", "b"]}}}}) == {
+        "text": "a\nb"
+    }
+
+
 def test_a_full_run_resolves_the_same_binding_to_null():
     # The deliberate difference of W6W-BIND-6 from W6W-BIND-4.
     from wforacle.model.w6w.resolve import resolve_with
