@@ -5,6 +5,10 @@ Notation: from the initial configuration, follow every enabled transition
 identified by ``key(c)``, a canonical, hashable rendering — and collect the
 distinct ``outcome(c)`` of the terminal ones, each with one witness trace.
 
+The visited set holds 128-bit BLAKE2b digests of string keys, not the keys:
+a configuration's key grows with the document, its digest does not (the
+chance that two of a billion distinct states collide is below 10^-20).
+
 A bound (``max_states``) that stops the search is reported — the result says
 ``complete=False`` and why — never silently truncated.  Reductions (sleep
 sets for independent strands) will live here too; a semantics whose every
@@ -13,6 +17,7 @@ configuration has at most one enabled transition needs none.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import time
 from collections.abc import Callable, Hashable
@@ -63,6 +68,12 @@ def canonical(value: Any) -> str:
     return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
 
+def _digest(key: Hashable) -> Hashable:
+    if isinstance(key, str):
+        return hashlib.blake2b(key.encode("utf-8"), digest_size=16).digest()
+    return key
+
+
 def explore(
     semantics: Semantics[C],
     outcome: Callable[[C], Any],
@@ -72,7 +83,7 @@ def explore(
     """Every distinct terminal outcome reachable from the initial configuration."""
     start = time.perf_counter()
     initial = semantics.initial()
-    visited: set[Hashable] = {key(initial)}
+    visited: set[Hashable] = {_digest(key(initial))}
     found: dict[str, Outcome] = {}
     transitions = 0
     branching = 0
@@ -93,7 +104,7 @@ def explore(
         transition = choices.pop()
         transitions += 1
         target = transition.target
-        target_key = key(target)
+        target_key = _digest(key(target))
         if target_key in visited:
             continue
         if len(visited) >= max_states:

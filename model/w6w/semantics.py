@@ -27,6 +27,7 @@ the computed wait (model/kernel/time.py).
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -63,6 +64,13 @@ class StepState:
     started_at: int | None = None
     finished_at: int | None = None
     meta: JSON = attrs.field(default=None, eq=False)  # a normalised StepMeta, or None
+
+    @functools.cached_property
+    def key(self) -> str:
+        """Canonical text of every field (computed once: a StepState never changes)."""
+        from wforacle.model.kernel.explore import canonical
+
+        return canonical(_plain(self))
 
 
 @attrs.frozen
@@ -879,14 +887,36 @@ def config_key(c: Config) -> str:
 
     Derived from the attrs fields themselves, so a field added to Config can
     never be left out of the key (two configurations with equal keys are the
-    same configuration).
+    same configuration).  Step states contribute their cached ``key`` and edge
+    sets a cached rendering, so a key costs little more than joining strings.
     """
     from wforacle.model.kernel.explore import canonical
 
-    return canonical(_plain(c))
+    parts = []
+    for field in attrs.fields(Config):
+        value = getattr(c, field.name)
+        if field.name == "steps":
+            parts.append("[" + ",".join(step.key for step in value) + "]")
+        elif isinstance(value, frozenset):
+            parts.append(_edge_set_key(value))
+        else:
+            parts.append(canonical(_plain(value)))
+    return "\x1f".join(parts)
+
+
+@functools.lru_cache(maxsize=65536)
+def _edge_set_key(edges: frozenset[EdgeKey]) -> str:
+    return ";".join(",".join(edge) for edge in sorted(edges))
+
+
+_SCALARS = (str, int, float, bool, type(None))
 
 
 def _plain(value: Any) -> JSON:
+    if type(value) in _SCALARS:
+        return value
+    if type(value) is tuple and all(type(v) is int for v in value):
+        return value  # e.g. invocation counters: JSON renders them as they are
     if attrs.has(type(value)):
         return {f.name: _plain(getattr(value, f.name)) for f in attrs.fields(type(value))}
     if isinstance(value, frozenset):
