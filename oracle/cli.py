@@ -572,10 +572,15 @@ def build_parser() -> argparse.ArgumentParser:
         help="how steps that become ready together are ordered (assumption A-02)",
     )
 
-    run = add("run", cmd_run, "one reference execution: the trace and the final RunState")
-    run.add_argument("file", metavar="DOC", help="the workflow document")
-    run.add_argument("--scenario", metavar="S", help="the scenario (docs/scenario.md)")
-    run.add_argument("--spec", choices=SPECS, help="specification (default: detected)")
+    def document_and_scenario(command: Any) -> Any:
+        command.add_argument("file", metavar="DOC", help="the workflow document")
+        command.add_argument("--scenario", metavar="S", help="the scenario (docs/scenario.md)")
+        command.add_argument("--spec", choices=SPECS, help="specification (default: detected)")
+        return command
+
+    run = document_and_scenario(
+        add("run", cmd_run, "one reference execution: the trace and the final RunState")
+    )
     run.add_argument(
         "--schedule",
         choices=("first", "random"),
@@ -593,12 +598,9 @@ def build_parser() -> argparse.ArgumentParser:
         "--replay-from", metavar="STEP", help="with --replay: re-run STEP and its graph descendants"
     )
 
-    explore_cmd = add(
-        "explore", cmd_explore, "every distinct terminal outcome the RFC permits, with figures"
+    explore_cmd = document_and_scenario(
+        add("explore", cmd_explore, "every distinct terminal outcome the RFC permits, with figures")
     )
-    explore_cmd.add_argument("file", metavar="DOC", help="the workflow document")
-    explore_cmd.add_argument("--scenario", metavar="S", help="the scenario (docs/scenario.md)")
-    explore_cmd.add_argument("--spec", choices=SPECS, help="specification (default: detected)")
     explore_cmd.add_argument(
         "--max-states",
         type=int,
