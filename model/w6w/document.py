@@ -102,6 +102,7 @@ class Step:
     on_error: OnError = OnError.FAIL
     fan_out: FanOut = FanOut.SEQUENTIAL
     ports_in: int | None = None  # None: absent (default 1, W6W-FAN-1)
+    ports_out: int | None = None  # None: absent or "many" (the default, W6W-FAN-1)
     blocks: tuple[SubBlock, ...] = ()
     notes: JSON = attrs.field(default=None, eq=False, hash=False)
     position: JSON = attrs.field(default=None, eq=False, hash=False)

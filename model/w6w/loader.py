@@ -288,7 +288,8 @@ class _Loader:
             retry=self.retry(obj, path),
             on_error=self.enum(obj, "onError", path, OnError, OnError.FAIL, "W6W-FIELD-13"),
             fan_out=self.enum(obj, "fanOut", path, FanOut, FanOut.SEQUENTIAL, "W6W-FAN-3"),
-            ports_in=self.ports_in(obj, path),
+            ports_in=self.port(obj, path, "in"),
+            ports_out=self.port(obj, path, "out"),
             notes=obj.get("notes"),
             position=obj.get("position"),
         )
@@ -310,23 +311,28 @@ class _Loader:
             connection=self.string(value, "connection", here, "W6W-FIELD-10"),
         )
 
-    def ports_in(self, obj: dict[str, JSON], path: Path) -> int | None:
+    def port(self, obj: dict[str, JSON], path: Path, side: str) -> int | None:
+        """``ports.in`` or ``ports.out`` as a bound; None when absent (or "many" for out)."""
         ports = obj.get("ports")
         if ports is None:
             return None
         # W6W-FAN-12: port cardinality is "enforced by editor and import
         # only", so a malformed ports object is a warning, never an error.
         if not isinstance(ports, dict):
-            self.warn("invalid_ports", (*path, "ports"), "ports must be an object", "W6W-FAN-12")
+            if side == "in":  # reported once
+                self.warn(
+                    "invalid_ports", (*path, "ports"), "ports must be an object", "W6W-FAN-12"
+                )
             return None
-        value = ports.get("in")
-        if value is None:
+        value = ports.get(side)
+        if value is None or (side == "out" and value == "many"):
             return None
         if not is_integer(value) or value < 1:
+            allowed = "an integer >= 1" + (' or "many"' if side == "out" else "")
             self.warn(
                 "invalid_ports",
-                (*path, "ports", "in"),
-                f"ports.in must be an integer >= 1; found {value!r}",
+                (*path, "ports", side),
+                f"ports.{side} must be {allowed}; found {value!r}",
                 "W6W-FAN-12",
             )
             return None

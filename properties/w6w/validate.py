@@ -248,6 +248,28 @@ def fan_in_is_declared(workflow: Workflow, ctx: Context) -> Iterator[Diagnostic]
             )
 
 
+def fan_out_is_declared(workflow: Workflow, ctx: Context) -> Iterator[Diagnostic]:
+    """Warn when more edges leave a lane than the step's ports.out allows.
+
+    W6W-FAN-12: "out bounds how many edges may leave a lane (enforced by
+    editor and import only)"; the default is "many" (W6W-FAN-1).  Each lane —
+    success and error — is counted on its own.
+    """
+    lanes = Counter((edge.from_, edge.when.value) for edge in workflow.edges)
+    for index, step in enumerate(workflow.steps):
+        if step.ports_out is None:
+            continue
+        for lane in ("success", "error"):
+            if lanes[(step.id, lane)] > step.ports_out:
+                yield warning(
+                    "fan_out_exceeds_ports",
+                    json_path(("steps", index)),
+                    f"step {step.id!r} has {lanes[(step.id, lane)]} {lane} edges but "
+                    f"ports.out allows {step.ports_out} per lane",
+                    "W6W-FAN-12",
+                )
+
+
 RULES: tuple[Rule, ...] = (
     step_ids_are_unique,
     edges_name_main_graph_steps,
@@ -257,6 +279,7 @@ RULES: tuple[Rule, ...] = (
     retry_is_read,
     variable_keys_are_unique,
     fan_in_is_declared,
+    fan_out_is_declared,
 )
 
 

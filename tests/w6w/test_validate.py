@@ -171,3 +171,19 @@ def test_fan_in_beyond_ports_in_warns():
     assert report.codes() == ["fan_in_exceeds_ports"] and report.valid
     declared = workflow(app_step("a"), app_step("b"), app_step("c", ports={"in": 2}), edges=edges)
     assert codes(declared) == []
+
+
+def test_fan_out_beyond_ports_out_warns_per_lane():
+    # W6W-FAN-12: "out bounds how many edges may leave a lane"; default "many" (W6W-FAN-1).
+    edges = [
+        {"from": "a", "to": "b"},
+        {"from": "a", "to": "c"},
+        {"from": "a", "to": "d", "when": "error"},
+    ]
+    steps = [app_step("b"), app_step("c"), app_step("d")]
+    assert codes(workflow(app_step("a"), *steps, edges=edges)) == []
+    assert codes(workflow(app_step("a", ports={"out": "many"}), *steps, edges=edges)) == []
+    report = validate(workflow(app_step("a", ports={"out": 1}), *steps, edges=edges)).report
+    assert report.codes() == ["fan_out_exceeds_ports"] and report.valid
+    assert codes(workflow(app_step("a", ports={"out": 2}), *steps, edges=edges)) == []
+    assert codes(workflow(app_step("a", ports={"out": "lots"}), *steps)) == ["invalid_ports"]
