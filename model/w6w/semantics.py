@@ -1,8 +1,9 @@
 """Small-step operational semantics of a w6w run: sequential plans.
 
-Notation (RFC "Execution model", "Run state", Amendment 2026-07-29):
+Notation (RFC "Execution model", "Run state", Amendments 2026-07-29, -08-21,
+-10-12):
 
-    c = (status, clock, cursor, stage, steps, activated, skipped, failure, errors)
+    c = (status, clock, cursor, stage, steps, activated, skipped, failure, errors, …)
 
 ``status`` is the run's (queued → running → succeeded | failed, or rejected
 at start); ``cursor`` indexes the plan ``P`` (W6W-PLAN-7); ``stage`` is where
@@ -11,15 +12,24 @@ due), ``decide`` (an attempt failed: retry or finish).  ``steps`` holds one
 StepState per plan position; ``activated`` and ``skipped`` hold edge keys
 ``(from, to, when)`` (W6W-EDGE-11: "The engine keys a skipped edge by (from,
 to, when)").  ``failure`` is the StepError that ends the run; ``errors`` is
-RunState.stepErrors.
+RunState.stepErrors.  The remaining fields serve the run-level handler
+(``run_attempt``, ``rerouted``, ``handled``), the scenario's invocation
+counters, and checkpoints and crashes (``checkpoints``, ``crash_due``,
+``resumed``).
 
-``enabled(c)`` dispatches to the rules below; each is a pure function that
-returns the one transition it permits from ``c``, or None.  A plan without
-a parallel step admits exactly one transition at every point (W6W-FAN-4:
-"the plan's order, one step at a time"), so a sequential run has one
-outcome.  fanOut strands, checkpoints and crashes, replay, the run-level
-handler, step metadata and the canonical controls are not modelled yet
-(issue 4, in progress).
+``enabled(c)`` dispatches to the rules below (``RULES``); each is a pure
+function that returns the one transition it permits from ``c``, or None,
+and ``enabled`` numbers the checkpoints the transitions write.  A plan
+without a parallel step admits exactly one transition at every point
+(W6W-FAN-4: "the plan's order, one step at a time"), so a sequential run
+has one outcome.
+
+Modelled: run start, plan order, resolution, retry and backoff, onError and
+error edges, skipping, terminal status, the run-level handler, replay,
+checkpoints with crash and resume, and step metadata.  Not yet (issue 4, in
+progress; docs/design-strands.md): fanOut strands, the canonical controls,
+@w6w/call, cancellation and wait resumption — a document using them is
+refused with ``Unsupported``.
 
 Virtual time: an attempt takes no time; a retry wait advances the clock by
 the computed wait (model/kernel/time.py).
