@@ -92,6 +92,7 @@ class Scenario:
     default: Result = Result()
     reroute: Result = Result()
     crashes: frozenset[int] = frozenset()  # checkpoint numbers after which the host crashes
+    cancel_after: int | None = None  # checkpoint after which the host's abort signal fires
 
     def script(self, step_id: str) -> StepScript:
         """The script of a step (empty: every attempt gets the default)."""
@@ -213,6 +214,20 @@ def load_scenario(value: JSON) -> tuple[Scenario, list[Diagnostic]]:
             )
         )
         crashes = []
+    cancel_after = root.get("cancelAfterCheckpoint")
+    if cancel_after is not None and (
+        not isinstance(cancel_after, int) or isinstance(cancel_after, bool) or cancel_after < 1
+    ):
+        problems.append(
+            error(
+                "wrong_type",
+                json_path(("cancelAfterCheckpoint",)),
+                "expected a checkpoint number >= 1",
+                "A-40",
+                Gate.RUN,
+            )
+        )
+        cancel_after = None
     run_id = root.get("runId", "run_1")
     trigger = root.get("trigger", {"type": "manual"})
     return (
@@ -226,6 +241,7 @@ def load_scenario(value: JSON) -> tuple[Scenario, list[Diagnostic]]:
             default=default,
             reroute=reroute,
             crashes=frozenset(crashes),
+            cancel_after=cancel_after,
         ),
         problems,
     )

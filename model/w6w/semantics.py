@@ -26,10 +26,10 @@ has one outcome.
 
 Modelled: run start, plan order, resolution, retry and backoff, onError and
 error edges, skipping, terminal status, the run-level handler, replay,
-checkpoints with crash and resume, and step metadata.  Not yet (issue 4, in
-progress; docs/design-strands.md): fanOut strands, the canonical controls,
-@w6w/call, cancellation and wait resumption — a document using them is
-refused with ``Unsupported``.
+checkpoints with crash and resume, step metadata, and cancellation between
+steps.  Not yet (issue 4, in progress; docs/design-strands.md): fanOut
+strands, the canonical controls, @w6w/call and wait resumption — a document
+using them is refused with ``Unsupported``.
 
 Virtual time: an attempt takes no time; a retry wait advances the clock by
 the computed wait (model/kernel/time.py).
@@ -107,6 +107,7 @@ class Config:
     checkpoints: int = 0  # checkpoints written so far (W6W-STATE-2)
     crash_due: bool = False  # the host crashes right after the last checkpoint
     resumed: bool = False  # this execution resumed a crashed one
+    signalled: bool = False  # the host's abort signal has fired (W6W-HOST-3)
 
 
 @attrs.frozen
@@ -203,7 +204,12 @@ class W6wRun:
     def enabled(self, config: Config) -> list[Transition[Config]]:
         """Every transition permitted from ``config``, checkpoints numbered."""
         # Right after a scripted crash's checkpoint, the crash is all that can happen.
-        rules = (crash_and_resume,) if config.crash_due else RULES
+        if config.crash_due:
+            rules: tuple[Rule, ...] = (crash_and_resume,)
+        elif config.signalled and config.status == "running" and config.stage == "select":
+            rules = (abort_run,)  # polled between steps: nothing else may start
+        else:
+            rules = RULES
         found = (rule(self, config) for rule in rules)
         return [self._checkpointed(config, t) for t in found if t is not None]
 
@@ -220,6 +226,7 @@ class W6wRun:
             t.target,
             checkpoints=number,
             crash_due=number in self.scenario.crashes and t.target.status == "running",
+            signalled=t.target.signalled or number == self.scenario.cancel_after,
         )
         return Transition(
             {**t.event, "checkpoint": number}, t.rule, (*t.clauses, "W6W-STATE-2"), target
@@ -404,6 +411,28 @@ def crash_and_resume(run: W6wRun, c: Config) -> Transition[Config] | None:
             stage="select",
             pending_error=None,
         ),
+    )
+
+
+# -- cancellation --------------------------------------------------------------------
+
+
+def abort_run(run: W6wRun, c: Config) -> Transition[Config] | None:
+    """Abort a signalled run between steps: status canceled, no further step.
+
+    W6W-HOST-3: "When provided, the engine polls between steps and aborts
+    cleanly on signal."  RunState.status includes "canceled".  W6W-RUNERR-6:
+    "a canceled run [is] not [a failure]: neither is retried and neither
+    reads the policy."  W6W-FAN-9: an abort drains (sequentially: nothing is
+    in flight between steps).
+    """
+    if not (c.signalled and c.status == "running" and c.stage == "select"):
+        return None
+    return Transition(
+        _event(c, "run_finished", status="canceled"),
+        "abort_run",
+        ("W6W-HOST-3", "W6W-RUNERR-6", "W6W-FAN-9"),
+        attrs.evolve(c, status="canceled"),
     )
 
 
@@ -877,7 +906,9 @@ def last_output(run: W6wRun, c: Config) -> JSON:
     return None
 
 
-RULES: tuple[Callable[[W6wRun, Config], Transition[Config] | None], ...] = (
+Rule = Callable[[W6wRun, Config], Transition[Config] | None]
+
+RULES: tuple[Rule, ...] = (
     start_run,
     skip_step,
     replay_step,

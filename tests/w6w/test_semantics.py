@@ -438,6 +438,7 @@ def test_configuration_keys_cover_every_field():
         "checkpoints": 3,
         "crash_due": True,
         "resumed": True,
+        "signalled": True,
     }
     assert {f.name for f in attrs_module.fields(Config)} == set(changes)
     for field in attrs_module.fields(Config):
@@ -681,3 +682,23 @@ def test_replay_reuses_stored_meta():
     _, original, _, _ = run(doc, {"steps": {"a": {"attempts": [{"output": 1, "meta": [META]}]}}})
     _, replayed = replay_of(doc, {}, original)
     assert replayed["steps"]["a"]["meta"] == META
+
+
+# -- cancellation ---------------------------------------------------------------------
+
+
+def test_a_signal_aborts_the_run_between_steps():
+    # W6W-HOST-3: "the engine polls between steps and aborts cleanly on signal";
+    # W6W-RUNERR-6: a canceled run is not a failure — no run-level retry, no onError.
+    doc = workflow(app_step("a"), app_step("b"), retry={"maxAttempts": 3}, onError="continue")
+    trace, state, _, _ = run(doc, {"cancelAfterCheckpoint": 2})  # after a's step_started
+    assert state["status"] == "canceled"
+    assert state["steps"]["a"]["status"] == "succeeded" and "b" not in state["steps"]
+    assert trace[-1]["event"] == "run_finished" and trace[-1]["status"] == "canceled"
+    assert not events(trace, "run_restarted") and not events(trace, "run_continued")
+
+
+def test_a_signal_after_the_last_step_changes_nothing():
+    doc = workflow(app_step("a"))
+    state = run(doc, {"cancelAfterCheckpoint": 99})[1]
+    assert state["status"] == "succeeded"
