@@ -526,9 +526,15 @@ def cmd_w6w_test_step(args: argparse.Namespace) -> int:
         params = to_json(test_step(result.workflow, args.step, scope))
     except ResolutionError as failure:
         report = {"error": {"code": failure.code, "message": failure.message, "step": args.step}}
-        emit_json(report) if args.json else print(f"{failure.code}: {failure.message}")
+        if args.json:
+            emit_json(report)
+        else:
+            print(f"{failure.code}: {failure.message}")
         return EXIT_FINDING
-    emit_json({"params": params}) if args.json else print(json.dumps(params, indent=2))
+    if args.json:
+        emit_json({"params": params})
+    else:
+        print(json.dumps(params, indent=2))
     return EXIT_OK
 
 

@@ -322,7 +322,7 @@ def _names_empty_path(rule: Any) -> bool:
     if not isinstance(rule, dict):
         return False
     for op, args in rule.items():
-        if op in ("missing", "missing_some") and "" in json.dumps(args) and _has_empty(args):
+        if op in ("missing", "missing_some") and _has_empty(args):
             return True
         if _names_empty_path(args):
             return True

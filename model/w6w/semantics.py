@@ -43,6 +43,7 @@ from typing import Any
 
 import attrs
 
+from wforacle.model.kernel.explore import canonical
 from wforacle.model.kernel.lts import Transition
 from wforacle.model.kernel.time import iso
 from wforacle.model.w6w.document import (
@@ -78,8 +79,6 @@ class StepState:
     @functools.cached_property
     def key(self) -> str:
         """Canonical text of every field (computed once: a StepState never changes)."""
-        from wforacle.model.kernel.explore import canonical
-
         return canonical(_plain(self))
 
 
@@ -931,8 +930,6 @@ def config_key(c: Config) -> str:
     same configuration).  Step states contribute their cached ``key`` and edge
     sets a cached rendering, so a key costs little more than joining strings.
     """
-    from wforacle.model.kernel.explore import canonical
-
     parts = []
     for field in attrs.fields(Config):
         value = getattr(c, field.name)
