@@ -414,20 +414,15 @@ def _load_run(args: argparse.Namespace) -> Any:
 
 def cmd_explore(args: argparse.Namespace) -> int:
     """Every distinct terminal outcome the RFC permits for DOC under a scenario."""
-    from wforacle.model.kernel.explore import explore
-    from wforacle.model.w6w.semantics import config_key, outcome
+    from wforacle.model.w6w.independence import explore_run
 
     if args.max_states < 1:
         raise UsageError("--max-states must be at least 1")
     semantics = _load_run(args)
     if isinstance(semantics, int):
         return semantics
-    result = explore(semantics, lambda c: outcome(semantics, c), config_key, args.max_states)
-    figures = {
-        **result.figures(),
-        "reduction": "none needed: at most one transition is "
-        "enabled in every configuration of a sequential plan",
-    }
+    result = explore_run(semantics, args.max_states, reduce=not args.naive)
+    figures = result.figures()
     if args.json:
         emit_json(
             {
@@ -444,7 +439,8 @@ def cmd_explore(args: argparse.Namespace) -> int:
         state = "complete" if result.complete else f"INCOMPLETE: {result.stopped_because}"
         print(
             f"\n{len(result.outcomes)} outcome(s); {state}; {result.states} states, "
-            f"{result.transitions} transitions, {result.seconds:.3f} s"
+            f"{result.transitions} transitions, {result.seconds:.3f} s; "
+            f"reduction: {result.reduction} ({result.pruned} transitions pruned)"
         )
     return EXIT_OK
 
@@ -612,6 +608,11 @@ def build_parser() -> argparse.ArgumentParser:
         type=int,
         default=1_000_000,
         help="stop (and say so) after this many distinct states",
+    )
+    explore_cmd.add_argument(
+        "--naive",
+        action="store_true",
+        help="enumerate every interleaving (no partial-order reduction), to measure what it saves",
     )
     explore_cmd.add_argument("--json", action="store_true", help="print a JSON report")
 

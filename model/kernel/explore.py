@@ -10,9 +10,13 @@ a configuration's key grows with the document, its digest does not (the
 chance that two of a billion distinct states collide is below 10^-20).
 
 A bound (``max_states``) that stops the search is reported — the result says
-``complete=False`` and why — never silently truncated.  Reductions (sleep
-sets for independent strands) will live here too; a semantics whose every
-configuration has at most one enabled transition needs none.
+``complete=False`` and why — never silently truncated.
+
+A reduction (``ample``) is supplied by the semantics, which alone knows which
+of its transitions commute: given a configuration and its enabled
+transitions, it returns a subset from which every terminal outcome is still
+reachable (a persistent set; model/w6w/independence.py justifies the w6w
+one).  Without one, every interleaving is enumerated.
 """
 
 from __future__ import annotations
@@ -20,7 +24,7 @@ from __future__ import annotations
 import hashlib
 import json
 import time
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Hashable, Sequence
 from typing import Any, Generic, TypeVar
 
 import attrs
@@ -28,6 +32,7 @@ import attrs
 from wforacle.model.kernel.lts import Event, Semantics, Transition
 
 C = TypeVar("C")
+Ample = Callable[[C, Sequence[Transition[C]]], Sequence[Transition[C]]]
 
 
 @attrs.frozen
@@ -49,6 +54,8 @@ class Exploration(Generic[C]):
     complete: bool
     stopped_because: str | None = None
     max_branching: int = 0
+    reduction: str = "none"
+    pruned: int = 0  # enabled transitions the reduction left unexplored
 
     def figures(self) -> dict[str, Any]:
         """The exploration's figures as JSON."""
@@ -58,6 +65,8 @@ class Exploration(Generic[C]):
             "seconds": round(self.seconds, 6),
             "states_per_second": round(self.states / self.seconds) if self.seconds else None,
             "max_branching": self.max_branching,
+            "reduction": self.reduction,
+            "pruned_transitions": self.pruned,
             "complete": self.complete,
             "stopped_because": self.stopped_because,
         }
@@ -79,9 +88,26 @@ def explore(
     outcome: Callable[[C], Any],
     key: Callable[[C], Hashable],
     max_states: int = 1_000_000,
+    ample: Ample[C] | None = None,
+    reduction: str = "none",
 ) -> Exploration[C]:
-    """Every distinct terminal outcome reachable from the initial configuration."""
+    """Every distinct terminal outcome reachable from the initial configuration.
+
+    ``ample`` (named ``reduction`` in the figures) selects the transitions to
+    follow among the enabled ones; None follows them all.
+    """
     start = time.perf_counter()
+    pruned = 0
+
+    def choices_at(config: C) -> list[Transition[C]]:
+        nonlocal pruned
+        enabled = semantics.enabled(config)
+        if ample is None or len(enabled) < 2:
+            return list(enabled)
+        chosen = list(ample(config, enabled))
+        pruned += len(enabled) - len(chosen)
+        return chosen
+
     initial = semantics.initial()
     visited: set[Hashable] = {_digest(key(initial))}
     found: dict[str, Outcome] = {}
@@ -89,7 +115,7 @@ def explore(
     branching = 0
     # Each frame: a configuration, its remaining transitions, the path to it.
     stack: list[tuple[list[Transition[C]], list[Event]]] = []
-    first_choices = list(semantics.enabled(initial))
+    first_choices = choices_at(initial)
     if not first_choices:
         value = outcome(initial)
         found[canonical(value)] = Outcome(value, ())
@@ -116,10 +142,12 @@ def explore(
                 complete=False,
                 stopped_because=f"the state bound ({max_states}) was reached",
                 max_branching=branching,
+                reduction=reduction,
+                pruned=pruned,
             )
         visited.add(target_key)
         trace = [*path, transition.event]
-        next_choices = list(semantics.enabled(target))
+        next_choices = choices_at(target)
         if not next_choices:
             value = outcome(target)
             found.setdefault(canonical(value), Outcome(value, tuple(trace)))
@@ -133,4 +161,6 @@ def explore(
         time.perf_counter() - start,
         complete=True,
         max_branching=branching,
+        reduction=reduction,
+        pruned=pruned,
     )

@@ -1,38 +1,41 @@
-"""Small-step operational semantics of a w6w run: sequential plans.
+"""Small-step operational semantics of a w6w run: plans, strands and the run-level handler.
 
 Notation (RFC "Execution model", "Run state", Amendments 2026-07-29, -08-21,
--10-12):
+-10-07, -10-12):
 
-    c = (status, clock, cursor, stage, steps, activated, skipped, failure, errors, …)
+    c = (status, clock, steps, activated, skipped, failure, errors, …)
 
-``status`` is the run's (queued → running → succeeded | failed, or rejected
-at start); ``cursor`` indexes the plan ``P`` (W6W-PLAN-7); ``stage`` is where
-the step at the cursor is: ``select`` (not started), ``invoke`` (an attempt is
-due), ``decide`` (an attempt failed: retry or finish).  ``steps`` holds one
-StepState per plan position; ``activated`` and ``skipped`` hold edge keys
-``(from, to, when)`` (W6W-EDGE-11: "The engine keys a skipped edge by (from,
-to, when)").  ``failure`` is the StepError that ends the run; ``errors`` is
-RunState.stepErrors.  The remaining fields serve the run-level handler
-(``run_attempt``, ``rerouted``, ``handled``), the scenario's invocation
-counters, and checkpoints and crashes (``checkpoints``, ``crash_due``,
-``resumed``).
+``status`` is the run's (queued → running → succeeded | failed | canceled,
+or rejected at start).  ``steps`` holds one StepState per plan position
+``P`` (W6W-PLAN-7); a running step's ``stage`` is ``invoke`` (an attempt is
+due) or ``decide`` (an attempt failed with ``pending``: retry or finish).
+``activated`` and ``skipped`` hold edge keys ``(from, to, when)``
+(W6W-EDGE-11: "The engine keys a skipped edge by (from, to, when)").
+``failure`` is the StepError that ends the run (the first by plan order,
+W6W-FAN-10); ``errors`` is RunState.stepErrors.  The remaining fields serve
+the run-level handler (``run_attempt``, ``rerouted``, ``handled``), the
+scenario's invocation counters, checkpoints and crashes (``checkpoints``,
+``crash_due``, ``resumed``) and cancellation (``signalled``).
 
-``enabled(c)`` dispatches to the rules below (``RULES``); each is a pure
-function that returns the one transition it permits from ``c``, or None,
-and ``enabled`` numbers the checkpoints the transitions write.  A plan
-without a parallel step admits exactly one transition at every point
-(W6W-FAN-4: "the plan's order, one step at a time"), so a sequential run
-has one outcome.
+Strands (W6W-FAN-5..7) are a function of the graph (``assign_strands``), so
+they are not part of ``c``.  ``enabled(c)`` offers one transition per strand
+— the strand's running step continues, or its earliest ready pending step
+launches — and the run-level rules once no strand can move.  Each rule is a
+pure function returning the one transition it permits, or None.  A plan
+without a parallel step has one strand, so exactly one transition is enabled
+at every point (W6W-FAN-4: "the plan's order, one step at a time") and a
+sequential run has one outcome.  With strands, the interleavings are the
+nondeterminism; ``model/w6w/independence.py`` says which of them commute.
 
-Modelled: run start, plan order, resolution, retry and backoff, onError and
-error edges, skipping, terminal status, the run-level handler, replay,
-checkpoints with crash and resume, step metadata, and cancellation between
-steps.  Not yet (issue 4, in progress; docs/design-strands.md): fanOut
-strands, the canonical controls, @w6w/call and wait resumption — a document
-using them is refused with ``Unsupported``.
+Modelled: run start, plan order, strands, resolution, retry and backoff,
+onError and error edges, skipping, terminal status, draining, the run-level
+handler, replay, checkpoints with crash and resume, step metadata, and
+cancellation between steps.  Not yet: the canonical controls, @w6w/call and
+wait resumption — a document using them is refused with ``Unsupported``.
 
 Virtual time: an attempt takes no time; a retry wait advances the clock by
-the computed wait (model/kernel/time.py).
+the computed wait (model/kernel/time.py).  No rule reads the clock: it only
+stamps events and StepExecution times.
 """
 
 from __future__ import annotations
@@ -75,6 +78,8 @@ class StepState:
     started_at: int | None = None
     finished_at: int | None = None
     meta: JSON = attrs.field(default=None, eq=False)  # a normalised StepMeta, or None
+    stage: str | None = None  # while running: "invoke" (an attempt is due) or "decide"
+    pending: StepError | None = None  # the failed attempt's error, awaiting the decision
 
     @functools.cached_property
     def key(self) -> str:
@@ -88,13 +93,10 @@ class Config:
 
     status: str = "queued"
     clock: int = 0
-    cursor: int = 0
-    stage: str = "select"
     steps: tuple[StepState, ...] = ()
     variables: JSON = attrs.field(default=None, eq=False)
     activated: frozenset[EdgeKey] = frozenset()
     skipped: frozenset[EdgeKey] = frozenset()
-    pending_error: StepError | None = None
     failure: tuple[str, StepError] | None = None
     errors: tuple[tuple[str, StepError], ...] = ()
     rejection: JSON = attrs.field(default=None, eq=False)
@@ -162,6 +164,9 @@ class Unsupported(Exception):
     """The document uses something this semantics does not model yet."""
 
 
+TERMINAL = frozenset({"succeeded", "failed", "skipped"})
+
+
 class W6wRun:
     """The semantics of one run of ``workflow`` under ``scenario``."""
 
@@ -178,21 +183,34 @@ class W6wRun:
                     f"step {step.id!r} is a {step.uses.app if step.uses else ''} step; "
                     "control and call steps are not modelled yet (issue 4)"
                 )
-            if step.fan_out.value == "parallel":
-                raise Unsupported(
-                    f'step {step.id!r} has fanOut "parallel"; strands are not modelled yet '
-                    "(issue 4)"
-                )
         self.workflow = workflow
         self.replay = replay
         self.plan = list(plan)
         self.scenario = scenario
         self.by_id = {step.id: step for step in workflow.steps}
+        self.position = {step_id: i for i, step_id in enumerate(self.plan)}
         self.inbound: dict[str, list[Edge]] = {step_id: [] for step_id in self.plan}
         self.outbound: dict[str, list[Edge]] = {step_id: [] for step_id in self.plan}
         for edge in workflow.edges:
             self.inbound[edge.to].append(edge)
             self.outbound[edge.from_].append(edge)
+        # Per plan position: the distinct sources of the inbound edges (by position).
+        self.sources: tuple[tuple[int, ...], ...] = tuple(
+            tuple(sorted({self.position[e.from_] for e in self.inbound[step_id]}))
+            for step_id in self.plan
+        )
+        self.successors: tuple[tuple[int, ...], ...] = tuple(
+            tuple(sorted({self.position[e.to] for e in self.outbound[step_id]}))
+            for step_id in self.plan
+        )
+        self.parallel = any(s.fan_out.value == "parallel" for s in workflow.steps)
+        self.strand = assign_strands(self)
+        members: dict[int, list[int]] = {}
+        for i, k in enumerate(self.strand):
+            members.setdefault(k, []).append(i)
+        self.strands: tuple[tuple[int, ...], ...] = tuple(
+            tuple(members[k]) for k in sorted(members)
+        )
 
     def initial(self) -> Config:
         """A queued run with every step pending."""
@@ -201,22 +219,72 @@ class W6wRun:
         )
 
     def enabled(self, config: Config) -> list[Transition[Config]]:
-        """Every transition permitted from ``config``, checkpoints numbered."""
-        # Right after a scripted crash's checkpoint, the crash is all that can happen.
+        """Every transition permitted from ``config``, checkpoints numbered.
+
+        Strand transitions first, one per strand (W6W-FAN-5: "A strand runs one
+        step at a time"); the run-level rules only once no strand can move —
+        the run has drained (W6W-FAN-9: "lets in-flight steps finish, then
+        finalizes").  Right after a scripted crash's checkpoint, the crash is
+        all that can happen.
+        """
+        found: list[Transition[Config] | None]
         if config.crash_due:
-            rules: tuple[Rule, ...] = (crash_and_resume,)
-        elif config.signalled and config.status == "running" and config.stage == "select":
-            rules = (abort_run,)  # polled between steps: nothing else may start
+            found = [crash_and_resume(self, config)]
+        elif config.status == "queued":
+            found = [start_run(self, config)]
+        elif config.status != "running":
+            found = []
         else:
-            rules = RULES
-        found = (rule(self, config) for rule in rules)
+            found = [self.strand_transition(config, k) for k in range(len(self.strands))]
+            if not any(found):
+                # The abort signal is polled between steps (W6W-HOST-3) and wins.
+                rules = (abort_run,) if config.signalled else RUN_RULES
+                found = [rule(self, config) for rule in rules]
         return [self._checkpointed(config, t) for t in found if t is not None]
+
+    def strand_transition(self, c: Config, strand: int) -> Transition[Config] | None:
+        """The one transition strand ``strand`` may take from ``c``, if any.
+
+        W6W-FAN-5: "always the earliest-in-plan-order step that is ready and
+        assigned to it".  A running step continues its attempts; otherwise the
+        strand launches its earliest ready pending step, unless the run is
+        draining (W6W-FAN-9: "stops launching new steps") or was handled.
+        """
+        launching = c.failure is None and not c.signalled and not c.handled
+        candidate = None
+        for i in self.strands[strand]:
+            state = c.steps[i]
+            if state.status == "running":
+                if state.stage == "invoke":
+                    return invoke(self, c, i)
+                return retry_step(self, c, i) or fail_step(self, c, i)
+            if (
+                launching
+                and candidate is None
+                and state.status == "pending"
+                and self.ready(c, i)
+            ):
+                candidate = i
+        if candidate is None:
+            return None
+        return (
+            skip_step(self, c, candidate)
+            or replay_step(self, c, candidate)
+            or start_step(self, c, candidate)
+        )
+
+    def ready(self, c: Config, i: int) -> bool:
+        """W6W-FAN-5: "ready when every inbound edge is resolved (its source reached a
+        terminal status, or the edge was skipped)"."""
+        return all(c.steps[j].status in TERMINAL for j in self.sources[i])
 
     def _checkpointed(self, c: Config, t: Transition[Config]) -> Transition[Config]:
         """Number the checkpoint a transition writes, and schedule a scripted crash.
 
         W6W-STATE-2: "The engine writes a checkpoint … after every observable
         transition (status change, step start, step end, retry attempt)."
+        W6W-FAN-8: "Checkpoints are serialized: one call in flight at a time,
+        in completion order" — the interleaving's order numbers them.
         """
         if t.event["event"] not in CHECKPOINTED:
             return t
@@ -232,11 +300,6 @@ class W6wRun:
         )
 
     # -- helpers ---------------------------------------------------------------
-
-    def step_at(self, config: Config) -> tuple[Step, StepState]:
-        """The step at the cursor and its state."""
-        step_id = self.plan[config.cursor]
-        return self.by_id[step_id], config.steps[config.cursor]
 
     def scope(self, config: Config) -> dict[str, JSON]:
         """The run scope a step's with block resolves against (RFC "RunScope").
@@ -258,6 +321,39 @@ class W6wRun:
             "secrets": self.scenario.secrets,
             "documents": self.scenario.documents,
         }
+
+
+def assign_strands(run: W6wRun) -> tuple[int, ...]:
+    """The strand of every plan position (W6W-FAN-5, W6W-FAN-6, W6W-FAN-7).
+
+    "One strand runs the roots" (strand 0).  "When a parallel step completes,
+    its newly-ready direct successors, in plan order, S1…Sk: S1 continues the
+    strand, S2…Sk each open a new strand. The newly-ready successors of a
+    sequential step stay on its strand."  "A step with indegree > 1 runs once,
+    on the strand of its earliest-plan-order inbound source."
+
+    The assignment depends on the graph alone: a step with one source becomes
+    ready exactly when that source completes, and a join's strand is fixed by
+    its earliest source — so it is computed once, in plan order (the plan is a
+    topological order, so every source is placed first).  Indegree counts
+    distinct sources, and the S1…Sk of FAN-6 are the single-source successors
+    (assumption A-50).  Strands are numbered in the order they open.
+    """
+    strand: list[int] = [0] * len(run.plan)
+    opened = 0
+    for i, step_id in enumerate(run.plan):
+        sources = run.sources[i]
+        if len(sources) > 1:
+            strand[i] = strand[sources[0]]
+        followers = [j for j in run.successors[i] if len(run.sources[j]) == 1]
+        parallel = run.by_id[step_id].fan_out.value == "parallel"
+        for n, j in enumerate(followers):
+            if parallel and n > 0:
+                opened += 1
+                strand[j] = opened
+            else:
+                strand[j] = strand[i]
+    return tuple(strand)
 
 
 # Events whose transition writes a checkpoint (W6W-STATE-2): status changes, step
@@ -387,45 +483,38 @@ def crash_and_resume(run: W6wRun, c: Config) -> Transition[Config] | None:
     """
     if not c.crash_due:
         return None
-    cursor = next(
-        (i for i, s in enumerate(c.steps) if s.status not in ("succeeded", "failed", "skipped")),
-        len(c.steps),
-    )
+    resume = next((i for i, s in enumerate(c.steps) if s.status not in TERMINAL), None)
     steps = tuple(StepState() if s.status == "running" else s for s in c.steps)
     return Transition(
         _event(
             c,
             "crashed",
             afterCheckpoint=c.checkpoints,
-            resumeAt=(run.plan[cursor] if cursor < len(run.plan) else None),
+            resumeAt=(run.plan[resume] if resume is not None else None),
         ),
         "crash_and_resume",
         ("W6W-CONCEPT-3", "W6W-HOST-2", "W6W-CONF-3", "W6W-RUNERR-8", "W6W-RUNERR-12"),
-        attrs.evolve(
-            c,
-            crash_due=False,
-            resumed=True,
-            cursor=cursor,
-            steps=steps,
-            stage="select",
-            pending_error=None,
-        ),
+        attrs.evolve(c, crash_due=False, resumed=True, steps=steps),
     )
 
 
 # -- cancellation --------------------------------------------------------------------
 
 
+def _in_flight(c: Config) -> bool:
+    return any(state.status == "running" for state in c.steps)
+
+
 def abort_run(run: W6wRun, c: Config) -> Transition[Config] | None:
-    """Abort a signalled run between steps: status canceled, no further step.
+    """Abort a signalled run once nothing is in flight: status canceled, no further step.
 
     W6W-HOST-3: "When provided, the engine polls between steps and aborts
     cleanly on signal."  RunState.status includes "canceled".  W6W-RUNERR-6:
     "a canceled run [is] not [a failure]: neither is retried and neither
-    reads the policy."  W6W-FAN-9: an abort drains (sequentially: nothing is
-    in flight between steps).
+    reads the policy."  W6W-FAN-9: an abort drains — in-flight steps finish
+    first (``strand_transition`` launches nothing once the signal fired).
     """
-    if not (c.signalled and c.status == "running" and c.stage == "select"):
+    if not (c.signalled and c.status == "running") or _in_flight(c):
         return None
     return Transition(
         _event(c, "run_finished", status="canceled"),
@@ -435,31 +524,35 @@ def abort_run(run: W6wRun, c: Config) -> Transition[Config] | None:
     )
 
 
-# -- selecting the next step -------------------------------------------------------
+# -- launching a step -------------------------------------------------------------
+#
+# ``strand_transition`` picks the step (W6W-FAN-5); these rules decide what
+# launching it means.  Each returns None when its case does not apply.
 
 
-def skip_step(run: W6wRun, c: Config) -> Transition[Config] | None:
+def _all_inbound_skipped(run: W6wRun, c: Config, step_id: str) -> bool:
+    inbound = run.inbound[step_id]
+    return bool(inbound) and all(_key(e) in c.skipped for e in inbound)
+
+
+def skip_step(run: W6wRun, c: Config, i: int) -> Transition[Config] | None:
     """Skip a step every inbound edge of which was skipped, and skip its outgoing edges.
 
     W6W-EDGE-4: "A step reachable only through skipped edges is recorded
     status: "skipped""; W6W-EDGE-11: "a step is skipped only when every
     inbound edge is skipped".
     """
-    if c.status != "running" or c.stage != "select" or c.failure or c.cursor >= len(run.plan):
+    step_id = run.plan[i]
+    if c.steps[i].status != "pending" or not _all_inbound_skipped(run, c, step_id):
         return None
-    step, state = run.step_at(c)
-    inbound = run.inbound[step.id]
-    if not inbound or not all(_key(e) in c.skipped for e in inbound):
-        return None
-    skipped = c.skipped | {_key(e) for e in run.outbound[step.id]}
+    skipped = c.skipped | {_key(e) for e in run.outbound[step_id]}
     return Transition(
-        _event(c, "step_skipped", step=step.id),
+        _event(c, "step_skipped", step=step_id),
         "skip_step",
         ("W6W-EDGE-4", "W6W-EDGE-11"),
         attrs.evolve(
             c,
-            cursor=c.cursor + 1,
-            steps=_replace(c, c.cursor, attrs.evolve(state, status="skipped")),
+            steps=_replace(c, i, attrs.evolve(c.steps[i], status="skipped")),
             skipped=skipped,
         ),
     )
@@ -471,22 +564,21 @@ def _reused(run: W6wRun, step_id: str) -> bool:
     )
 
 
-def replay_step(run: W6wRun, c: Config) -> Transition[Config] | None:
+def replay_step(run: W6wRun, c: Config, i: int) -> Transition[Config] | None:
     """Reuse a step's recorded output verbatim: no resolution, no invocation.
 
     RFC "Replay" (W6W-REPLAY-1, W6W-REPLAY-2): "Replay re-executes a completed
     or failed run without re-invoking actions … it uses the recorded
     StepExecution.output verbatim."  W6W-CONCEPT-4, W6W-CONF-5.
     """
-    if c.status != "running" or c.stage != "select" or c.failure or c.cursor >= len(run.plan):
+    step_id, state = run.plan[i], c.steps[i]
+    if state.status != "pending" or _all_inbound_skipped(run, c, step_id):
         return None
-    step, state = run.step_at(c)
-    inbound = run.inbound[step.id]
-    if (inbound and all(_key(e) in c.skipped for e in inbound)) or not _reused(run, step.id):
+    if not _reused(run, step_id):
         return None
     assert run.replay is not None
-    output = run.replay.outputs[step.id]
-    activated, skipped = _route(run, step, When.SUCCESS, c)
+    output = run.replay.outputs[step_id]
+    activated, skipped = _route(run, step_id, When.SUCCESS, c)
     # W6W-META-18: "Resume and replay reuse the stored meta wherever they reuse
     # the stored output".
     replayed = attrs.evolve(
@@ -496,72 +588,69 @@ def replay_step(run: W6wRun, c: Config) -> Transition[Config] | None:
         output=output,
         started_at=c.clock,
         finished_at=c.clock,
-        meta=run.replay.metas.get(step.id),
+        meta=run.replay.metas.get(step_id),
     )
     return Transition(
-        _event(c, "step_replayed", step=step.id, output=output),
+        _event(c, "step_replayed", step=step_id, output=output),
         "replay_step",
         ("W6W-REPLAY-1", "W6W-REPLAY-2", "W6W-CONCEPT-4", "W6W-CONF-5"),
-        attrs.evolve(
-            c,
-            cursor=c.cursor + 1,
-            steps=_replace(c, c.cursor, replayed),
-            activated=activated,
-            skipped=skipped,
-        ),
+        attrs.evolve(c, steps=_replace(c, i, replayed), activated=activated, skipped=skipped),
     )
 
 
-def start_step(run: W6wRun, c: Config) -> Transition[Config] | None:
-    """Start the next plan step: resolve its with block and make its first attempt due.
+def start_step(run: W6wRun, c: Config, i: int) -> Transition[Config] | None:
+    """Start a step: resolve its with block and make its first attempt due.
 
-    W6W-FAN-4: "the plan's order, one step at a time"; a resolution failure is
-    the attempt's failure with phase "resolution" (assumption A-41).
+    W6W-FAN-4: "the plan's order, one step at a time" (one strand; with
+    strands, W6W-FAN-5).  The with block resolves against the scope as it is
+    now; a resolution failure is the attempt's failure with phase
+    "resolution" (assumption A-41).
     """
-    if c.status != "running" or c.stage != "select" or c.failure or c.cursor >= len(run.plan):
-        return None
-    step, state = run.step_at(c)
-    inbound = run.inbound[step.id]
-    if inbound and all(_key(e) in c.skipped for e in inbound):
+    step_id, state = run.plan[i], c.steps[i]
+    if state.status != "pending" or _all_inbound_skipped(run, c, step_id):
         return None  # skip_step's case
-    if _reused(run, step.id):
+    if _reused(run, step_id):
         return None  # replay_step's case
     pending: StepError | None = None
     try:
-        resolved = resolve_with(step.with_, run.scope(c))
+        resolved = resolve_with(run.by_id[step_id].with_, run.scope(c))
     except ResolutionError as failure:
         resolved, pending = None, StepError(failure.code, failure.message, "resolution", False)
-    started = attrs.evolve(state, status="running", attempt=1, input=resolved, started_at=c.clock)
+    started = attrs.evolve(
+        state,
+        status="running",
+        attempt=1,
+        input=resolved,
+        started_at=c.clock,
+        stage="decide" if pending else "invoke",
+        pending=pending,
+    )
     return Transition(
-        _event(c, "step_started", step=step.id, attempt=1, input=resolved),
+        _event(c, "step_started", step=step_id, attempt=1, input=resolved),
         "start_step",
-        ("W6W-FAN-4", "W6W-PLAN-7", "W6W-STATE-4"),
-        attrs.evolve(
-            c,
-            steps=_replace(c, c.cursor, started),
-            stage="decide" if pending else "invoke",
-            pending_error=pending,
-        ),
+        ("W6W-FAN-4", "W6W-FAN-5", "W6W-PLAN-7", "W6W-STATE-4"),
+        attrs.evolve(c, steps=_replace(c, i, started)),
     )
 
 
 # -- attempts ----------------------------------------------------------------------
 
 
-def invoke(run: W6wRun, c: Config) -> Transition[Config] | None:
+def invoke(run: W6wRun, c: Config, i: int) -> Transition[Config] | None:
     """Make the due attempt: the scenario answers with an output or a StepError."""
-    if c.status != "running" or c.stage != "invoke":
+    step_id, state = run.plan[i], c.steps[i]
+    if state.status != "running" or state.stage != "invoke":
         return None
-    step, state = run.step_at(c)
-    invocation = c.invocations[c.cursor] + 1
-    invocations = (*c.invocations[: c.cursor], invocation, *c.invocations[c.cursor + 1 :])
-    result: Result = run.scenario.script(step.id).result(invocation, run.scenario.default)
+    step = run.by_id[step_id]
+    invocation = c.invocations[i] + 1
+    invocations = (*c.invocations[:i], invocation, *c.invocations[i + 1 :])
+    result: Result = run.scenario.script(step_id).result(invocation, run.scenario.default)
     if result.error is not None:
         return Transition(
             _event(
                 c,
                 "attempt_failed",
-                step=step.id,
+                step=step_id,
                 attempt=state.attempt,
                 error=result.error.to_json(),
             ),
@@ -571,23 +660,36 @@ def invoke(run: W6wRun, c: Config) -> Transition[Config] | None:
             # each attempt's own report replaces the superseded one's (W6W-META-16).
             attrs.evolve(
                 c,
-                stage="decide",
-                pending_error=result.error,
                 invocations=invocations,
-                steps=_replace(c, c.cursor, attrs.evolve(state, meta=attempt_meta(step, result))),
+                steps=_replace(
+                    c,
+                    i,
+                    attrs.evolve(
+                        state,
+                        meta=attempt_meta(step, result),
+                        stage="decide",
+                        pending=result.error,
+                    ),
+                ),
             ),
         )
     meta = attempt_meta(step, result)
     finished = attrs.evolve(
-        state, status="succeeded", output=result.output, finished_at=c.clock, meta=meta
+        state,
+        status="succeeded",
+        output=result.output,
+        finished_at=c.clock,
+        meta=meta,
+        stage=None,
+        pending=None,
     )
-    activated, skipped = _route(run, step, When.SUCCESS, c)
+    activated, skipped = _route(run, step_id, When.SUCCESS, c)
     reported = {"meta": meta} if meta is not None else {}
     return Transition(
         _event(
             c,
             "step_succeeded",
-            step=step.id,
+            step=step_id,
             attempt=state.attempt,
             output=result.output,
             **reported,
@@ -596,12 +698,9 @@ def invoke(run: W6wRun, c: Config) -> Transition[Config] | None:
         ("W6W-FIELD-10", "W6W-EDGE-4", "W6W-EDGE-1"),
         attrs.evolve(
             c,
-            stage="select",
-            cursor=c.cursor + 1,
-            steps=_replace(c, c.cursor, finished),
+            steps=_replace(c, i, finished),
             activated=activated,
             skipped=skipped,
-            pending_error=None,
             invocations=invocations,
         ),
     )
@@ -633,27 +732,32 @@ def wait_before(step: Step, failed_attempt: int) -> int:
     return _policy_wait(step.retry, failed_attempt)
 
 
-def retry_step(run: W6wRun, c: Config) -> Transition[Config] | None:
+def will_retry(run: W6wRun, step: Step, state: StepState) -> bool:
+    """Whether the failed attempt in ``state`` is retried (the decide stage's choice)."""
+    return (
+        state.pending is not None
+        and step.retry is not None
+        and step.runs_retry_loop
+        and state.attempt < step.retry.max_attempts
+        and is_retryable(state.pending, run.scenario.script(step.id).idempotent)
+    )
+
+
+def retry_step(run: W6wRun, c: Config, i: int) -> Transition[Config] | None:
     """Retry a failed attempt the policy and the classification allow.
 
     W6W-FIELD-20: maxAttempts is "Total attempts including the first";
-    W6W-EDGE-8: control and call steps run no retry loop.
+    W6W-EDGE-8: control and call steps run no retry loop.  The wait advances
+    the virtual clock (model/kernel/time.py).
     """
-    if c.status != "running" or c.stage != "decide" or c.pending_error is None:
-        return None
-    step, state = run.step_at(c)
-    idempotent = run.scenario.script(step.id).idempotent
-    if (
-        step.retry is None
-        or not step.runs_retry_loop
-        or state.attempt >= step.retry.max_attempts
-        or not is_retryable(c.pending_error, idempotent)
-    ):
+    step_id, state = run.plan[i], c.steps[i]
+    step = run.by_id[step_id]
+    if state.status != "running" or state.stage != "decide" or not will_retry(run, step, state):
         return None
     wait = wait_before(step, state.attempt)
     later = attrs.evolve(c, clock=c.clock + wait)
     return Transition(
-        _event(c, "retry_scheduled", step=step.id, attempt=state.attempt + 1, waitMs=wait),
+        _event(c, "retry_scheduled", step=step_id, attempt=state.attempt + 1, waitMs=wait),
         "retry_step",
         (
             "W6W-FIELD-20",
@@ -665,17 +769,30 @@ def retry_step(run: W6wRun, c: Config) -> Transition[Config] | None:
         ),
         attrs.evolve(
             later,
-            stage="invoke",
-            pending_error=None,
             # RFC StepExecution: startedAt is "When the last attempt started".
             steps=_replace(
-                c, c.cursor, attrs.evolve(state, attempt=state.attempt + 1, started_at=later.clock)
+                c,
+                i,
+                attrs.evolve(
+                    state,
+                    attempt=state.attempt + 1,
+                    started_at=later.clock,
+                    stage="invoke",
+                    pending=None,
+                ),
             ),
         ),
     )
 
 
-def fail_step(run: W6wRun, c: Config) -> Transition[Config] | None:
+def routing(run: W6wRun, step: Step) -> str:
+    """How a finally failed step routes: "error-edge", or its onError."""
+    if any(e.when is When.ERROR for e in run.outbound[step.id]):
+        return "error-edge"
+    return step.on_error.value
+
+
+def fail_step(run: W6wRun, c: Config, i: int) -> Transition[Config] | None:
     """Finish a step whose failure is final, and route it.
 
     W6W-EDGE-6: an outgoing error edge overrides onError: "The run takes the
@@ -683,44 +800,48 @@ def fail_step(run: W6wRun, c: Config) -> Transition[Config] | None:
     with no error edge "its onError alone decides": fail ends the run;
     continue and continue-record proceed along the ordinary edges, and
     continue-record keeps the StepError in RunState.stepErrors
-    (W6W-FIELD-13).  W6W-EDGE-8: only "once it is finally failed".
+    (W6W-FIELD-13).  W6W-EDGE-8: only "once it is finally failed".  With
+    strands the run's failure is the first by plan order, whichever finished
+    first (W6W-FAN-10).
     """
-    if c.status != "running" or c.stage != "decide" or c.pending_error is None:
+    step_id, state = run.plan[i], c.steps[i]
+    step = run.by_id[step_id]
+    if state.status != "running" or state.stage != "decide" or state.pending is None:
         return None
-    if retry_step(run, c) is not None:
+    if will_retry(run, step, state):
         return None
-    step, state = run.step_at(c)
-    error = c.pending_error
-    failed = attrs.evolve(state, status="failed", error=error, finished_at=c.clock)
-    steps = _replace(c, c.cursor, failed)
-    has_error_edge = any(e.when is When.ERROR for e in run.outbound[step.id])
+    error = state.pending
+    failed = attrs.evolve(
+        state, status="failed", error=error, finished_at=c.clock, stage=None, pending=None
+    )
+    steps = _replace(c, i, failed)
+    route = routing(run, step)
     clauses: tuple[str, ...]
-    if has_error_edge:
-        routing, clauses = "error-edge", ("W6W-EDGE-6", "W6W-EDGE-7", "W6W-EDGE-2")
-        activated, skipped = _route(run, step, When.ERROR, c)
+    if route == "error-edge":
+        clauses = ("W6W-EDGE-6", "W6W-EDGE-7", "W6W-EDGE-2")
+        activated, skipped = _route(run, step_id, When.ERROR, c)
         after = attrs.evolve(c, activated=activated, skipped=skipped)
-    elif step.on_error is OnError.FAIL:
-        routing, clauses = "fail", ("W6W-EDGE-5", "W6W-FIELD-13")
-        after = attrs.evolve(c, failure=(step.id, error))
+    elif route == "fail":
+        clauses = ("W6W-EDGE-5", "W6W-FIELD-13", "W6W-FAN-10")
+        first = c.failure is None or run.position.get(c.failure[0], -1) > i
+        after = attrs.evolve(c, failure=(step_id, error)) if first else c
     else:
-        routing, clauses = step.on_error.value, ("W6W-EDGE-5", "W6W-FIELD-13")
-        activated = c.activated | {_key(e) for e in run.outbound[step.id]}
-        errors = (
-            (*c.errors, (step.id, error)) if step.on_error is OnError.CONTINUE_RECORD else c.errors
-        )
+        clauses = ("W6W-EDGE-5", "W6W-FIELD-13")
+        activated = c.activated | {_key(e) for e in run.outbound[step_id]}
+        errors = (*c.errors, (step_id, error)) if route == "continue-record" else c.errors
         after = attrs.evolve(c, activated=activated, errors=errors)
     return Transition(
         _event(
             c,
             "step_failed",
-            step=step.id,
+            step=step_id,
             attempt=state.attempt,
             error=error.to_json(),
-            routing=routing,
+            routing=route,
         ),
         "fail_step",
         (*clauses, "W6W-EDGE-8"),
-        attrs.evolve(after, stage="select", cursor=c.cursor + 1, steps=steps, pending_error=None),
+        attrs.evolve(after, steps=steps),
     )
 
 
@@ -729,11 +850,11 @@ def _key(edge: Edge) -> EdgeKey:
 
 
 def _route(
-    run: W6wRun, step: Step, lane: When, c: Config
+    run: W6wRun, step_id: str, lane: When, c: Config
 ) -> tuple[frozenset[EdgeKey], frozenset[EdgeKey]]:
-    """Activate ``step``'s edges of ``lane`` and skip the others (W6W-EDGE-4)."""
-    taken = {_key(e) for e in run.outbound[step.id] if e.when is lane}
-    other = {_key(e) for e in run.outbound[step.id] if e.when is not lane}
+    """Activate the step's edges of ``lane`` and skip the others (W6W-EDGE-4)."""
+    taken = {_key(e) for e in run.outbound[step_id] if e.when is lane}
+    other = {_key(e) for e in run.outbound[step_id] if e.when is not lane}
     return c.activated | taken, c.skipped | other
 
 
@@ -741,7 +862,7 @@ def _route(
 
 
 def _failed_and_unhandled(c: Config) -> bool:
-    return c.status == "running" and c.stage == "select" and c.failure is not None
+    return c.status == "running" and c.failure is not None and not _in_flight(c)
 
 
 def retry_run(run: W6wRun, c: Config) -> Transition[Config] | None:
@@ -763,7 +884,6 @@ def retry_run(run: W6wRun, c: Config) -> Transition[Config] | None:
     restarted = attrs.evolve(
         c,
         clock=c.clock + wait,
-        cursor=0,
         steps=tuple(StepState() for _ in run.plan),
         activated=frozenset(),
         skipped=frozenset(),
@@ -859,13 +979,13 @@ def finish_run(run: W6wRun, c: Config) -> Transition[Config] | None:
     declares neither an error edge nor a continuing onError"; otherwise it
     ends succeeded, its output the output of the last succeeded step by plan
     order (W6W-FAN-10's lastOutput, assumption A-43), or the handler's.
-    Sequential draining: after a fail no further step is launched
-    (W6W-FAN-9).  W6W-RUNERR-1 / W6W-RUNERR-9: with no handler fields a
+    Draining: once a failure is set no step is launched, and the run ends
+    only when no step is in flight (W6W-FAN-9).  W6W-RUNERR-1 / W6W-RUNERR-9: with no handler fields a
     failing run is driven once and ends failed.
     """
-    if c.status != "running" or c.stage != "select":
+    if c.status != "running" or _in_flight(c):
         return None
-    if c.failure is None and not c.handled and c.cursor < len(run.plan):
+    if c.failure is None and not c.handled and any(s.status not in TERMINAL for s in c.steps):
         return None
     if c.failure is not None:
         if _ladder_left(run, c):
@@ -907,19 +1027,8 @@ def last_output(run: W6wRun, c: Config) -> JSON:
 
 Rule = Callable[[W6wRun, Config], Transition[Config] | None]
 
-RULES: tuple[Rule, ...] = (
-    start_run,
-    skip_step,
-    replay_step,
-    start_step,
-    invoke,
-    retry_step,
-    fail_step,
-    retry_run,
-    reroute_run,
-    continue_run,
-    finish_run,
-)
+# The run-level rules, tried once no strand can move (``W6wRun.enabled``).
+RUN_RULES: tuple[Rule, ...] = (retry_run, reroute_run, continue_run, finish_run)
 
 
 def config_key(c: Config) -> str:
@@ -969,7 +1078,10 @@ def _plain(value: Any) -> JSON:
 def outcome(run: W6wRun, c: Config) -> dict[str, JSON]:
     """What explore compares: the run's status, output, error and stepErrors.
 
-    And per step its status, attempts and output (issue 4's outcome).
+    And per step its status, attempts, input and output.  The input is what
+    the action was invoked with — the run's effect on the outside world — and
+    with strands it can depend on the interleaving (a with block that reads
+    a step on another strand): assumption A-51.
     """
     state = run_state(run, c)
     return {
@@ -981,6 +1093,7 @@ def outcome(run: W6wRun, c: Config) -> dict[str, JSON]:
             step_id: {
                 "status": record["status"],
                 "attempt": record["attempt"],
+                "input": record.get("input"),
                 "output": record.get("output"),
             }
             for step_id, record in state["steps"].items()

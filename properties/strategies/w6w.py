@@ -150,3 +150,48 @@ def sequential_workflows(max_steps: int = 8) -> st.SearchStrategy[dict[str, Any]
         return doc
 
     return workflows(max_steps=max_steps).map(sequential)
+
+
+def parallel_workflows(max_steps: int = 6) -> st.SearchStrategy[dict[str, Any]]:
+    """Valid workflows built to fan out: one root, every other step fed by earlier ones.
+
+    Each step after the first takes one or two sources among the earlier
+    steps (so strands open and join), may fan out in parallel, may bind
+    ``{"$": "steps.<other>.output"}`` of any step, so that a with block can
+    depend on the interleaving (W6W-FAN-5), and may route failures.  Retries
+    are capped at 3 attempts with small delays, to keep naive exploration short.
+    """
+
+    @st.composite
+    def build(draw: st.DrawFn) -> dict[str, Any]:
+        ids = draw(st.lists(step_ids, min_size=2, max_size=max_steps, unique=True))
+        doc_steps = []
+        edges: list[dict[str, Any]] = []
+        for k, step_id in enumerate(ids):
+            step = draw(steps(step_id))
+            step.pop("position", None)
+            step.pop("notes", None)
+            if isinstance(step.get("retry"), dict):
+                step["retry"]["maxAttempts"] = min(step["retry"]["maxAttempts"], 3)
+                step["retry"]["delayMs"] = draw(st.integers(0, 3))
+            step["fanOut"] = draw(st.sampled_from(["parallel", "parallel", "sequential"]))
+            if draw(st.booleans()):
+                other = draw(st.sampled_from(ids))
+                step["with"] = {"seen": {"$": f"steps.{other}.output"}}
+            doc_steps.append(step)
+            if k:
+                sources = draw(st.lists(st.sampled_from(ids[:k]), min_size=1, max_size=2, unique=True))
+                for source in sources:
+                    edge: dict[str, Any] = {"from": source, "to": step_id}
+                    if draw(st.integers(0, 3)) == 0:
+                        edge["when"] = draw(st.sampled_from(["success", "error"]))
+                    edges.append(edge)
+        return {
+            "manifestVersion": "2",
+            "id": "wf_fan",
+            "name": "generated",
+            "steps": doc_steps,
+            "edges": edges,
+        }
+
+    return build()

@@ -420,11 +420,8 @@ def test_configuration_keys_cover_every_field():
     changes = {
         "status": "running",
         "clock": 1,
-        "cursor": 1,
-        "stage": "invoke",
         "steps": (StepState(),),
         "variables": {"a": 1},
-        "pending_error": oops,
         "failure": ("a", oops),
         "errors": (("a", oops),),
         "activated": frozenset({("a", "b", "success")}),

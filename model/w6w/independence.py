@@ -1,0 +1,183 @@
+"""Which strand interleavings commute: the w6w explorer's partial-order reduction.
+
+Notation: ``t`` is a transition of strand ``a`` on plan position ``i``; ``j``
+ranges over the positions not yet terminal on the other strands — everything
+those strands may still do.  ``t`` *conflicts* with ``j`` when one can change
+what the other does or reads:
+
+1. ``t`` completes ``i`` (succeeded, failed, skipped, replayed) and ``j``,
+   still to be launched, reads ``steps.i`` in its with block, or ``i`` has a
+   successor on ``j``'s strand earlier in plan order than ``j`` (it would
+   become that strand's next step instead of ``j``, W6W-FAN-5);
+2. ``t`` launches ``i`` and ``j`` may complete: ``i`` reads ``steps.j``, or
+   ``j`` has a successor on ``a`` earlier than ``i``;
+3. the drain: ``t`` is a final failure routed "fail" (W6W-FAN-9: "stops
+   launching new steps") and ``j`` is still to be launched, or ``t``
+   launches and ``j`` may fail that way;
+4. the record: both are failures kept in RunState.stepErrors, whose order is
+   completion order.
+
+Two transitions on different strands that do not conflict commute, up to the
+virtual clock: the run's failure is the first by plan order whatever the
+completion order (W6W-FAN-10), invocation counters are per step, and edge
+sets are unions.  The clock differs (a retry wait advances it) but no rule
+reads it — it only stamps events and StepExecution times — so the outcome,
+which holds no time, is the same.
+
+Reduction (persistent sets of size one, Godefroid 1996, ch. 4): at a
+configuration with several enabled transitions, if some ``t`` conflicts
+with no ``j`` of any other strand, every transition the other strands could
+take before ``t`` is independent of it, so exploring ``t`` alone reaches
+every terminal outcome; otherwise all enabled transitions are explored.  The
+state graph is acyclic (every transition advances a step, a checkpoint
+counter or the run's attempt), so the ignoring problem does not arise.  A
+scenario with scripted crashes or a cancellation point numbers checkpoints
+in interleaving order and makes every transition dependent: the reduction
+is then off.
+
+What a with block reads is over-approximated from its text: each occurrence
+of ``steps`` must be followed by ``.<step id>``; anything else (a JSONLogic
+``$expr``, an ``expr`` envelope part, an empty path, a computed reference)
+reads every step.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+import attrs
+
+from wforacle.model.kernel.explore import Exploration, canonical, explore
+from wforacle.model.kernel.lts import Transition
+from wforacle.model.w6w.semantics import TERMINAL, Config, W6wRun, config_key, outcome, routing
+
+COMPLETIONS = frozenset({"step_succeeded", "step_failed", "step_skipped", "step_replayed"})
+LAUNCHES = frozenset({"start_step", "skip_step", "replay_step"})
+# Text in a with block that can fail resolution (ResolutionError's codes):
+# secrets, render references, JSONLogic.
+_MAY_FAIL_TO_RESOLVE = ("secret", "{{", "expr", "render")
+_READS_EVERYTHING = ('"$expr"', '"kind":"expr"', '"$":""', '"ref":""')
+_STEP_REF = re.compile(r"steps(.?)")
+
+
+@attrs.frozen
+class Footprint:
+    """What one step may read and do, fixed by the document and the scenario."""
+
+    reads: frozenset[int] | None  # plan positions whose scope entry it reads; None: all
+    stops: bool  # it may fail finally with routing "fail" (the drain)
+    records: bool  # it may fail finally with routing "continue-record"
+
+
+def footprints(run: W6wRun) -> tuple[Footprint, ...]:
+    """The footprint of every plan position."""
+    found = []
+    for step_id in run.plan:
+        step = run.by_id[step_id]
+        text = canonical(step.with_)
+        reads = _reads(run, text)
+        script = run.scenario.script(step_id)
+        results = script.attempts or (run.scenario.default,)
+        may_fail = any(r.error is not None for r in results) or any(
+            marker in text for marker in _MAY_FAIL_TO_RESOLVE
+        )
+        if run.replay is not None and step_id in run.replay.outputs:
+            may_fail = may_fail and step_id in run.replay.fresh
+        route = routing(run, step)
+        found.append(
+            Footprint(reads, may_fail and route == "fail", may_fail and route == "continue-record")
+        )
+    return tuple(found)
+
+
+def _reads(run: W6wRun, text: str) -> frozenset[int] | None:
+    if any(marker in text for marker in _READS_EVERYTHING):
+        return None
+    read: set[int] = set()
+    for match in _STEP_REF.finditer(text):
+        if match.group(1) != ".":
+            return None
+        rest = text[match.end() :]
+        step_id = re.match(r"[^.\"\s\[\]{}|]+", rest)
+        if step_id is None or step_id.group(0) not in run.position:
+            return None
+        read.add(run.position[step_id.group(0)])
+    return frozenset(read)
+
+
+class Reduction:
+    """Persistent-set reduction for one run (see the module notation)."""
+
+    name = "persistent-sets"
+
+    def __init__(self, run: W6wRun) -> None:
+        self.run = run
+        self.footprints = footprints(run)
+        self.active = not (run.scenario.crashes or run.scenario.cancel_after is not None)
+        # earlier[i][k]: does i have a successor on strand k, and which is the earliest?
+        self.earliest_successor: tuple[dict[int, int], ...] = tuple(
+            _earliest_by_strand(run, i) for i in range(len(run.plan))
+        )
+
+    def ample(self, c: Config, enabled: Sequence[Transition[Config]]) -> Sequence[Transition[Config]]:
+        """A subset of ``enabled`` that reaches every terminal outcome ``enabled`` does."""
+        if len(enabled) < 2 or not self.active:
+            return enabled
+        open_steps = [j for j, s in enumerate(c.steps) if s.status not in TERMINAL]
+        for t in enabled:
+            i = self.run.position.get(t.event.get("step", ""), None)
+            if i is None:
+                return enabled  # a run-level transition: never co-enabled, but be safe
+            strand = self.run.strand[i]
+            if not any(
+                self.conflict(c, t, i, j) for j in open_steps if self.run.strand[j] != strand
+            ):
+                return [t]
+        return enabled
+
+    def conflict(self, c: Config, t: Transition[Config], i: int, j: int) -> bool:
+        """Whether ``t`` (on position ``i``) and anything position ``j`` may still do conflict."""
+        fp_i, fp_j = self.footprints[i], self.footprints[j]
+        strand = self.run.strand
+        j_to_launch = c.steps[j].status == "pending"
+        event = t.event["event"]
+        if event in COMPLETIONS and j_to_launch:
+            if fp_j.reads is None or i in fp_j.reads:
+                return True
+            if self.earliest_successor[i].get(strand[j], len(strand)) < j:
+                return True
+        if t.rule in LAUNCHES:
+            if t.rule == "start_step" and (fp_i.reads is None or j in fp_i.reads):
+                return True
+            if self.earliest_successor[j].get(strand[i], len(strand)) < i:
+                return True
+            if fp_j.stops and c.failure is None:
+                return True
+        if event == "step_failed":
+            if t.event["routing"] == "fail" and c.failure is None and j_to_launch:
+                return True
+            if t.event["routing"] == "continue-record" and fp_j.records:
+                return True
+        return False
+
+
+def _earliest_by_strand(run: W6wRun, i: int) -> dict[int, int]:
+    found: dict[int, int] = {}
+    for z in run.successors[i]:
+        k = run.strand[z]
+        found[k] = min(found.get(k, z), z)
+    return found
+
+
+def explore_run(run: W6wRun, max_states: int = 1_000_000, reduce: bool = True) -> Exploration[Config]:
+    """Every distinct terminal outcome of ``run``, with the reduction unless ``reduce`` is off."""
+    reduction = Reduction(run) if reduce else None
+    return explore(
+        run,
+        lambda c: outcome(run, c),
+        config_key,
+        max_states,
+        ample=reduction.ample if reduction is not None and reduction.active else None,
+        reduction=reduction.name if reduction is not None and reduction.active else "none",
+    )
