@@ -1,24 +1,30 @@
-"""Explorer throughput on sequential w6w runs: distinct states per second and peak memory.
+"""Explorer throughput on w6w runs: distinct states per second, reduction, peak memory.
 
 Run:  python benchmarks/bench_explore.py [--steps 2000] [--repeat 3]
+      python benchmarks/bench_explore.py --branches 12 [--depth 1] [--naive]
 
-A chain of N steps, every third one retried (3 attempts, exponential
-backoff) through a scripted failure, is explored to its one outcome.  Prints
-states, transitions, states/s (best of --repeat) and the peak traced memory
-of one exploration (tracemalloc).  Strands, and with them interleavings and
-the reduction, are not modelled yet: this measures the per-state cost the
-explorer will carry into them.
+Chain: N steps, every third one retried (3 attempts, exponential backoff)
+through a scripted failure, explored to its one outcome.
+
+Branches: a root with fanOut "parallel" opens N strands, each a chain of
+--depth steps, all joined into one last step.  Explored with the
+persistent-set reduction, and with --naive also without it (every
+interleaving: (2·depth+1)^N lattice states), to report the reduction factor.
+
+Prints states, transitions, seconds, states/s (best of --repeat) and the
+peak resident memory of the process (``ru_maxrss``; tracemalloc would slow
+the large runs tenfold).
 """
 
 from __future__ import annotations
 
 import argparse
+import resource
 import time
-import tracemalloc
 
-from wforacle.model.kernel.explore import explore
+from wforacle.model.w6w.independence import explore_run
 from wforacle.model.w6w.scenario import load_scenario
-from wforacle.model.w6w.semantics import W6wRun, config_key, outcome
+from wforacle.model.w6w.semantics import W6wRun
 from wforacle.properties.w6w.validate import validate
 
 
@@ -46,27 +52,68 @@ def semantics(n: int) -> W6wRun:
     return W6wRun(result.workflow, result.plan, load_scenario(scenario)[0])
 
 
+def branches(n: int, depth: int) -> W6wRun:
+    steps = [{"id": "root", "uses": {"app": "demo", "action": "run"}, "fanOut": "parallel"}]
+    edges = []
+    for b in range(n):
+        previous = "root"
+        for d in range(depth):
+            step_id = f"b{b}_{d}"
+            steps.append({"id": step_id, "uses": {"app": "demo", "action": "run"}})
+            edges.append({"from": previous, "to": step_id})
+            previous = step_id
+        edges.append({"from": previous, "to": "join"})
+    steps.append({"id": "join", "uses": {"app": "demo", "action": "run"}})
+    doc = {"manifestVersion": "2", "id": "wf", "name": "bench", "steps": steps, "edges": edges}
+    result = validate(doc)
+    assert result.report.valid, result.report.codes()
+    return W6wRun(result.workflow, result.plan, load_scenario({})[0])
+
+
+def measure(run: W6wRun, repeat: int, reduce: bool) -> tuple[object, float]:
+    best = None
+    for _ in range(repeat):
+        start = time.perf_counter()
+        result = explore_run(run, max_states=5_000_000, reduce=reduce)
+        seconds = time.perf_counter() - start
+        best = seconds if best is None else min(best, seconds)
+    assert best is not None
+    return result, best
+
+
+def report(label: str, result: object, seconds: float) -> None:
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print(
+        f"{label}: {result.states:,} states, {result.transitions:,} transitions, "  # type: ignore[attr-defined]
+        f"{len(result.outcomes)} outcome(s), {seconds:.3f} s, "  # type: ignore[attr-defined]
+        f"{result.states / seconds:,.0f} states/s, reduction {result.reduction}, "  # type: ignore[attr-defined]
+        f"peak RSS {peak:.0f} MiB"
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--steps", type=int, default=2000)
+    parser.add_argument("--branches", type=int, default=0)
+    parser.add_argument("--depth", type=int, default=1)
+    parser.add_argument("--naive", action="store_true")
     parser.add_argument("--repeat", type=int, default=3)
     args = parser.parse_args()
+    if args.branches:
+        run = branches(args.branches, args.depth)
+        reduced, seconds = measure(run, args.repeat, reduce=True)
+        report(f"{args.branches} branches x {args.depth}, reduced", reduced, seconds)
+        if args.naive:
+            naive, naive_seconds = measure(run, 1, reduce=False)
+            report(f"{args.branches} branches x {args.depth}, naive", naive, naive_seconds)
+            print(
+                f"reduction factor: {naive.states / reduced.states:,.0f}x states, "  # type: ignore[attr-defined]
+                f"{naive.transitions / reduced.transitions:,.0f}x transitions"  # type: ignore[attr-defined]
+            )
+        return
     run = semantics(args.steps)
-    best = None
-    for _ in range(args.repeat):
-        start = time.perf_counter()
-        result = explore(run, lambda c: outcome(run, c), config_key)
-        seconds = time.perf_counter() - start
-        best = seconds if best is None else min(best, seconds)
-    assert result.complete and len(result.outcomes) == 1
-    tracemalloc.start()
-    explore(run, lambda c: outcome(run, c), config_key)
-    _, peak = tracemalloc.get_traced_memory()
-    tracemalloc.stop()
-    print(
-        f"steps {args.steps}: {result.states} states, {result.transitions} transitions, "
-        f"{best:.2f} s, {result.states / best:,.0f} states/s, peak {peak / 2**20:.1f} MiB"
-    )
+    result, seconds = measure(run, args.repeat, reduce=True)
+    report(f"chain of {args.steps}", result, seconds)
 
 
 if __name__ == "__main__":

@@ -77,6 +77,17 @@ def canonical(value: Any) -> str:
     return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
 
+_Path = tuple[Event, Any] | None  # (last event, the path before it), or None
+
+
+def _events(path: _Path) -> tuple[Event, ...]:
+    events: list[Event] = []
+    while path is not None:
+        events.append(path[0])
+        path = path[1]
+    return tuple(reversed(events))
+
+
 def _digest(key: Hashable) -> Hashable:
     if isinstance(key, str):
         return hashlib.blake2b(key.encode("utf-8"), digest_size=16).digest()
@@ -113,14 +124,15 @@ def explore(
     found: dict[str, Outcome] = {}
     transitions = 0
     branching = 0
-    # Each frame: a configuration, its remaining transitions, the path to it.
-    stack: list[tuple[list[Transition[C]], list[Event]]] = []
+    # Each frame: a configuration's remaining transitions and the path to it, a
+    # linked list (event, parent) so that a frame costs O(1) whatever its depth.
+    stack: list[tuple[list[Transition[C]], _Path]] = []
     first_choices = choices_at(initial)
     if not first_choices:
         value = outcome(initial)
         found[canonical(value)] = Outcome(value, ())
     else:
-        stack.append((first_choices, []))
+        stack.append((first_choices, None))
         branching = len(first_choices)
     while stack:
         choices, path = stack[-1]
@@ -146,11 +158,13 @@ def explore(
                 pruned=pruned,
             )
         visited.add(target_key)
-        trace = [*path, transition.event]
+        trace: _Path = (transition.event, path)
         next_choices = choices_at(target)
         if not next_choices:
             value = outcome(target)
-            found.setdefault(canonical(value), Outcome(value, tuple(trace)))
+            text = canonical(value)
+            if text not in found:
+                found[text] = Outcome(value, _events(trace))
             continue
         branching = max(branching, len(next_choices))
         stack.append((next_choices, trace))

@@ -120,7 +120,9 @@ class Reduction:
             _earliest_by_strand(run, i) for i in range(len(run.plan))
         )
 
-    def ample(self, c: Config, enabled: Sequence[Transition[Config]]) -> Sequence[Transition[Config]]:
+    def ample(
+        self, c: Config, enabled: Sequence[Transition[Config]]
+    ) -> Sequence[Transition[Config]]:
         """A subset of ``enabled`` that reaches every terminal outcome ``enabled`` does."""
         if len(enabled) < 2 or not self.active:
             return enabled
@@ -170,7 +172,9 @@ def _earliest_by_strand(run: W6wRun, i: int) -> dict[int, int]:
     return found
 
 
-def explore_run(run: W6wRun, max_states: int = 1_000_000, reduce: bool = True) -> Exploration[Config]:
+def explore_run(
+    run: W6wRun, max_states: int = 1_000_000, reduce: bool = True
+) -> Exploration[Config]:
     """Every distinct terminal outcome of ``run``, with the reduction unless ``reduce`` is off."""
     reduction = Reduction(run) if reduce else None
     return explore(

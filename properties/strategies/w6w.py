@@ -180,7 +180,8 @@ def parallel_workflows(max_steps: int = 6) -> st.SearchStrategy[dict[str, Any]]:
                 step["with"] = {"seen": {"$": f"steps.{other}.output"}}
             doc_steps.append(step)
             if k:
-                sources = draw(st.lists(st.sampled_from(ids[:k]), min_size=1, max_size=2, unique=True))
+                earlier = st.sampled_from(ids[:k])
+                sources = draw(st.lists(earlier, min_size=1, max_size=2, unique=True))
                 for source in sources:
                     edge: dict[str, Any] = {"from": source, "to": step_id}
                     if draw(st.integers(0, 3)) == 0:

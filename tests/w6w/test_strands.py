@@ -60,7 +60,11 @@ def test_roots_share_one_strand_and_a_sequential_step_keeps_its_successors():
     # W6W-FAN-5: "One strand runs the roots"; W6W-FAN-6: "The newly-ready successors
     # of a sequential step stay on its strand."
     doc = workflow(
-        app_step("r1"), app_step("r2"), app_step("x"), app_step("y"), edges=fan("x", "y", source="r1")
+        app_step("r1"),
+        app_step("r2"),
+        app_step("x"),
+        app_step("y"),
+        edges=fan("x", "y", source="r1"),
     )
     assert set(strands_by_id(semantics(doc)).values()) == {0}
 
@@ -197,7 +201,9 @@ def test_last_output_is_by_plan_order_not_completion_order():
     doc = workflow(
         app_step("a", fanOut="parallel"), app_step("b"), app_step("c"), edges=fan("b", "c")
     )
-    scenario = {"steps": {"b": {"attempts": [{"output": "B"}]}, "c": {"attempts": [{"output": "C"}]}}}
+    scenario = {
+        "steps": {"b": {"attempts": [{"output": "B"}]}, "c": {"attempts": [{"output": "C"}]}}
+    }
     run = semantics(doc, scenario)
     last = run.plan[-1]
     assert {o["output"] for o in outcomes(run, reduce=False).values()} == {last.upper()}
@@ -218,9 +224,8 @@ def test_step_errors_keep_completion_order():
             "c": {"attempts": [{"error": {"code": "c", "message": "m"}}]},
         }
     }
-    orders = {
-        tuple(e["code"] for e in o["stepErrors"]) for o in outcomes(semantics(doc, failing)).values()
-    }
+    found = outcomes(semantics(doc, failing)).values()
+    orders = {tuple(e["code"] for e in o["stepErrors"]) for o in found}
     assert orders == {("b", "c"), ("c", "b")}
 
 
