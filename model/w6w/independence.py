@@ -14,8 +14,12 @@ what the other does or reads:
 3. the drain: ``t`` is a final failure routed "fail" (W6W-FAN-9: "stops
    launching new steps") and ``j`` is still to be launched, or ``t``
    launches and ``j`` may fail that way;
-4. the record: both are failures kept in RunState.stepErrors, whose order is
-   completion order.
+4. the record: both add failures to RunState.stepErrors, whose order is
+   completion order (a continue-record failure, or a control or call whose
+   sub-block records one);
+5. a control's attempt reads the scope like a launch does: its sub-block
+   resolves against the run scope when the attempt is made (controls.py);
+   and a wait's suspension drains the run like a plain fail.
 
 Two transitions on different strands that do not conflict commute, up to the
 virtual clock: the run's failure is the first by plan order whatever the
@@ -85,8 +89,16 @@ def footprints(run: W6wRun) -> tuple[Footprint, ...]:
         if run.replay is not None and step_id in run.replay.outputs:
             may_fail = may_fail and step_id in run.replay.fresh
         route = routing(run, step)
+        composite = step.is_control or step.is_call  # a sub-block or child run inside
+        wait = step.is_control and step.uses is not None and step.uses.action == "wait"
+        may_fail = may_fail or composite
         found.append(
-            Footprint(reads, may_fail and route == "fail", may_fail and route == "continue-record")
+            Footprint(
+                reads,
+                # a wait's suspension drains the run as a plain fail does (W6W-FAN-9)
+                (may_fail and route == "fail") or wait,
+                may_fail and (route == "continue-record" or composite),
+            )
         )
     return tuple(found)
 
@@ -115,6 +127,9 @@ class Reduction:
         self.run = run
         self.footprints = footprints(run)
         self.active = not (run.scenario.crashes or run.scenario.cancel_after is not None)
+        self.composite = frozenset(
+            i for i, step_id in enumerate(run.plan) if run.by_id[step_id].is_control
+        )
         # earlier[i][k]: does i have a successor on strand k, and which is the earliest?
         self.earliest_successor: tuple[dict[int, int], ...] = tuple(
             _earliest_by_strand(run, i) for i in range(len(run.plan))
@@ -127,15 +142,24 @@ class Reduction:
         if len(enabled) < 2 or not self.active:
             return enabled
         open_steps = [j for j, s in enumerate(c.steps) if s.status not in TERMINAL]
+        # A strand's transitions exclude each other (a control's alternative
+        # endings), so a persistent set takes a strand's transitions together.
+        groups: dict[int, list[Transition[Config]]] = {}
         for t in enabled:
             i = self.run.position.get(t.event.get("step", ""), None)
             if i is None:
                 return enabled  # a run-level transition: never co-enabled, but be safe
-            strand = self.run.strand[i]
+            groups.setdefault(self.run.strand[i], []).append(t)
+        if len(groups) < 2:
+            return enabled
+        for strand, group in groups.items():
             if not any(
-                self.conflict(c, t, i, j) for j in open_steps if self.run.strand[j] != strand
+                self.conflict(c, t, self.run.position[t.event["step"]], j)
+                for t in group
+                for j in open_steps
+                if self.run.strand[j] != strand
             ):
-                return [t]
+                return group
         return enabled
 
     def conflict(self, c: Config, t: Transition[Config], i: int, j: int) -> bool:
@@ -143,25 +167,32 @@ class Reduction:
         fp_i, fp_j = self.footprints[i], self.footprints[j]
         strand = self.run.strand
         j_to_launch = c.steps[j].status == "pending"
+        # A control's sub-block reads the scope when its attempt is made, too.
+        j_reads_later = j_to_launch or (j in self.composite and c.steps[j].stage == "invoke")
         event = t.event["event"]
-        if event in COMPLETIONS and j_to_launch:
-            if fp_j.reads is None or i in fp_j.reads:
+        if event in COMPLETIONS:
+            if j_reads_later and (fp_j.reads is None or i in fp_j.reads):
                 return True
-            if self.earliest_successor[i].get(strand[j], len(strand)) < j:
+            if j_to_launch and self.earliest_successor[i].get(strand[j], len(strand)) < j:
                 return True
+        reads_now = t.rule == "start_step" or (t.rule == "invoke" and i in self.composite)
+        if reads_now and (fp_i.reads is None or j in fp_i.reads):
+            return True
+        records = (event == "step_failed" and t.event["routing"] == "continue-record") or (
+            t.rule == "invoke" and "inner" in t.event
+        )
+        if records and fp_j.records:
+            return True
         if t.rule in LAUNCHES:
-            if t.rule == "start_step" and (fp_i.reads is None or j in fp_i.reads):
-                return True
             if self.earliest_successor[j].get(strand[i], len(strand)) < i:
                 return True
             if fp_j.stops and c.failure is None:
                 return True
-        if event == "step_failed":
-            if t.event["routing"] == "fail" and c.failure is None and j_to_launch:
-                return True
-            if t.event["routing"] == "continue-record" and fp_j.records:
-                return True
-        return False
+        if event == "step_suspended" and c.failure is None and j_to_launch:
+            return True
+        return event == "step_failed" and (
+            t.event["routing"] == "fail" and c.failure is None and j_to_launch
+        )
 
 
 def _earliest_by_strand(run: W6wRun, i: int) -> dict[int, int]:

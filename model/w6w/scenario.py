@@ -93,6 +93,12 @@ class Scenario:
     reroute: Result = Result()
     crashes: frozenset[int] = frozenset()  # checkpoint numbers after which the host crashes
     cancel_after: int | None = None  # checkpoint after which the host's abort signal fires
+    # The k-th wait suspension of the run is resumed with resumes[k]'s output (A-55);
+    # past the list's end the run stays suspended.
+    resumes: tuple[Result, ...] = ()
+    # Workflows a @w6w/call step may run: id -> {"document": ..., "scenario": ...} (A-56).
+    calls: dict[str, JSON] = attrs.field(factory=dict, eq=False)
+    max_call_depth: int = 4  # A-56
 
     def script(self, step_id: str) -> StepScript:
         """The script of a step (empty: every attempt gets the default)."""
@@ -228,6 +234,36 @@ def load_scenario(value: JSON) -> tuple[Scenario, list[Diagnostic]]:
             )
         )
         cancel_after = None
+    resumes = root.get("resumes", [])
+    if not isinstance(resumes, list):
+        problems.append(
+            error("wrong_type", json_path(("resumes",)), "expected an array", "A-55", Gate.RUN)
+        )
+        resumes = []
+    calls = _object(root.get("calls"), ("calls",), problems)
+    for workflow_id, callee in calls.items():
+        if not (isinstance(callee, dict) and isinstance(callee.get("document"), dict)):
+            problems.append(
+                error(
+                    "wrong_type",
+                    json_path(("calls", workflow_id)),
+                    'expected {"document": <workflow>, "scenario": <scenario>}',
+                    "A-56",
+                    Gate.RUN,
+                )
+            )
+    depth = root.get("maxCallDepth", 4)
+    if not isinstance(depth, int) or isinstance(depth, bool) or depth < 0:
+        problems.append(
+            error(
+                "wrong_type",
+                json_path(("maxCallDepth",)),
+                "expected an integer >= 0",
+                "A-56",
+                Gate.RUN,
+            )
+        )
+        depth = 4
     run_id = root.get("runId", "run_1")
     trigger = root.get("trigger", {"type": "manual"})
     return (
@@ -242,6 +278,9 @@ def load_scenario(value: JSON) -> tuple[Scenario, list[Diagnostic]]:
             reroute=reroute,
             crashes=frozenset(crashes),
             cancel_after=cancel_after,
+            resumes=tuple(_result(r, ("resumes", i), problems) for i, r in enumerate(resumes)),
+            calls={k: v for k, v in calls.items() if isinstance(v, dict)},
+            max_call_depth=depth,
         ),
         problems,
     )

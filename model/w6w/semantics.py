@@ -49,6 +49,8 @@ import attrs
 from wforacle.model.kernel.explore import canonical
 from wforacle.model.kernel.lts import Transition
 from wforacle.model.kernel.time import iso
+from wforacle.model.w6w import controls
+from wforacle.model.w6w.controls import CONTROLS
 from wforacle.model.w6w.document import (
     Backoff,
     Edge,
@@ -78,8 +80,12 @@ class StepState:
     started_at: int | None = None
     finished_at: int | None = None
     meta: JSON = attrs.field(default=None, eq=False)  # a normalised StepMeta, or None
-    stage: str | None = None  # while running: "invoke" (an attempt is due) or "decide"
+    # While running: "invoke" (an attempt is due), "decide" (it failed), or
+    # "suspended" (a wait step awaiting its resumption, not in flight).
+    stage: str | None = None
     pending: StepError | None = None  # the failed attempt's error, awaiting the decision
+    # A control's or call's sub-block records (controls.Ending.records), or None.
+    inner: JSON = attrs.field(default=None, eq=False)
 
     @functools.cached_property
     def key(self) -> str:
@@ -113,6 +119,9 @@ class Config:
     crash_due: bool = False  # the host crashes right after the last checkpoint
     resumed: bool = False  # this execution resumed a crashed one
     signalled: bool = False  # the host's abort signal has fired (W6W-HOST-3)
+    sub_invocations: tuple[tuple[str, int], ...] = ()  # sub-block steps' invocations, by id
+    suspensions: int = 0  # wait suspensions so far (each resumed one counts)
+    suspension: tuple[str, str] | None = None  # a suspended run's (step id, resume token)
 
 
 @attrs.frozen
@@ -180,14 +189,38 @@ class W6wRun:
         plan: Sequence[str],
         scenario: Scenario,
         replay: Replay | None = None,
+        *,
+        outer: dict[str, JSON] | None = None,
+        separate_roots: bool = False,
+        start_invocations: Sequence[int] | None = None,
+        depth: int = 0,
     ) -> None:
+        """The run of ``workflow`` in ``plan`` order under ``scenario``.
+
+        The keyword arguments make the run of a control's sub-block
+        (model/w6w/controls.py): ``outer`` is the enclosing run scope it reads
+        (with any extra root, such as ``foreach``), ``separate_roots`` puts each
+        root on a strand of its own (parallel branches), ``start_invocations``
+        continues the scenario's per-step invocation counts; ``depth`` is the
+        @w6w/call depth of this run.
+        """
         for step in workflow.steps:
-            if step.is_control or step.is_call:
+            if step.is_control and (step.uses.action if step.uses else None) not in CONTROLS:
                 raise Unsupported(
-                    f"step {step.id!r} is a {step.uses.app if step.uses else ''} step; "
-                    "control and call steps are not modelled yet (issue 4)"
+                    f"step {step.id!r} uses @w6w/control action "
+                    f"{step.uses.action if step.uses else None!r}; the canonical controls are "
+                    f"{', '.join(sorted(CONTROLS))} (extension controls are a future RFC)"
+                )
+            if outer is not None and step.is_control and step.uses and step.uses.action == "wait":
+                raise Unsupported(
+                    f"step {step.id!r}: a wait inside a control's sub-block is not modelled "
+                    "(assumption A-55)"
                 )
         self.workflow = workflow
+        self.outer = outer
+        self.separate_roots = separate_roots
+        self.start_invocations = tuple(start_invocations or ())
+        self.depth = depth
         self.replay = replay
         self.plan = list(plan)
         self.scenario = scenario
@@ -217,10 +250,17 @@ class W6wRun:
         )
 
     def initial(self) -> Config:
-        """A queued run with every step pending."""
-        return Config(
-            steps=tuple(StepState() for _ in self.plan), invocations=tuple(0 for _ in self.plan)
-        )
+        """A queued run with every step pending (a sub-block's: already running)."""
+        invocations = self.start_invocations or tuple(0 for _ in self.plan)
+        steps = tuple(StepState() for _ in self.plan)
+        if self.outer is not None:
+            return Config(
+                status="running",
+                steps=steps,
+                invocations=invocations,
+                variables=self.outer.get("vars"),
+            )
+        return Config(steps=steps, invocations=invocations)
 
     def enabled(self, config: Config) -> list[Transition[Config]]:
         """Every transition permitted from ``config``, checkpoints numbered.
@@ -235,38 +275,45 @@ class W6wRun:
         if config.crash_due:
             found = [crash_and_resume(self, config)]
         elif config.status == "queued":
-            found = [start_run(self, config)]
+            found = [resume_run(self, config) if config.suspension else start_run(self, config)]
         elif config.status != "running":
             found = []
         else:
-            found = [self.strand_transition(config, k) for k in range(len(self.strands))]
-            if not any(found):
+            strands = range(len(self.strands))
+            found = [t for k in strands for t in self.strand_transitions(config, k)]
+            if not found:
                 # The abort signal is polled between steps (W6W-HOST-3) and wins.
-                rules = (abort_run,) if config.signalled else RUN_RULES
+                rules: tuple[Rule, ...] = (abort_run,) if config.signalled else RUN_RULES
                 found = [rule(self, config) for rule in rules]
         return [self._checkpointed(config, t) for t in found if t is not None]
 
-    def strand_transition(self, c: Config, strand: int) -> Transition[Config] | None:
-        """The one transition strand ``strand`` may take from ``c``, if any.
+    def strand_transitions(self, c: Config, strand: int) -> list[Transition[Config]]:
+        """The transitions strand ``strand`` may take from ``c``.
+
+        One, or none — except that a control or call step's attempt may end in
+        several ways (its sub-block's own interleavings, controls.py).
 
         W6W-FAN-5: "always the earliest-in-plan-order step that is ready and
         assigned to it".  A running step continues its attempts; otherwise the
         strand launches its earliest ready pending step, unless the run is
-        draining (W6W-FAN-9: "stops launching new steps") or was handled.
+        draining (W6W-FAN-9: "stops launching new steps" — on a plain fail, a
+        wait suspension or an abort) or was handled.
         """
-        launching = c.failure is None and not c.signalled and not c.handled
+        launching = c.failure is None and not c.signalled and not c.handled and not _suspended(c)
         candidate = None
         for i in self.strands[strand]:
             state = c.steps[i]
             if state.status == "running":
+                if state.stage == "suspended":
+                    return []  # awaits the run's resumption
                 if state.stage == "invoke":
-                    return invoke(self, c, i)
-                return retry_step(self, c, i) or fail_step(self, c, i)
+                    return invoke_all(self, c, i)
+                return _one(retry_step(self, c, i) or fail_step(self, c, i))
             if launching and candidate is None and state.status == "pending" and self.ready(c, i):
                 candidate = i
         if candidate is None:
-            return None
-        return (
+            return []
+        return _one(
             skip_step(self, c, candidate)
             or replay_step(self, c, candidate)
             or start_step(self, c, candidate)
@@ -309,20 +356,29 @@ class W6wRun:
         ``steps`` holds the outputs of succeeded steps only: "A $ binding to an
         absent, skipped or failed upstream path resolves to null" (W6W-BIND-4).
         """
+        steps = {
+            # W6W-META-13: "A succeeded app step publishes meta beside output";
+            # W6W-META-2: the entry is { output; meta? }.
+            step_id: {"output": state.output}
+            | ({"meta": state.meta} if state.meta is not None else {})
+            for step_id, state in zip(self.plan, config.steps, strict=True)
+            if state.status == "succeeded"
+        }
+        if self.outer is not None:
+            # A sub-block reads the enclosing scope and its own steps (W6W-META-20:
+            # "publishes meta into its inner scope exactly as it publishes output").
+            return {**self.outer, "steps": {**self.outer.get("steps", {}), **steps}}
         return {
             "vars": config.variables,
-            "steps": {
-                # W6W-META-13: "A succeeded app step publishes meta beside output";
-                # W6W-META-2: the entry is { output; meta? }.
-                step_id: {"output": state.output}
-                | ({"meta": state.meta} if state.meta is not None else {})
-                for step_id, state in zip(self.plan, config.steps, strict=True)
-                if state.status == "succeeded"
-            },
+            "steps": steps,
             "trigger": self.scenario.trigger,
             "secrets": self.scenario.secrets,
             "documents": self.scenario.documents,
         }
+
+
+def _one(transition: Transition[Config] | None) -> list[Transition[Config]]:
+    return [] if transition is None else [transition]
 
 
 def assign_strands(run: W6wRun) -> tuple[int, ...]:
@@ -345,7 +401,10 @@ def assign_strands(run: W6wRun) -> tuple[int, ...]:
     opened = 0
     for i, step_id in enumerate(run.plan):
         sources = run.sources[i]
-        if len(sources) > 1:
+        if not sources and run.separate_roots and i > 0:
+            opened += 1  # a parallel control's branches: one strand each (A-53)
+            strand[i] = opened
+        elif len(sources) > 1:
             strand[i] = strand[sources[0]]
         followers = [j for j in run.successors[i] if len(run.sources[j]) == 1]
         parallel = run.by_id[step_id].fan_out.value == "parallel"
@@ -374,6 +433,9 @@ CHECKPOINTED = frozenset(
         "step_skipped",
         "step_replayed",
         "retry_scheduled",
+        "step_suspended",
+        "run_suspended",
+        "run_resumed",
     }
 )
 
@@ -516,7 +578,11 @@ def crash_and_resume(run: W6wRun, c: Config) -> Transition[Config] | None:
 
 
 def _in_flight(c: Config) -> bool:
-    return any(state.status == "running" for state in c.steps)
+    return any(s.status == "running" and s.stage != "suspended" for s in c.steps)
+
+
+def _suspended(c: Config) -> bool:
+    return any(s.stage == "suspended" for s in c.steps)
 
 
 def abort_run(run: W6wRun, c: Config) -> Transition[Config] | None:
@@ -627,7 +693,7 @@ def start_step(run: W6wRun, c: Config, i: int) -> Transition[Config] | None:
         return None  # replay_step's case
     pending: StepError | None = None
     try:
-        resolved = resolve_with(run.by_id[step_id].with_, run.scope(c))
+        resolved = resolve_with(controls.parameters(run.by_id[step_id]), run.scope(c))
     except ResolutionError as failure:
         resolved, pending = None, StepError(failure.code, failure.message, "resolution", False)
     started = evolve(
@@ -650,15 +716,61 @@ def start_step(run: W6wRun, c: Config, i: int) -> Transition[Config] | None:
 # -- attempts ----------------------------------------------------------------------
 
 
+def invoke_all(run: W6wRun, c: Config, i: int) -> list[Transition[Config]]:
+    """Every way the due attempt of position ``i`` can end.
+
+    An app step's attempt is the scenario's answer (``invoke``); a wait
+    suspends (``suspend_step``); a control's or a called workflow's attempt
+    runs its sub-block or child run to the end, and ends once for each
+    distinct way that can end (controls.py: ``complete``).
+    """
+    step = run.by_id[run.plan[i]]
+    if c.steps[i].status != "running" or c.steps[i].stage != "invoke":
+        return []
+    if step.is_control and step.uses is not None and step.uses.action == "wait":
+        return _one(suspend_step(run, c, i))
+    if step.is_control or step.is_call:
+        endings = controls.endings(run, c, i)
+        if endings is not None:
+            return [complete(run, c, i, ending) for ending in endings]
+    return _one(invoke(run, c, i))
+
+
 def invoke(run: W6wRun, c: Config, i: int) -> Transition[Config] | None:
     """Make the due attempt: the scenario answers with an output or a StepError."""
     step_id, state = run.plan[i], c.steps[i]
     if state.status != "running" or state.stage != "invoke":
         return None
-    step = run.by_id[step_id]
     invocation = c.invocations[i] + 1
     invocations = (*c.invocations[:i], invocation, *c.invocations[i + 1 :])
     result: Result = run.scenario.script(step_id).result(invocation, run.scenario.default)
+    return _attempt_ended(run, c, i, result, evolve(c, invocations=invocations), {})
+
+
+def complete(run: W6wRun, c: Config, i: int, ending: controls.Ending) -> Transition[Config]:
+    """End a control's or a call's attempt one of the ways it can end (controls.py).
+
+    W6W-EDGE-8: these steps "run no retry loop", so a failure goes straight
+    to the decision, where ``retry_step`` never applies.  The sub-block's
+    events travel inside the step's event; its continue-record failures join
+    RunState.stepErrors (assumption A-53).
+    """
+    base = evolve(
+        c,
+        clock=ending.clock,
+        sub_invocations=ending.sub_invocations,
+        errors=(*c.errors, *ending.errors),
+    )
+    base = evolve(base, steps=_replace(c, i, evolve(c.steps[i], inner=list(ending.records))))
+    return _attempt_ended(run, c, i, ending.result, base, {"inner": list(ending.events)})
+
+
+def _attempt_ended(
+    run: W6wRun, c: Config, i: int, result: Result, base: Config, extra: dict[str, JSON]
+) -> Transition[Config]:
+    """The transition of an attempt that ended with ``result``, from ``base``."""
+    step_id, state = run.plan[i], base.steps[i]
+    step = run.by_id[step_id]
     if result.error is not None:
         return Transition(
             _event(
@@ -667,16 +779,16 @@ def invoke(run: W6wRun, c: Config, i: int) -> Transition[Config] | None:
                 step=step_id,
                 attempt=state.attempt,
                 error=result.error.to_json(),
+                **extra,
             ),
             "invoke",
             ("W6W-FIELD-10", "W6W-META-14", "W6W-META-16"),
             # W6W-META-14: "A failed step MAY record its last attempt's meta" — recorded;
             # each attempt's own report replaces the superseded one's (W6W-META-16).
             evolve(
-                c,
-                invocations=invocations,
+                base,
                 steps=_replace(
-                    c,
+                    base,
                     i,
                     evolve(
                         state,
@@ -692,7 +804,7 @@ def invoke(run: W6wRun, c: Config, i: int) -> Transition[Config] | None:
         state,
         status="succeeded",
         output=result.output,
-        finished_at=c.clock,
+        finished_at=base.clock,
         meta=meta,
         stage=None,
         pending=None,
@@ -707,15 +819,103 @@ def invoke(run: W6wRun, c: Config, i: int) -> Transition[Config] | None:
             attempt=state.attempt,
             output=result.output,
             **reported,
+            **extra,
         ),
         "invoke",
         ("W6W-FIELD-10", "W6W-EDGE-4", "W6W-EDGE-1"),
+        evolve(base, steps=_replace(base, i, finished), activated=activated, skipped=skipped),
+    )
+
+
+# -- wait: suspension and resumption (assumption A-55) ----------------------------
+
+
+def suspend_step(run: W6wRun, c: Config, i: int) -> Transition[Config] | None:
+    """A wait step suspends: it asks the host to schedule its resumption.
+
+    RFC WorkflowContext.schedule: "Durable scheduling for wait / delay steps"
+    with a directive ``{ at | afterMs, resumeToken }``.  W6W-FAN-9: a wait
+    suspension drains the run.  The token names the run, the step and the
+    suspension (assumption A-55).
+    """
+    step_id, state = run.plan[i], c.steps[i]
+    if state.status != "running" or state.stage != "invoke":
+        return None
+    token = f"{run.scenario.run_id}/{step_id}/{c.suspensions + 1}"
+    directive = state.input if isinstance(state.input, dict) else {}
+    return Transition(
+        _event(c, "step_suspended", step=step_id, resumeToken=token, directive=directive),
+        "suspend_step",
+        ("W6W-FAN-9",),
+        evolve(c, steps=_replace(c, i, evolve(state, stage="suspended"))),
+    )
+
+
+def suspend_run(run: W6wRun, c: Config) -> Transition[Config] | None:
+    """The drained run suspends: status queued, one resume token.
+
+    W6W-FAN-10: "A suspension returns one token — that of the first suspended
+    step by plan order".  W6W-RUNERR-6: "A queued run (a wait suspend) … [is]
+    not [a failure]: neither is retried and neither reads the policy."  A
+    failure in the same drain wins (assumption A-55).
+    """
+    if c.status != "running" or c.failure is not None or _in_flight(c) or not _suspended(c):
+        return None
+    first = next(i for i, s in enumerate(c.steps) if s.stage == "suspended")
+    step_id = run.plan[first]
+    token = f"{run.scenario.run_id}/{step_id}/{c.suspensions + 1}"
+    return Transition(
+        _event(c, "run_suspended", status="queued", step=step_id, resumeToken=token),
+        "suspend_run",
+        ("W6W-FAN-10", "W6W-RUNERR-6"),
+        evolve(c, status="queued", suspension=(step_id, token)),
+    )
+
+
+def resume_run(run: W6wRun, c: Config) -> Transition[Config] | None:
+    """The host resumes a suspended run with its token, as the scenario scripts.
+
+    The first suspended wait succeeds with the resumption's output; W6W-FAN-10:
+    "other waits re-run after resume" (they start over).  Without a scripted
+    resumption the run stays suspended: a terminal configuration.
+    """
+    if c.status != "queued" or c.suspension is None:
+        return None
+    if c.suspensions >= len(run.scenario.resumes):
+        return None
+    resumption = run.scenario.resumes[c.suspensions]
+    step_id, token = c.suspension
+    waiting = run.position[step_id]
+    steps = tuple(
+        (
+            evolve(s, status="succeeded", output=resumption.output, finished_at=c.clock, stage=None)
+            if k == waiting
+            else StepState()
+            if s.stage == "suspended"
+            else s
+        )
+        for k, s in enumerate(c.steps)
+    )
+    activated, skipped = _route(run, step_id, When.SUCCESS, c)
+    return Transition(
+        _event(
+            c,
+            "run_resumed",
+            status="running",
+            resumeToken=token,
+            step=step_id,
+            output=resumption.output,
+        ),
+        "resume_run",
+        ("W6W-FAN-10",),
         evolve(
             c,
-            steps=_replace(c, i, finished),
+            status="running",
+            steps=steps,
             activated=activated,
             skipped=skipped,
-            invocations=invocations,
+            suspension=None,
+            suspensions=c.suspensions + 1,
         ),
     )
 
@@ -1041,7 +1241,7 @@ def last_output(run: W6wRun, c: Config) -> JSON:
 Rule = Callable[[W6wRun, Config], Transition[Config] | None]
 
 # The run-level rules, tried once no strand can move (``W6wRun.enabled``).
-RUN_RULES: tuple[Rule, ...] = (retry_run, reroute_run, continue_run, finish_run)
+RUN_RULES: tuple[Rule, ...] = (suspend_run, retry_run, reroute_run, continue_run, finish_run)
 
 
 def config_key(c: Config) -> str:
@@ -1120,7 +1320,10 @@ def _renderer(name: str) -> Callable[[Any], str]:
 
 
 _STEP_RENDERERS: tuple[tuple[str, Callable[[Any], str]], ...] = tuple(
-    (field.name, _render_json if field.name in ("input", "output", "meta") else _render_hashable)
+    (
+        field.name,
+        _render_json if field.name in ("input", "output", "meta", "inner") else _render_hashable,
+    )
     for field in attrs.fields(StepState)
 )
 _KEY_RENDERERS: tuple[tuple[str, Callable[[Any], str]], ...] = tuple(
@@ -1142,6 +1345,7 @@ def outcome(run: W6wRun, c: Config) -> dict[str, JSON]:
         "output": state.get("output"),
         "error": state.get("error"),
         "stepErrors": state.get("stepErrors", []),
+        **({"suspension": state["suspension"]} if "suspension" in state else {}),
         "steps": {
             step_id: {
                 "status": record["status"],
@@ -1149,6 +1353,7 @@ def outcome(run: W6wRun, c: Config) -> dict[str, JSON]:
                 "input": record.get("input"),
                 "output": record.get("output"),
             }
+            | ({"inner": record["inner"]} if "inner" in record else {})
             for step_id, record in state["steps"].items()
         },
     }
@@ -1173,6 +1378,8 @@ def run_state(run: W6wRun, c: Config) -> dict[str, JSON]:
             record["error"] = state.error.to_json()
         if state.meta is not None and state.status in ("succeeded", "failed"):
             record["meta"] = state.meta  # W6W-META-1, W6W-META-17 (persisted with it)
+        if state.inner is not None:
+            record["inner"] = state.inner  # a control's sub-block records (A-53)
         if state.started_at is not None:
             record["startedAt"] = iso(state.started_at)
         if state.finished_at is not None:
@@ -1193,4 +1400,6 @@ def run_state(run: W6wRun, c: Config) -> dict[str, JSON]:
         out["stepErrors"] = [{"stepId": s, **e.to_json()} for s, e in c.errors]
     if c.rejection is not None:
         out["rejection"] = c.rejection
+    if c.suspension is not None:
+        out["suspension"] = {"stepId": c.suspension[0], "resumeToken": c.suspension[1]}
     return out

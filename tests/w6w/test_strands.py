@@ -300,3 +300,16 @@ def test_every_strand_has_at_most_one_running_step(case):
         running = [run.strand[i] for i, s in enumerate(config.steps) if s.status == "running"]
         assert len(running) == len(set(running))
         config = choices[chooser(choices)].target
+
+
+def test_a_join_completed_by_a_parallel_step_stays_on_its_earliest_sources_strand():
+    # F-08 / A-50: FAN-7 governs a join that FAN-6 would send to a new strand.
+    doc = workflow(
+        app_step("r"),
+        app_step("a", fanOut="parallel"),
+        app_step("c"),
+        app_step("j"),
+        edges=[edge("r", "a"), edge("r", "j"), edge("a", "c"), edge("a", "j")],
+    )
+    strands = strands_by_id(semantics(doc))
+    assert strands["j"] == strands["r"] == strands["c"]

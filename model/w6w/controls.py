@@ -1,0 +1,357 @@
+"""The canonical controls and @w6w/call: sub-blocks and child runs, composed big-step.
+
+The RFC names the four canonical controls — "if, foreach, parallel, wait,
+all under the first-party @w6w/control app" (W6W-CONCEPT) — and @w6w/call
+steps, and fixes only this about them: they run no retry loop and take their
+error edge on their first failure (W6W-EDGE-8); their sub-blocks'
+steps (foreach.body, parallel.branches, an if branch block) stay out of
+main-graph routing, and "a sub-block failure is handled by its enclosing
+control's own failure modes" (W6W-EDGE-10); foreach adds ``foreach.item``
+and ``foreach.index`` to the sub-block's run scope (W6W-ROOT); control and
+call steps carry no meta (W6W-META-15).  Their full definitions live in the
+Engine RFC, which is not included: every other choice below is assumption
+A-53 (controls), A-55 (wait) or A-56 (call), and docs/controls.md shows them.
+
+Notation: a control's attempt is one transition of its enclosing run
+(big-step).  Its sub-block runs as a run of its own (``W6wRun`` with an
+``outer`` scope: the enclosing run scope when the attempt is made, plus
+``foreach``), explored to every distinct way it can end; each becomes one
+``Ending`` — a result (output or StepError), the sub-block's events, its
+scenario invocation counts, its continue-record failures and the clock.
+
+- ``if``: ``with.condition`` is resolved; if JSONLogic-truthy the ``then``
+  block runs, otherwise ``else``.  Output: the block's lastOutput.
+- ``foreach``: ``with.items`` must resolve to an array; the ``body`` block
+  runs once per item, in order, with ``foreach: {item, index}``.  Output:
+  the array of each iteration's lastOutput.  The first failing iteration
+  ends the control with its failure.
+- ``parallel``: every block of ``with.branches`` runs as a chain on a strand
+  of its own, all interleaved (W6W-FAN-5's strands).  Output: the array of
+  each branch's lastOutput, in branch order; the failure reported is the
+  first by plan order (W6W-FAN-10).
+- ``wait``: suspends the run (semantics.py: ``suspend_step``).
+- ``@w6w/call``: ``with.workflow`` names a workflow the scenario's ``calls``
+  supplies (document and scenario); it runs as a child run with
+  ``with.inputs`` as its variables, one call level deeper.  Past
+  ``maxCallDepth`` the attempt fails with ``call_depth_exceeded``.  A
+  workflow the scenario does not supply is answered by the step's own
+  script, as an app step's would be.
+
+Inside a block, a step's lastOutput is its block's last succeeded step by
+plan order (W6W-FAN-10's rule, applied to the block).
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+import attrs
+
+from wforacle.model.expr.js import truthy
+from wforacle.model.kernel.explore import canonical, explore
+from wforacle.model.kernel.lts import Event
+from wforacle.model.w6w.document import Edge, Step, Workflow
+from wforacle.model.w6w.scenario import Result, StepError
+
+if TYPE_CHECKING:
+    from wforacle.model.w6w.semantics import Config, W6wRun
+
+JSON = Any
+CONTROLS = frozenset({"if", "foreach", "parallel", "wait"})
+# Where each control keeps its sub-blocks under ``with`` (assumption A-06).
+BLOCK_KEYS = {"if": ("then", "else"), "foreach": ("body",), "parallel": ("branches",)}
+MAX_ENDINGS = 4096  # a control whose sub-block can end in more ways is refused
+
+
+@attrs.frozen
+class Ending:
+    """One way a control's or call's attempt can end."""
+
+    result: Result
+    events: tuple[Event, ...] = attrs.field(eq=False)
+    sub_invocations: tuple[tuple[str, int], ...]
+    errors: tuple[tuple[str, StepError], ...]
+    clock: int
+    # What ran inside, for the outcome: per sub-block run (an if's block, each
+    # foreach iteration, the parallel branches) its steps' records; for a call,
+    # the child run's outcome.
+    records: tuple[JSON, ...] = attrs.field(default=(), eq=False)
+
+
+def action(step: Step) -> str | None:
+    """The control's action name (``if``, ``foreach``, …), or None for other steps."""
+    return step.uses.action if step.is_control and step.uses is not None else None
+
+
+def parameters(step: Step) -> dict[str, JSON]:
+    """What a step's start resolves: its with block, minus a control's sub-blocks."""
+    blocks = BLOCK_KEYS.get(action(step) or "", ())
+    if not blocks:
+        return step.with_
+    return {k: v for k, v in step.with_.items() if k not in blocks}
+
+
+def endings(run: W6wRun, c: Config, i: int) -> list[Ending] | None:
+    """Every distinct way the due attempt of control/call position ``i`` ends.
+
+    None for a call the scenario does not supply: the step's script answers.
+    """
+    step = run.by_id[run.plan[i]]
+    state = c.steps[i]
+    params = state.input if isinstance(state.input, dict) else {}
+    start = _Start(dict(c.sub_invocations), c.clock)
+    if step.is_call:
+        return _call(run, step, params, start)
+    scope = run.scope(c)
+    kind = action(step)
+    if kind == "if":
+        chosen = "then" if truthy(params.get("condition")) else "else"
+        block = _block(step, (chosen,))
+        return _finish(_run_blocks(run, scope, [block], start), lambda outs: outs[0])
+    if kind == "foreach":
+        items = params.get("items")
+        if not isinstance(items, list):
+            return [
+                start.ending(
+                    Result(
+                        error=StepError(
+                            "foreach_items_not_array",
+                            f"foreach items resolved to {type(items).__name__}, not an array",
+                            "resolution",
+                        )
+                    )
+                )
+            ]
+        return _foreach(run, step, scope, items, start)
+    if kind == "parallel":
+        branches = [
+            block.steps for block in step.blocks if block.where and block.where[0] == "branches"
+        ]
+        return _finish(_run_blocks(run, scope, branches, start, parallel=True), list)
+    raise AssertionError(f"no endings for control {kind!r}")
+
+
+@attrs.frozen
+class _Start:
+    counts: dict[str, int] = attrs.field(eq=False)
+    clock: int
+    events: tuple[Event, ...] = ()
+    errors: tuple[tuple[str, StepError], ...] = ()
+    records: tuple[JSON, ...] = ()
+
+    def ending(self, result: Result) -> Ending:
+        return Ending(
+            result,
+            self.events,
+            tuple(sorted(self.counts.items())),
+            self.errors,
+            self.clock,
+            self.records,
+        )
+
+
+def _block(step: Step, where: tuple[str | int, ...]) -> tuple[Step, ...]:
+    for block in step.blocks:
+        if block.where == where:
+            return block.steps
+    return ()
+
+
+def _inner_run(
+    run: W6wRun,
+    scope: dict[str, JSON],
+    blocks: Sequence[Sequence[Step]],
+    start: _Start,
+    parallel: bool,
+) -> W6wRun:
+    from wforacle.model.w6w.semantics import W6wRun
+
+    steps = [s for block in blocks for s in block]
+    edges = [
+        Edge(block[k].id, block[k + 1].id)
+        for block in blocks
+        if parallel
+        for k in range(len(block) - 1)
+    ]
+    workflow = Workflow(run.workflow.manifest_version, run.workflow.id, "sub-block", tuple(steps))
+    workflow = attrs.evolve(workflow, edges=tuple(edges))
+    scenario = attrs.evolve(run.scenario, crashes=frozenset(), cancel_after=None, resumes=())
+    return W6wRun(
+        workflow,
+        [s.id for s in steps],
+        scenario,
+        outer=scope,
+        separate_roots=parallel,
+        start_invocations=[start.counts.get(s.id, 0) for s in steps],
+        depth=run.depth,
+    )
+
+
+def _run_blocks(
+    run: W6wRun,
+    scope: dict[str, JSON],
+    blocks: Sequence[Sequence[Step]],
+    start: _Start,
+    parallel: bool = False,
+) -> list[tuple[_Start, Result | None, list[JSON]]]:
+    """Run ``blocks`` as one sub-block run, every distinct way it can end.
+
+    Per end: the state after, its failure (a Result with an error) or None,
+    and each block's lastOutput.
+    """
+    from wforacle.model.w6w.semantics import outcome
+
+    inner = _inner_run(run, scope, blocks, start, parallel)
+    found = []
+    for final, events in finals(inner):
+        counts = dict(start.counts)
+        for step_id, count in zip(inner.plan, final.invocations, strict=True):
+            counts[step_id] = count
+        after = _Start(
+            counts,
+            final.clock if final.clock > start.clock else start.clock,
+            (*start.events, *events),
+            (*start.errors, *final.errors),
+            (*start.records, outcome(inner, final)["steps"]),
+        )
+        failure = Result(error=final.failure[1]) if final.failure is not None else None
+        outputs = []
+        offset = 0
+        for block in blocks:
+            states = final.steps[offset : offset + len(block)]
+            offset += len(block)
+            succeeded = [s.output for s in states if s.status == "succeeded"]
+            outputs.append(succeeded[-1] if succeeded else None)
+        found.append((after, failure, outputs))
+    return found
+
+
+def _finish(ends: list[tuple[_Start, Result | None, list[JSON]]], shape: Any) -> list[Ending]:
+    return [
+        after.ending(failure if failure is not None else Result(output=shape(outputs)))
+        for after, failure, outputs in ends
+    ]
+
+
+def _foreach(
+    run: W6wRun, step: Step, scope: dict[str, JSON], items: list[JSON], start: _Start
+) -> list[Ending]:
+    body = _block(step, ("body",))
+    done: list[Ending] = []
+    frontier: list[tuple[_Start, list[JSON]]] = [(start, [])]
+    for index, item in enumerate(items):
+        following = []
+        for partial, outputs in frontier:
+            here = {**scope, "foreach": {"item": item, "index": index}}
+            for after, failure, last in _run_blocks(run, here, [body], partial):
+                if failure is not None:
+                    done.append(after.ending(failure))
+                else:
+                    following.append((after, [*outputs, last[0]]))
+        frontier = following
+        _bounded(len(frontier) + len(done), step)
+    done.extend(partial.ending(Result(output=outputs)) for partial, outputs in frontier)
+    return done
+
+
+def _call(run: W6wRun, step: Step, params: dict[str, JSON], start: _Start) -> list[Ending] | None:
+    from wforacle.model.w6w.scenario import load_scenario
+    from wforacle.model.w6w.semantics import W6wRun, last_output, outcome
+    from wforacle.properties.w6w.validate import validate
+
+    target = params.get("workflow")
+    callee = run.scenario.calls.get(target) if isinstance(target, str) else None
+    if callee is None:
+        return None
+    if run.depth + 1 > run.scenario.max_call_depth:
+        error = StepError(
+            "call_depth_exceeded",
+            f"calling {target!r} would exceed the call depth bound ({run.scenario.max_call_depth})",
+            "execute",
+        )
+        return [start.ending(Result(error=error))]
+    checked = validate(copy.deepcopy(callee["document"]))
+    scenario, problems = load_scenario(copy.deepcopy(callee.get("scenario", {})))
+    if not checked.report.valid or problems or checked.workflow is None or checked.plan is None:
+        error = StepError(
+            "call_target_invalid", f"the called workflow {target!r} is not runnable", "execute"
+        )
+        return [start.ending(Result(error=error))]
+    inputs = params.get("inputs", {})
+    scenario = attrs.evolve(
+        scenario,
+        variables=inputs if isinstance(inputs, dict) else {},
+        max_call_depth=run.scenario.max_call_depth,
+    )
+    child = W6wRun(checked.workflow, checked.plan, scenario, depth=run.depth + 1)
+    found = []
+    for final, events in finals(child):
+        after = attrs.evolve(start, events=tuple(events), records=(outcome(child, final),))
+        if final.status == "succeeded":
+            output = final.handled_output if final.handled else last_output(child, final)
+            found.append(after.ending(Result(output=output)))
+        elif final.status == "failed" and final.failure is not None:
+            found.append(after.ending(Result(error=final.failure[1])))
+        else:
+            error = StepError(
+                f"call_{final.status}", f"the called run ended {final.status}", "execute"
+            )
+            found.append(after.ending(Result(error=error)))
+    return found
+
+
+def finals(run: W6wRun) -> list[tuple[Config, tuple[Event, ...]]]:
+    """Every distinct final configuration of ``run`` (up to time), with a trace to it."""
+    from wforacle.model.w6w.independence import Reduction
+    from wforacle.model.w6w.semantics import config_key, outcome
+
+    kept: dict[str, Config] = {}
+
+    def end(c: Config) -> dict[str, JSON]:
+        value = {
+            "outcome": outcome(run, c),
+            "invocations": list(c.invocations),
+            "clock": c.clock,
+        }
+        kept.setdefault(canonical(value), c)
+        return value
+
+    reduction = Reduction(run)
+    result = explore(
+        run,
+        end,
+        config_key,
+        max_states=200_000,
+        ample=reduction.ample if reduction.active else None,
+    )
+    if not result.complete:
+        raise _too_many(run)
+    if len(result.outcomes) > MAX_ENDINGS:
+        raise _too_many(run)
+    return [
+        (kept[canonical(o.value)], tuple(_unnumbered(e) for e in o.witness))
+        for o in result.outcomes
+    ]
+
+
+def _unnumbered(event: Event) -> Event:
+    # Sub-block records are persisted with the control's step end (A-53).
+    return {k: v for k, v in event.items() if k != "checkpoint"}
+
+
+def _bounded(count: int, step: Step) -> None:
+    if count > MAX_ENDINGS:
+        from wforacle.model.w6w.semantics import Unsupported
+
+        raise Unsupported(f"control {step.id!r} can end in more than {MAX_ENDINGS} ways")
+
+
+def _too_many(run: W6wRun) -> Exception:
+    from wforacle.model.w6w.semantics import Unsupported
+
+    return Unsupported(
+        f"a sub-block or called run of workflow {run.workflow.id!r} has more than "
+        f"{MAX_ENDINGS} endings or 200000 states"
+    )

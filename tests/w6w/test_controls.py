@@ -1,0 +1,285 @@
+"""The canonical controls, wait and @w6w/call (model/w6w/controls.py; A-53, A-55, A-56)."""
+
+from __future__ import annotations
+
+import copy
+
+import pytest
+
+from wforacle.model.kernel.explore import canonical
+from wforacle.model.kernel.lts import execute, seeded
+from wforacle.model.w6w.independence import explore_run
+from wforacle.model.w6w.scenario import load_scenario
+from wforacle.model.w6w.semantics import Unsupported, W6wRun, run_state
+from wforacle.properties.w6w.validate import validate
+
+from .helpers import app_step, workflow
+
+
+def semantics(doc, scenario=None):
+    result = validate(copy.deepcopy(doc))
+    assert result.report.valid, result.report.codes()
+    loaded, problems = load_scenario(scenario or {})
+    assert not problems, [p.to_json() for p in problems]
+    return W6wRun(result.workflow, result.plan, loaded)
+
+
+def finish(doc, scenario=None):
+    run = semantics(doc, scenario)
+    execution = execute(run)
+    return execution.trace, run_state(run, execution.final)
+
+
+def control(step_id, action, **with_):
+    return {"id": step_id, "uses": {"app": "@w6w/control", "action": action}, "with": with_}
+
+
+def outputs(*values):
+    return {"attempts": [{"output": v} for v in values]}
+
+
+def fails(code="boom"):
+    return {"attempts": [{"error": {"code": code, "message": "m"}}]}
+
+
+def step_events(trace, name):
+    return [e for e in trace if e["event"] == name]
+
+
+# -- if ---------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("condition", "branch"), [(True, "yes"), ([1], "yes"), ([], "no"), (0, "no"), ("", "no")]
+)
+def test_if_runs_the_then_block_when_the_condition_is_truthy(condition, branch):
+    doc = workflow(
+        control(
+            "check", "if", condition=condition, then=[app_step("yes")], **{"else": [app_step("no")]}
+        )
+    )
+    trace, state = finish(doc, {"steps": {"yes": outputs("Y"), "no": outputs("N")}})
+    ran = [e["step"] for e in step_events(trace[-2]["inner"], "step_started")]
+    assert ran == [branch]
+    assert state["output"] == branch[0].upper()
+
+
+# -- foreach ----------------------------------------------------------------------------
+
+
+def test_foreach_runs_the_body_once_per_item_with_item_and_index():
+    # W6W-ROOT: foreach adds foreach.item and foreach.index to the sub-block's scope.
+    body = app_step(
+        "each", **{"with": {"item": {"$": "foreach.item"}, "i": {"$": "foreach.index"}}}
+    )
+    doc = workflow(control("loop", "foreach", items=["a", "b", "c"], body=[body]))
+    trace, state = finish(doc, {"steps": {"each": outputs(1, 2, 3)}})
+    inner = trace[-2]["inner"]
+    assert [e["input"] for e in step_events(inner, "step_started")] == [
+        {"item": "a", "i": 0},
+        {"item": "b", "i": 1},
+        {"item": "c", "i": 2},
+    ]
+    assert state["steps"]["loop"]["output"] == [1, 2, 3]
+
+
+def test_foreach_over_a_non_array_fails_at_resolution_without_a_retry_loop():
+    # W6W-EDGE-8: control steps "run no retry loop at all" — a declared retry is never read.
+    doc = workflow(
+        control("loop", "foreach", items={"$": "vars.missing"}, body=[app_step("each")])
+        | {"retry": {"maxAttempts": 5}}
+    )
+    trace, state = finish(doc)
+    assert state["status"] == "failed"
+    assert state["error"]["code"] == "foreach_items_not_array"
+    assert state["error"]["phase"] == "resolution"
+    assert not step_events(trace, "retry_scheduled")
+
+
+def test_a_failing_iteration_ends_the_foreach_and_takes_the_error_edge_at_once():
+    # W6W-EDGE-10: "A sub-block failure is handled by its enclosing control's own failure
+    # modes"; W6W-EDGE-8: the error edge on the first failure.
+    doc = workflow(
+        control("loop", "foreach", items=[1, 2, 3], body=[app_step("each")])
+        | {"retry": {"maxAttempts": 3}},
+        app_step("handler"),
+        edges=[{"from": "loop", "to": "handler", "when": "error"}],
+    )
+    scenario = {"steps": {"each": {"attempts": [{"output": 1}, fails()["attempts"][0]]}}}
+    trace, state = finish(doc, scenario)
+    failed = step_events(trace, "attempt_failed")[0]
+    assert len(step_events(failed["inner"], "step_started")) == 2  # the third never ran
+    assert state["steps"]["loop"]["status"] == "failed"
+    assert state["steps"]["handler"]["status"] == "succeeded"
+    assert state["status"] == "succeeded"
+
+
+# -- parallel ---------------------------------------------------------------------------
+
+
+PARALLEL = workflow(
+    control(
+        "both",
+        "parallel",
+        branches=[
+            [app_step("p1"), app_step("p1b")],
+            [app_step("p2", **{"with": {"seen": {"$": "steps.p1.output"}}})],
+        ],
+    )
+)
+
+
+def test_parallel_outputs_each_branchs_last_output_in_branch_order():
+    _, state = finish(
+        PARALLEL, {"steps": {"p1": outputs("A"), "p1b": outputs("B"), "p2": outputs("C")}}
+    )
+    assert state["output"] == ["B", "C"]
+
+
+def test_parallel_branches_interleave_and_explore_sees_every_reading():
+    run = semantics(PARALLEL, {"steps": {"p1": outputs("A"), "p2": outputs("C")}})
+    seen = set()
+    for found in explore_run(run).outcomes:
+        for block in found.value["steps"]["both"]["inner"]:
+            seen.add(canonical(block["p2"]["input"]))
+    assert seen == {canonical({"seen": None}), canonical({"seen": "A"})}
+
+
+def test_parallel_reports_the_first_failure_by_plan_order():
+    # W6W-FAN-10 applied to branches (A-53).
+    run = semantics(PARALLEL, {"steps": {"p1": fails("first"), "p2": fails("second")}})
+    codes = set()
+    for found in explore_run(run).outcomes:
+        inner = found.value["steps"]["both"]["inner"][0]
+        statuses = {inner.get(s, {}).get("status") for s in ("p1", "p2")}
+        if statuses == {"failed"}:
+            codes.add(found.value["error"]["code"])
+    assert codes == {"first"}
+
+
+# -- wait -------------------------------------------------------------------------------
+
+
+def wait(step_id):
+    return control(step_id, "wait", afterMs=1000)
+
+
+def test_a_wait_suspends_the_run_with_one_token_and_nothing_after_it_runs():
+    doc = workflow(wait("w"), app_step("after"), edges=[{"from": "w", "to": "after"}])
+    trace, state = finish(doc)
+    assert state["status"] == "queued"
+    assert state["suspension"] == {"stepId": "w", "resumeToken": "run_1/w/1"}
+    assert "after" not in state["steps"]
+    assert step_events(trace, "step_suspended")[0]["directive"] == {"afterMs": 1000}
+
+
+def test_a_resumed_wait_succeeds_with_the_resumption_output_and_the_run_continues():
+    doc = workflow(wait("w"), app_step("after"), edges=[{"from": "w", "to": "after"}])
+    trace, state = finish(doc, {"resumes": [{"output": {"woke": True}}]})
+    assert state["status"] == "succeeded"
+    assert state["steps"]["w"]["output"] == {"woke": True}
+    assert [e["event"] for e in trace].count("run_resumed") == 1
+
+
+def test_a_suspension_is_not_a_failure_the_run_ladder_never_runs():
+    # W6W-RUNERR-6: "A queued run (a wait suspend) … [is] not [a failure]".
+    doc = workflow(wait("w"), retry={"maxAttempts": 3}, onError="continue")
+    trace, state = finish(doc)
+    assert state["status"] == "queued"
+    assert not step_events(trace, "run_restarted") and not step_events(trace, "run_continued")
+
+
+def test_concurrent_waits_return_the_first_token_by_plan_order_and_the_other_reruns():
+    # W6W-FAN-10: "A suspension returns one token — that of the first suspended step by
+    # plan order; other waits re-run after resume."
+    doc = workflow(
+        app_step("a", fanOut="parallel"),
+        wait("w1"),
+        wait("w2"),
+        edges=[{"from": "a", "to": "w1"}, {"from": "a", "to": "w2"}],
+    )
+    run = semantics(doc, {"resumes": [{"output": 1}, {"output": 2}]})
+    for seed in range(30):
+        trace = execute(run, seeded(seed)).trace
+        suspended = step_events(trace, "run_suspended")
+        if len(step_events(trace[: trace.index(suspended[0])], "step_suspended")) == 2:
+            assert suspended[0]["step"] == "w1"
+            assert step_events(trace, "run_resumed")[0]["step"] == "w1"
+            restarted = [e["step"] for e in step_events(trace, "step_started")]
+            assert restarted.count("w2") == 2
+            break
+    else:
+        pytest.fail("no schedule suspended both waits together")
+
+
+def test_a_wait_inside_a_sub_block_is_refused():
+    doc = workflow(control("loop", "foreach", items=[1], body=[wait("w")]))
+    with pytest.raises(Unsupported, match="A-55"):
+        explore_run(semantics(doc))
+
+
+# -- @w6w/call --------------------------------------------------------------------------
+
+
+def call(step_id, target, **inputs):
+    return {
+        "id": step_id,
+        "uses": {"app": "@w6w/call", "action": "run"},
+        "with": {"workflow": target, "inputs": inputs},
+    }
+
+
+CHILD = workflow(
+    app_step("inner", **{"with": {"got": {"$": "vars.n"}}}),
+    variables=[{"key": "n", "required": True}],
+) | {"id": "wf_child"}
+
+
+def test_a_call_runs_the_child_with_its_inputs_and_returns_its_output():
+    scenario = {
+        "calls": {"wf_child": {"document": CHILD, "scenario": {"steps": {"inner": outputs(42)}}}}
+    }
+    trace, state = finish(workflow(call("c", "wf_child", n=7)), scenario)
+    inner = step_events(trace, "step_succeeded")[0]["inner"]
+    assert step_events(inner, "step_started")[0]["input"] == {"got": 7}
+    assert state["output"] == 42
+
+
+def test_a_failing_child_fails_the_call_step_without_a_retry_loop():
+    scenario = {
+        "calls": {"wf_child": {"document": CHILD, "scenario": {"steps": {"inner": fails("deep")}}}}
+    }
+    doc = workflow(call("c", "wf_child", n=1) | {"retry": {"maxAttempts": 4}})
+    trace, state = finish(doc, scenario)
+    assert state["error"]["code"] == "deep"
+    assert not step_events(trace, "retry_scheduled")
+
+
+def test_call_depth_is_bounded():
+    # W6W-RUNERR-3: "the same call-depth-bounded seam a @w6w/call step uses".
+    selfish = workflow(call("again", "wf_loop")) | {"id": "wf_loop"}
+    scenario: dict = {}
+    for _ in range(6):  # deeper than the bound: the bound, not the scenario, stops it
+        scenario = {
+            "maxCallDepth": 3,
+            "calls": {"wf_loop": {"document": selfish, "scenario": scenario}},
+        }
+    trace, state = finish(selfish, scenario)
+    assert state["error"]["code"] == "call_depth_exceeded"
+    depth, events = 0, trace
+    while calls := [e for e in events if e.get("inner")]:
+        depth, events = depth + 1, calls[0]["inner"]
+    assert depth == 3
+
+
+def test_a_call_the_scenario_does_not_supply_is_answered_by_its_script():
+    _, state = finish(workflow(call("c", "wf_elsewhere")), {"steps": {"c": outputs("scripted")}})
+    assert state["output"] == "scripted"
+
+
+def test_control_and_call_steps_carry_no_meta():
+    # W6W-META-15: "So do @w6w/* host-internal steps … and engine control steps".
+    report = {"app": "x", "version": "1", "action": "y"}
+    doc = workflow(call("c", "wf_elsewhere"))
+    _, state = finish(doc, {"steps": {"c": {"attempts": [{"output": 1, "meta": [report]}]}}})
+    assert "meta" not in state["steps"]["c"]
