@@ -354,7 +354,7 @@ def cmd_jsonlogic_differential(args: argparse.Namespace) -> int:
 def cmd_run(args: argparse.Namespace) -> int:
     """One reference execution of a w6w document under a scenario: trace and RunState."""
     from wforacle.model.kernel.lts import Divergent, execute, first, seeded
-    from wforacle.model.w6w.semantics import run_state
+    from wforacle.model.w6w.semantics import Unsupported, run_state
 
     semantics = _load_run(args)
     if isinstance(semantics, int):
@@ -364,6 +364,8 @@ def cmd_run(args: argparse.Namespace) -> int:
         execution = execute(semantics, scheduler)
     except Divergent as exc:
         raise UsageError(str(exc)) from None
+    except Unsupported as exc:
+        raise UsageError(f"not modelled: {exc}") from None
     state = run_state(semantics, execution.final)
     if args.json:
         emit_json({"trace": execution.trace, "runState": state})
@@ -415,13 +417,17 @@ def _load_run(args: argparse.Namespace) -> Any:
 def cmd_explore(args: argparse.Namespace) -> int:
     """Every distinct terminal outcome the RFC permits for DOC under a scenario."""
     from wforacle.model.w6w.independence import explore_run
+    from wforacle.model.w6w.semantics import Unsupported
 
     if args.max_states < 1:
         raise UsageError("--max-states must be at least 1")
     semantics = _load_run(args)
     if isinstance(semantics, int):
         return semantics
-    result = explore_run(semantics, args.max_states, reduce=not args.naive)
+    try:
+        result = explore_run(semantics, args.max_states, reduce=not args.naive)
+    except Unsupported as exc:
+        raise UsageError(f"not modelled: {exc}") from None
     figures = result.figures()
     if args.json:
         emit_json(

@@ -214,6 +214,22 @@ def test_run_refuses_invalid_documents_bad_scenarios_and_unmodelled_steps(capsys
         write(tmp_path, {"steps": {"a": {"attempts": [{"nope": 1}]}}}, "s.json"),
     )
     assert code == 2 and "$.steps.a.attempts[0]" in err
-    control = {**good, "steps": [{"id": "w", "uses": {"app": "@w6w/control", "action": "wait"}}]}
+    control = {**good, "steps": [{"id": "w", "uses": {"app": "@w6w/control", "action": "loop"}}]}
     code, _, err = run(capsys, "run", write(tmp_path, control, "c.json"))
-    assert code == 2 and "not modelled yet" in err
+    assert code == 2 and "not modelled" in err and "canonical controls" in err
+    wait_inside = {
+        **good,
+        "steps": [
+            {
+                "id": "f",
+                "uses": {"app": "@w6w/control", "action": "foreach"},
+                "with": {
+                    "items": [1],
+                    "body": [{"id": "w", "uses": {"app": "@w6w/control", "action": "wait"}}],
+                },
+            }
+        ],
+    }
+    for command in ("run", "explore"):
+        code, _, err = run(capsys, command, write(tmp_path, wait_inside, "w.json"))
+        assert code == 2 and "A-55" in err

@@ -1,13 +1,13 @@
 """The canonical controls and @w6w/call: sub-blocks and child runs, composed big-step.
 
 The RFC names the four canonical controls — "if, foreach, parallel, wait,
-all under the first-party @w6w/control app" (W6W-CONCEPT) — and @w6w/call
+all under the first-party @w6w/control app" (RFC "Concept") — and @w6w/call
 steps, and fixes only this about them: they run no retry loop and take their
 error edge on their first failure (W6W-EDGE-8); their sub-blocks'
 steps (foreach.body, parallel.branches, an if branch block) stay out of
 main-graph routing, and "a sub-block failure is handled by its enclosing
 control's own failure modes" (W6W-EDGE-10); foreach adds ``foreach.item``
-and ``foreach.index`` to the sub-block's run scope (W6W-ROOT); control and
+and ``foreach.index`` to the sub-block's run scope (W6W-ROOT-6); control and
 call steps carry no meta (W6W-META-15).  Their full definitions live in the
 Engine RFC, which is not included: every other choice below is assumption
 A-53 (controls), A-55 (wait) or A-56 (call), and docs/controls.md shows them.
