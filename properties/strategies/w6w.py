@@ -116,11 +116,25 @@ def step_errors(draw: st.DrawFn) -> dict[str, Any]:
     }
 
 
+def _all_steps(steps: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Steps and the steps of their control blocks (A-06), depth-first."""
+    found = []
+    for step in steps:
+        found.append(step)
+        with_ = step.get("with") if isinstance(step.get("with"), dict) else {}
+        for key in ("then", "else", "body"):
+            if isinstance(with_.get(key), list):
+                found.extend(_all_steps(with_[key]))
+        for branch in with_.get("branches", []) if isinstance(with_.get("branches"), list) else []:
+            found.extend(_all_steps(branch))
+    return found
+
+
 @st.composite
 def scenarios(draw: st.DrawFn, document: dict[str, Any]) -> dict[str, Any]:
     """Scenarios for ``document``: per step, a few attempts' results and idempotency."""
     steps = {}
-    for step in document["steps"]:
+    for step in _all_steps(document["steps"]):
         if draw(st.booleans()):
             attempts = draw(
                 st.lists(
@@ -152,7 +166,50 @@ def sequential_workflows(max_steps: int = 8) -> st.SearchStrategy[dict[str, Any]
     return workflows(max_steps=max_steps).map(sequential)
 
 
-def parallel_workflows(max_steps: int = 6) -> st.SearchStrategy[dict[str, Any]]:
+@st.composite
+def control_steps(draw: st.DrawFn, step_id: str, ids: list[str]) -> dict[str, Any]:
+    """A canonical if, foreach or parallel control with small blocks (A-06, A-53).
+
+    Block steps get ids ``<step_id>_<n>`` (distinct from every other id) and
+    may read a main-graph step or an earlier block step.
+    """
+    counter = iter(range(100))
+
+    def block(size: int) -> list[dict[str, Any]]:
+        found = []
+        for _ in range(size):
+            inner = {"id": f"{step_id}_{next(counter)}", "uses": {"app": "demo", "action": "run"}}
+            if draw(st.booleans()):
+                inner["onError"] = draw(st.sampled_from(["fail", "continue-record"]))
+            if draw(st.booleans()):
+                other = draw(st.sampled_from([*ids, *(s["id"] for s in found)]))
+                inner["with"] = {"seen": {"$": f"steps.{other}.output"}}
+            found.append(inner)
+        return found
+
+    action = draw(st.sampled_from(["if", "foreach", "parallel"]))
+    with_: dict[str, Any]
+    if action == "if":
+        with_ = {"condition": draw(st.booleans()), "then": block(2), "else": block(1)}
+    elif action == "foreach":
+        with_ = {"items": draw(st.lists(st.integers(0, 9), max_size=2)), "body": block(1)}
+    else:
+        with_ = {"branches": [block(draw(st.integers(1, 2))) for _ in range(2)]}
+    step: dict[str, Any] = {
+        "id": step_id,
+        "uses": {"app": "@w6w/control", "action": action},
+        "with": with_,
+    }
+    if draw(st.booleans()):
+        step["onError"] = draw(st.sampled_from(["fail", "continue", "continue-record"]))
+    if draw(st.booleans()):
+        step["fanOut"] = "parallel"
+    return step
+
+
+def parallel_workflows(
+    max_steps: int = 6, controls: bool = False
+) -> st.SearchStrategy[dict[str, Any]]:
     """Valid workflows built to fan out: one root, every other step fed by earlier ones.
 
     Each step after the first takes one or two sources among the earlier
@@ -160,6 +217,7 @@ def parallel_workflows(max_steps: int = 6) -> st.SearchStrategy[dict[str, Any]]:
     ``{"$": "steps.<other>.output"}`` of any step, so that a with block can
     depend on the interleaving (W6W-FAN-5), and may route failures.  Retries
     are capped at 3 attempts with small delays, to keep naive exploration short.
+    With ``controls``, about one step in five is a canonical control.
     """
 
     @st.composite
@@ -178,6 +236,8 @@ def parallel_workflows(max_steps: int = 6) -> st.SearchStrategy[dict[str, Any]]:
             if draw(st.booleans()):
                 other = draw(st.sampled_from(ids))
                 step["with"] = {"seen": {"$": f"steps.{other}.output"}}
+            if controls and draw(st.integers(0, 4)) == 0:
+                step = draw(control_steps(step_id, ids))
             doc_steps.append(step)
             if k:
                 earlier = st.sampled_from(ids[:k])

@@ -261,7 +261,7 @@ def test_the_reduction_is_off_when_checkpoint_numbers_matter():
 
 @st.composite
 def parallel_cases(draw):
-    doc = draw(parallel_workflows(max_steps=6))
+    doc = draw(parallel_workflows(max_steps=6, controls=True))
     scenario = draw(scenarios(doc))
     # A non-null default output, so that reading a sibling that has not finished shows.
     scenario["default"] = {"output": "done"}
