@@ -70,11 +70,13 @@ def branches(n: int, depth: int) -> W6wRun:
     return W6wRun(result.workflow, result.plan, load_scenario({})[0])
 
 
-def measure(run: W6wRun, repeat: int, reduce: bool) -> tuple[object, float]:
+def measure(
+    run: W6wRun, repeat: int, reduce: bool, max_states: int = 5_000_000
+) -> tuple[object, float]:
     best = None
     for _ in range(repeat):
         start = time.perf_counter()
-        result = explore_run(run, max_states=5_000_000, reduce=reduce)
+        result = explore_run(run, max_states=max_states, reduce=reduce)
         seconds = time.perf_counter() - start
         best = seconds if best is None else min(best, seconds)
     assert best is not None
@@ -86,6 +88,7 @@ def report(label: str, result: object, seconds: float) -> None:
     print(
         f"{label}: {result.states:,} states, {result.transitions:,} transitions, "  # type: ignore[attr-defined]
         f"{len(result.outcomes)} outcome(s), {seconds:.3f} s, "  # type: ignore[attr-defined]
+        f"{'complete' if result.complete else 'INCOMPLETE'}, "  # type: ignore[attr-defined]
         f"{result.states / seconds:,.0f} states/s, reduction {result.reduction}, "  # type: ignore[attr-defined]
         f"peak RSS {peak:.0f} MiB"
     )
@@ -98,13 +101,16 @@ def main() -> None:
     parser.add_argument("--depth", type=int, default=1)
     parser.add_argument("--naive", action="store_true")
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument(
+        "--max-states", type=int, default=5_000_000, help="the naive search's state bound"
+    )
     args = parser.parse_args()
     if args.branches:
         run = branches(args.branches, args.depth)
         reduced, seconds = measure(run, args.repeat, reduce=True)
         report(f"{args.branches} branches x {args.depth}, reduced", reduced, seconds)
         if args.naive:
-            naive, naive_seconds = measure(run, 1, reduce=False)
+            naive, naive_seconds = measure(run, 1, reduce=False, max_states=args.max_states)
             report(f"{args.branches} branches x {args.depth}, naive", naive, naive_seconds)
             print(
                 f"reduction factor: {naive.states / reduced.states:,.0f}x states, "  # type: ignore[attr-defined]

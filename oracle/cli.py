@@ -32,10 +32,10 @@ def _reject_constant(name: str) -> NoReturn:
     raise ValueError(f"{name} is not JSON")
 
 
-def read_json(source: str) -> Any:
-    """Parse the JSON document at ``source`` (a path, or ``-`` for stdin)."""
+def _read_text(source: str) -> str:
+    """The UTF-8 text of the file at ``source``, or a UsageError saying why not."""
     try:
-        text = sys.stdin.read() if source == "-" else Path(source).read_text("utf-8")
+        return Path(source).read_text("utf-8")
     except FileNotFoundError:
         raise UsageError(f"cannot read {source}: no such file") from None
     except IsADirectoryError:
@@ -46,6 +46,11 @@ def read_json(source: str) -> Any:
         raise UsageError(f"cannot read {source}: not UTF-8 text ({exc.reason})") from None
     except OSError as exc:
         raise UsageError(f"cannot read {source}: {exc.strerror or exc}") from None
+
+
+def read_json(source: str) -> Any:
+    """Parse the JSON document at ``source`` (a path, or ``-`` for stdin)."""
+    text = sys.stdin.read() if source == "-" else _read_text(source)
     try:
         # Strict JSON: NaN and Infinity are JavaScript, not JSON.
         return json.loads(text, parse_constant=_reject_constant)
@@ -414,6 +419,62 @@ def _load_run(args: argparse.Namespace) -> Any:
         raise UsageError(f"not modelled yet: {exc}") from None
 
 
+def cmd_check(args: argparse.Namespace) -> int:
+    """Is a recorded trace one the specification permits for DOC under a scenario?"""
+    from wforacle.model.w6w.semantics import Unsupported, config_key
+    from wforacle.oracle.check import FrontierTooLarge, check
+
+    semantics = _load_run(args)
+    if isinstance(semantics, int):
+        return semantics
+    trace = _read_trace(args.trace)
+    try:
+        verdict = check(semantics, config_key, trace)
+    except (Unsupported, FrontierTooLarge) as exc:
+        raise UsageError(str(exc)) from None
+    if args.json:
+        emit_json(
+            {
+                "permitted": verdict.permitted,
+                "events": verdict.events,
+                "maxFrontier": verdict.max_frontier,
+                "divergence": verdict.divergence.to_json() if verdict.divergence else None,
+            }
+        )
+    elif verdict.divergence is None:
+        print(f"permitted: {verdict.events} events match a run the specification allows")
+    else:
+        d = verdict.divergence
+        print(f"DIVERGES at event {d.index}: {d.message}")
+        if d.observed is not None:
+            print(f"  observed:  {json.dumps(d.observed, ensure_ascii=False)}")
+        for event in d.permitted:
+            print(f"  permitted: {json.dumps(event, ensure_ascii=False)}")
+        print(f"  clauses:   {', '.join(d.clauses) or '(none)'}")
+    return EXIT_OK if verdict.permitted else EXIT_FINDING
+
+
+def _read_trace(source: str) -> list[Any]:
+    """A trace: a JSON array of events, ``run --json`` output, or JSON lines."""
+    text = sys.stdin.read() if source == "-" else _read_text(source)
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError:
+        value = []
+        for number, line in enumerate(text.splitlines(), start=1):
+            if not line.strip():
+                continue
+            try:
+                value.append(json.loads(line))
+            except json.JSONDecodeError as exc:
+                raise UsageError(f"{source}: line {number}: not JSON ({exc.msg})") from None
+    if isinstance(value, dict) and isinstance(value.get("trace"), list):
+        value = value["trace"]
+    if not isinstance(value, list) or not all(isinstance(e, dict) for e in value):
+        raise UsageError(f"{source}: expected a trace: an array of event objects")
+    return value
+
+
 def cmd_explore(args: argparse.Namespace) -> int:
     """Every distinct terminal outcome the RFC permits for DOC under a scenario."""
     from wforacle.model.w6w.independence import explore_run
@@ -605,6 +666,17 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument(
         "--replay-from", metavar="STEP", help="with --replay: re-run STEP and its graph descendants"
     )
+
+    check_cmd = document_and_scenario(
+        add("check", cmd_check, "is a recorded trace one the specification permits?")
+    )
+    check_cmd.add_argument(
+        "--trace",
+        metavar="T",
+        required=True,
+        help="the trace: a JSON array of events, run --json output, or JSON lines ('-': stdin)",
+    )
+    check_cmd.add_argument("--json", action="store_true", help="print a JSON verdict")
 
     explore_cmd = document_and_scenario(
         add("explore", cmd_explore, "every distinct terminal outcome the RFC permits, with figures")

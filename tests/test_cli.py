@@ -233,3 +233,27 @@ def test_run_refuses_invalid_documents_bad_scenarios_and_unmodelled_steps(capsys
     for command in ("run", "explore"):
         code, _, err = run(capsys, command, write(tmp_path, wait_inside, "w.json"))
         assert code == 2 and "A-55" in err
+
+
+def test_check_accepts_runs_own_trace_and_pins_a_changed_one(capsys, tmp_path):
+    doc = str(REPO / "examples" / "w6w" / "error-routing.json")
+    scenario = str(REPO / "examples" / "w6w" / "scenarios" / "error-routing.json")
+    code, out, _ = run(capsys, "run", doc, "--scenario", scenario, "--json")
+    assert code == 0
+    recorded = json.loads(out)
+    code, out, _ = run(
+        capsys, "check", doc, "--scenario", scenario, "--trace", write(tmp_path, recorded)
+    )
+    assert code == 0 and out.startswith("permitted")
+    trace = recorded["trace"]
+    k = next(i for i, e in enumerate(trace) if e["event"] == "step_started")
+    trace[k]["step"] = "somewhere-else"
+    code, out, _ = run(
+        capsys, "check", doc, "--scenario", scenario, "--trace", write(tmp_path, trace), "--json"
+    )
+    verdict = json.loads(out)
+    assert code == 1 and not verdict["permitted"] and verdict["divergence"]["index"] == k
+    code, _, err = run(
+        capsys, "check", doc, "--scenario", scenario, "--trace", write(tmp_path, "{]", "t.txt")
+    )
+    assert code == 2 and "line 1" in err

@@ -121,6 +121,7 @@ class Config:
     signalled: bool = False  # the host's abort signal has fired (W6W-HOST-3)
     sub_invocations: tuple[tuple[str, int], ...] = ()  # sub-block steps' invocations, by id
     suspensions: int = 0  # wait suspensions so far (each resumed one counts)
+    waiting: int = 0  # steps suspended now (kept so that draining is known in O(1))
     suspension: tuple[str, str] | None = None  # a suspended run's (step id, resume token)
 
 
@@ -279,15 +280,23 @@ class W6wRun:
         elif config.status != "running":
             found = []
         else:
+            launching = (
+                config.failure is None
+                and not config.signalled
+                and not config.handled
+                and not _suspended(config)
+            )
             strands = range(len(self.strands))
-            found = [t for k in strands for t in self.strand_transitions(config, k)]
+            found = [t for k in strands for t in self.strand_transitions(config, k, launching)]
             if not found:
                 # The abort signal is polled between steps (W6W-HOST-3) and wins.
                 rules: tuple[Rule, ...] = (abort_run,) if config.signalled else RUN_RULES
                 found = [rule(self, config) for rule in rules]
         return [self._checkpointed(config, t) for t in found if t is not None]
 
-    def strand_transitions(self, c: Config, strand: int) -> list[Transition[Config]]:
+    def strand_transitions(
+        self, c: Config, strand: int, launching: bool
+    ) -> list[Transition[Config]]:
         """The transitions strand ``strand`` may take from ``c``.
 
         One, or none — except that a control or call step's attempt may end in
@@ -297,19 +306,22 @@ class W6wRun:
         assigned to it".  A running step continues its attempts; otherwise the
         strand launches its earliest ready pending step, unless the run is
         draining (W6W-FAN-9: "stops launching new steps" — on a plain fail, a
-        wait suspension or an abort) or was handled.
+        wait suspension or an abort) or was handled: ``launching`` says.
         """
-        launching = c.failure is None and not c.signalled and not c.handled and not _suspended(c)
         candidate = None
+        steps = c.steps
         for i in self.strands[strand]:
-            state = c.steps[i]
-            if state.status == "running":
+            state = steps[i]
+            status = state.status
+            if status in TERMINAL:
+                continue
+            if status == "running":
                 if state.stage == "suspended":
                     return []  # awaits the run's resumption
                 if state.stage == "invoke":
                     return invoke_all(self, c, i)
                 return _one(retry_step(self, c, i) or fail_step(self, c, i))
-            if launching and candidate is None and state.status == "pending" and self.ready(c, i):
+            if launching and candidate is None and self.ready(c, i):
                 candidate = i
         if candidate is None:
             return []
@@ -570,7 +582,7 @@ def crash_and_resume(run: W6wRun, c: Config) -> Transition[Config] | None:
         ),
         "crash_and_resume",
         ("W6W-CONCEPT-3", "W6W-HOST-2", "W6W-CONF-3", "W6W-RUNERR-8", "W6W-RUNERR-12"),
-        evolve(c, crash_due=False, resumed=True, steps=steps),
+        evolve(c, crash_due=False, resumed=True, steps=steps, waiting=0),
     )
 
 
@@ -582,7 +594,7 @@ def _in_flight(c: Config) -> bool:
 
 
 def _suspended(c: Config) -> bool:
-    return any(s.stage == "suspended" for s in c.steps)
+    return c.waiting > 0
 
 
 def abort_run(run: W6wRun, c: Config) -> Transition[Config] | None:
@@ -847,7 +859,7 @@ def suspend_step(run: W6wRun, c: Config, i: int) -> Transition[Config] | None:
         _event(c, "step_suspended", step=step_id, resumeToken=token, directive=directive),
         "suspend_step",
         ("W6W-FAN-9",),
-        evolve(c, steps=_replace(c, i, evolve(state, stage="suspended"))),
+        evolve(c, steps=_replace(c, i, evolve(state, stage="suspended")), waiting=c.waiting + 1),
     )
 
 
@@ -916,6 +928,7 @@ def resume_run(run: W6wRun, c: Config) -> Transition[Config] | None:
             skipped=skipped,
             suspension=None,
             suspensions=c.suspensions + 1,
+            waiting=0,
         ),
     )
 
@@ -1103,6 +1116,7 @@ def retry_run(run: W6wRun, c: Config) -> Transition[Config] | None:
         skipped=frozenset(),
         failure=None,
         errors=(),  # assumption A-45: each attempt starts with no stepErrors
+        waiting=0,
         run_attempt=c.run_attempt + 1,
     )
     return Transition(
@@ -1312,7 +1326,9 @@ def _renderer(name: str) -> Callable[[Any], str]:
         return _render_steps
     if name in ("activated", "skipped"):
         return _edge_set_key
-    if name in ("failure", "errors", "invocations"):
+    if name == "invocations":
+        return repr  # a tuple of ints
+    if name in ("failure", "errors"):
         return _render_hashable
     if name in ("variables", "rejection", "handled_output"):
         return _render_json

@@ -440,6 +440,7 @@ def test_configuration_keys_cover_every_field():
         "sub_invocations": (("x", 1),),
         "suspensions": 1,
         "suspension": ("w", "t"),
+        "waiting": 1,
     }
     assert {f.name for f in attrs_module.fields(Config)} == set(changes)
     for field in attrs_module.fields(Config):

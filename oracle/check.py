@@ -1,0 +1,150 @@
+"""Trace checking: is an observed trace one the specification permits?
+
+Notation: ``F_k`` is the set of model configurations consistent with the
+first ``k`` observed events — ``F_0 = {initial}`` and ``F_{k+1} = {c' | c ∈
+F_k, (e, c') ∈ enabled(c), e ≈ observed[k]}``, deduplicated by configuration
+key.  The trace is permitted when every ``F_k`` is non-empty and ``F_n``
+holds a terminal configuration (the run ended).  The cost is the sum of the
+frontier sizes, so it grows with the trace's length, not with the number
+of interleavings that produce it.
+
+Events match (``≈``) when they agree on every field but the clock stamp
+``at``: an engine's clock is its own, and no rule reads time (A-52).
+Nested ``inner`` events (a control's sub-block, a call's child run) match
+the same way, element by element.
+
+When ``F_{k+1}`` is empty the verdict names index ``k``, the observed event,
+the events the model permits there, and the clauses of the rules that
+govern what should have happened: the permitted transitions of the same
+event name and step if there are any, otherwise every permitted one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Hashable, Sequence
+from typing import Any, Generic, TypeVar
+
+import attrs
+
+from wforacle.model.kernel.lts import Event, Semantics, Transition
+
+C = TypeVar("C")
+IGNORED = frozenset({"at"})
+
+
+def projection(event: Any) -> Any:
+    """What of an event must match: every field but ``at``, recursively in ``inner``."""
+    if isinstance(event, dict):
+        return {k: projection(v) for k, v in event.items() if k not in IGNORED}
+    if isinstance(event, list):
+        return [projection(v) for v in event]
+    return event
+
+
+def matches(model: Event, observed: Event) -> bool:
+    """Whether an observed event is the model's (``≈`` in the notation)."""
+    return bool(projection(model) == projection(observed))
+
+
+@attrs.frozen
+class Divergence:
+    """Where a trace leaves what the model permits, and why."""
+
+    index: int  # the first observed event the model does not permit; len(trace): it stopped early
+    observed: Event | None = attrs.field(eq=False)
+    permitted: tuple[Event, ...] = attrs.field(eq=False)
+    clauses: tuple[str, ...]
+    message: str
+
+    def to_json(self) -> dict[str, Any]:
+        """The divergence as JSON (docs/trace.md)."""
+        return {
+            "index": self.index,
+            "observed": self.observed,
+            "permitted": list(self.permitted),
+            "clauses": list(self.clauses),
+            "message": self.message,
+        }
+
+
+@attrs.frozen
+class Verdict(Generic[C]):
+    """The result of checking one trace."""
+
+    divergence: Divergence | None
+    events: int  # events checked
+    max_frontier: int  # the largest set of consistent configurations tracked
+    finals: tuple[C, ...] = attrs.field(eq=False, default=())  # terminal configurations reached
+
+    @property
+    def permitted(self) -> bool:
+        """Whether the trace is one the model permits."""
+        return self.divergence is None
+
+
+def check(
+    semantics: Semantics[C],
+    key: Callable[[C], Hashable],
+    trace: Sequence[Event],
+    max_frontier: int = 10_000,
+) -> Verdict[C]:
+    """Check ``trace`` against ``semantics`` incrementally (see the module notation)."""
+    frontier: dict[Hashable, C] = {}
+    initial = semantics.initial()
+    frontier[key(initial)] = initial
+    largest = 1
+    for index, observed in enumerate(trace):
+        following: dict[Hashable, C] = {}
+        choices: list[Transition[C]] = []
+        for config in frontier.values():
+            for transition in semantics.enabled(config):
+                choices.append(transition)
+                if matches(transition.event, observed):
+                    following.setdefault(key(transition.target), transition.target)
+        if not following:
+            return Verdict(_diverged(index, observed, choices), index, largest)
+        if len(following) > max_frontier:
+            raise FrontierTooLarge(
+                f"more than {max_frontier} configurations are consistent with the first "
+                f"{index + 1} events"
+            )
+        frontier = following
+        largest = max(largest, len(frontier))
+    finals = tuple(c for c in frontier.values() if not semantics.enabled(c))
+    if not finals:
+        choices = [t for c in frontier.values() for t in semantics.enabled(c)]
+        divergence = _diverged(len(trace), None, choices)
+        return Verdict(divergence, len(trace), largest)
+    return Verdict(None, len(trace), largest, finals)
+
+
+class FrontierTooLarge(Exception):
+    """More configurations are consistent with a prefix than the bound allows."""
+
+
+def _diverged(index: int, observed: Event | None, choices: list[Transition[Any]]) -> Divergence:
+    permitted: list[Event] = []
+    seen = set()
+    for choice in choices:
+        text = repr(projection(choice.event))
+        if text not in seen:
+            seen.add(text)
+            permitted.append(choice.event)
+    if observed is None:
+        governing = choices
+        message = "the trace ends before the run does"
+    else:
+        governing = [
+            c
+            for c in choices
+            if c.event.get("event") == observed.get("event")
+            and c.event.get("step") == observed.get("step")
+        ] or choices
+        if not choices:
+            message = "the model's run had already ended"
+        elif governing is not choices:
+            message = f"{observed.get('event')} differs from what the model permits here"
+        else:
+            message = f"the model permits no {observed.get('event')} event here"
+    clauses = sorted({clause for c in governing for clause in c.clauses})
+    return Divergence(index, observed, tuple(permitted), tuple(clauses), message)
