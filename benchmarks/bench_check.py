@@ -3,13 +3,13 @@
 Run:  python benchmarks/bench_check.py [--events 10000] [--branches 0]
 
 Retries (--retries): one step that fails until its last attempt: the
-per-event cost with a document of one step.  Chain: a chain of steps, each retried once through a scripted failure (six
-events a step), long enough for --events events; the frontier holds one
-configuration.  Branches: a root fanning out to N parallel branches, each a
-chain, all reading nothing; a random schedule's trace is checked, and the
-frontier holds every configuration consistent with the prefix (the
-interleavings the trace has not yet told apart are not many: strands that
-have not moved).  Prints events, seconds, events/s and the largest frontier.
+per-event cost with a document of one step.  Chain: a chain of steps, each
+retried once through a scripted failure (six events a step), long enough
+for --events events; the frontier holds one configuration.  Branches: a
+root fanning out to N parallel branches, each a chain; a random schedule's
+trace is checked, and the frontier holds every configuration consistent
+with the prefix (strands that have not moved).  Prints events, seconds,
+events/s and the largest frontier.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Trace checking: is an observed trace one the specification permits?
+"""Trace checking: whether an observed trace is one the specification permits.
 
 Notation: ``F_k`` is the set of model configurations consistent with the
 first ``k`` observed events — ``F_0 = {initial}`` and ``F_{k+1} = {c' | c ∈

@@ -420,7 +420,7 @@ def _load_run(args: argparse.Namespace) -> Any:
 
 
 def cmd_check(args: argparse.Namespace) -> int:
-    """Is a recorded trace one the specification permits for DOC under a scenario?"""
+    """Check whether a recorded trace is one the specification permits for DOC."""
     from wforacle.model.w6w.semantics import Unsupported, config_key
     from wforacle.oracle.check import FrontierTooLarge, check
 
