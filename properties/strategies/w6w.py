@@ -118,10 +118,11 @@ def step_errors(draw: st.DrawFn) -> dict[str, Any]:
 
 def _all_steps(steps: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Steps and the steps of their control blocks (A-06), depth-first."""
-    found = []
+    found: list[dict[str, Any]] = []
     for step in steps:
         found.append(step)
-        with_ = step.get("with") if isinstance(step.get("with"), dict) else {}
+        raw = step.get("with")
+        with_: dict[str, Any] = raw if isinstance(raw, dict) else {}
         for key in ("then", "else", "body"):
             if isinstance(with_.get(key), list):
                 found.extend(_all_steps(with_[key]))
@@ -176,7 +177,7 @@ def control_steps(draw: st.DrawFn, step_id: str, ids: list[str]) -> dict[str, An
     counter = iter(range(100))
 
     def block(size: int) -> list[dict[str, Any]]:
-        found = []
+        found: list[dict[str, Any]] = []
         for _ in range(size):
             inner = {"id": f"{step_id}_{next(counter)}", "uses": {"app": "demo", "action": "run"}}
             if draw(st.booleans()):
