@@ -54,8 +54,8 @@ def retry_policies(draw: st.DrawFn) -> dict[str, Any] | None:
 
 
 @st.composite
-def steps(draw: st.DrawFn, step_id: str) -> dict[str, Any]:
-    """One runnable app step."""
+def steps(draw: st.DrawFn, step_id: str, presentation: bool = True) -> dict[str, Any]:
+    """One runnable app step (with presentation fields, which the engine never reads)."""
     step: dict[str, Any] = {
         "id": step_id,
         "uses": {"app": draw(st.sampled_from(["linear", "slack", "http"])), "action": "run"},
@@ -66,7 +66,7 @@ def steps(draw: st.DrawFn, step_id: str) -> dict[str, Any]:
         step["onError"] = draw(st.sampled_from(["fail", "continue", "continue-record"]))
     if draw(st.booleans()):
         step["fanOut"] = draw(st.sampled_from(["sequential", "parallel"]))
-    if draw(st.booleans()):
+    if presentation and draw(st.booleans()):
         # Presentation: arbitrary, never read (W6W-PRES-1).
         step["position"] = draw(json_values(4))
         step["notes"] = draw(json_values(4))
@@ -131,15 +131,29 @@ def _all_steps(steps: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return found
 
 
+# Small outputs: enough to tell steps apart and to flow through $ bindings.
+small_outputs = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(-2, 9),
+    st.sampled_from(["a", "b", "{{ vars.x }}"]),
+    st.lists(st.integers(0, 3), max_size=2),
+)
+
+
 @st.composite
-def scenarios(draw: st.DrawFn, document: dict[str, Any]) -> dict[str, Any]:
+def scenarios(
+    draw: st.DrawFn, document: dict[str, Any], outputs: st.SearchStrategy[Any] | None = None
+) -> dict[str, Any]:
     """Scenarios for ``document``: per step, a few attempts' results and idempotency."""
     steps = {}
     for step in _all_steps(document["steps"]):
         if draw(st.booleans()):
             attempts = draw(
                 st.lists(
-                    st.builds(lambda o: {"output": o}, json_values(3))
+                    st.builds(
+                        lambda o: {"output": o}, outputs if outputs is not None else json_values(3)
+                    )
                     | st.builds(lambda e: {"error": e}, step_errors()),
                     min_size=1,
                     max_size=4,
@@ -208,8 +222,49 @@ def control_steps(draw: st.DrawFn, step_id: str, ids: list[str]) -> dict[str, An
     return step
 
 
+@st.composite
+def _fan_out_workflow(
+    draw: st.DrawFn, max_steps: int, controls: bool, max_delay: int
+) -> dict[str, Any]:
+    ids = draw(st.lists(step_ids, min_size=2, max_size=max_steps, unique=True))
+    doc_steps = []
+    edges: list[dict[str, Any]] = []
+    for k, step_id in enumerate(ids):
+        step = draw(steps(step_id, presentation=False))
+        if isinstance(step.get("retry"), dict):
+            step["retry"]["maxAttempts"] = min(step["retry"]["maxAttempts"], 3)
+            delays = st.integers(0, min(max_delay, 3))
+            if max_delay > 3:  # near and past the 300000 ms ceiling (W6W-RETRY-9)
+                delays |= st.sampled_from([1000, 80_000, 150_001, max_delay])
+                step["retry"]["backoff"] = draw(st.sampled_from(["exponential", "fixed"]))
+                step["retry"]["maxAttempts"] = draw(st.integers(2, 3))
+            step["retry"]["delayMs"] = draw(delays)
+        step["fanOut"] = draw(st.sampled_from(["parallel", "parallel", "sequential"]))
+        if draw(st.booleans()):
+            other = draw(st.sampled_from(ids))
+            step["with"] = {"seen": {"$": f"steps.{other}.output"}}
+        if controls and draw(st.integers(0, 4)) == 0:
+            step = draw(control_steps(step_id, ids))
+        doc_steps.append(step)
+        if k:
+            earlier = st.sampled_from(ids[:k])
+            sources = draw(st.lists(earlier, min_size=1, max_size=2, unique=True))
+            for source in sources:
+                edge: dict[str, Any] = {"from": source, "to": step_id}
+                if draw(st.integers(0, 3)) == 0:
+                    edge["when"] = draw(st.sampled_from(["success", "error"]))
+                edges.append(edge)
+    return {
+        "manifestVersion": "2",
+        "id": "wf_fan",
+        "name": "generated",
+        "steps": doc_steps,
+        "edges": edges,
+    }
+
+
 def parallel_workflows(
-    max_steps: int = 6, controls: bool = False
+    max_steps: int = 6, controls: bool = False, max_delay: int = 3
 ) -> st.SearchStrategy[dict[str, Any]]:
     """Valid workflows built to fan out: one root, every other step fed by earlier ones.
 
@@ -220,40 +275,49 @@ def parallel_workflows(
     are capped at 3 attempts with small delays, to keep naive exploration short.
     With ``controls``, about one step in five is a canonical control.
     """
+    return _fan_out_workflow(max_steps, controls, max_delay)
 
-    @st.composite
-    def build(draw: st.DrawFn) -> dict[str, Any]:
-        ids = draw(st.lists(step_ids, min_size=2, max_size=max_steps, unique=True))
-        doc_steps = []
-        edges: list[dict[str, Any]] = []
-        for k, step_id in enumerate(ids):
-            step = draw(steps(step_id))
-            step.pop("position", None)
-            step.pop("notes", None)
-            if isinstance(step.get("retry"), dict):
-                step["retry"]["maxAttempts"] = min(step["retry"]["maxAttempts"], 3)
-                step["retry"]["delayMs"] = draw(st.integers(0, 3))
-            step["fanOut"] = draw(st.sampled_from(["parallel", "parallel", "sequential"]))
+
+# onExecuted reports (W6W-META-9..12): well-formed, over the 256 cap, malformed.
+meta_reports = st.sampled_from(
+    [
+        {"app": "slack", "version": "2.1.0", "action": "post", "connectionId": "conn_1"},
+        {"app": "slack", "version": "2.1.0", "action": "post"},
+        {"app": "linear", "version": "1", "action": "x" * 257},
+        {"app": "linear", "version": "1", "action": "run", "connectionId": 7},
+        {"version": "1", "action": "run"},
+        "not an object",
+    ]
+)
+
+
+@st.composite
+def engine_scenarios(draw: st.DrawFn, document: dict[str, Any]) -> dict[str, Any]:
+    """Scenarios for engine campaigns: per step a few results, some with meta reports."""
+    scenario = draw(scenarios(document, small_outputs))
+    for step in document["steps"]:
+        if isinstance(step.get("retry"), dict) and draw(st.booleans()):
+            # A retried step whose attempts keep failing retryably: the backoff ladder.
+            error = {"code": "flaky", "message": "generated", "phase": "execute", "retryable": True}
+            failures = draw(st.integers(1, step["retry"]["maxAttempts"]))
+            attempts: list[dict[str, Any]] = [{"error": error}] * failures
             if draw(st.booleans()):
-                other = draw(st.sampled_from(ids))
-                step["with"] = {"seen": {"$": f"steps.{other}.output"}}
-            if controls and draw(st.integers(0, 4)) == 0:
-                step = draw(control_steps(step_id, ids))
-            doc_steps.append(step)
-            if k:
-                earlier = st.sampled_from(ids[:k])
-                sources = draw(st.lists(earlier, min_size=1, max_size=2, unique=True))
-                for source in sources:
-                    edge: dict[str, Any] = {"from": source, "to": step_id}
-                    if draw(st.integers(0, 3)) == 0:
-                        edge["when"] = draw(st.sampled_from(["success", "error"]))
-                    edges.append(edge)
-        return {
-            "manifestVersion": "2",
-            "id": "wf_fan",
-            "name": "generated",
-            "steps": doc_steps,
-            "edges": edges,
-        }
+                attempts.append({"output": draw(small_outputs)})
+            scenario["steps"][step["id"]] = {"attempts": attempts, "idempotent": False}
+    for script in scenario["steps"].values():
+        for attempt in script["attempts"]:
+            if draw(st.integers(0, 3)) == 0:
+                attempt["meta"] = draw(st.lists(meta_reports, min_size=1, max_size=2))
+    scenario["default"] = {"output": draw(st.sampled_from(["done", 0, None, {"ok": True}]))}
+    return scenario
 
-    return build()
+
+@st.composite
+def engine_cases(draw: st.DrawFn, max_steps: int = 6) -> dict[str, Any]:
+    """A document, a scenario and a schedule (which outstanding invocation completes next)."""
+    document = draw(parallel_workflows(max_steps=max_steps, max_delay=200_000))
+    return {
+        "document": document,
+        "scenario": draw(engine_scenarios(document)),
+        "schedule": draw(st.lists(st.integers(0, 7), max_size=12)),
+    }

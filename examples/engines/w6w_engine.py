@@ -1,0 +1,405 @@
+#!/usr/bin/env python3
+"""toyflow: a small w6w workflow engine that speaks the wforacle engine protocol.
+
+Written the way a third party would write an engine against the w6w RFC: it
+imports nothing from wforacle.  It reads JSON lines on stdin and writes JSON
+lines on stdout (docs/engine-protocol.md); the host (the oracle) answers its
+invocations and decides the order in which concurrent ones complete.
+
+What it implements: planning (topological order, ties by declared order),
+`$` path markers, step retry with fixed / exponential backoff capped at
+300000 ms, the retry classification, onError fail / continue /
+continue-record, error edges, skip propagation, fanOut "parallel" strands
+with joins, draining, first-failure-by-plan-order reporting, lastOutput,
+step metadata from onExecuted reports.  Not implemented: templates, $expr,
+controls, @w6w/call, the run-level ladder, replay.
+
+Seeded bugs, switched on with --bug NAME (repeatable), for showing that a
+campaign finds them:
+
+  error-edge-ignored      a failing step with an error edge and onError "fail" ends the run
+  no-skip                 a step reachable only through skipped edges runs anyway
+  retry-auth              auth-phase errors are retried like execute errors
+  uncapped-backoff        exponential waits are not capped at 300000 ms
+  plan-fifo               ready steps are planned first-in first-out, not by declared order
+  meta-from-output        step meta is read from the action's output, not onExecuted
+  record-drops            continue-record failures are not kept in stepErrors
+  last-output-by-time     the run's output is the last step to finish, not the last by plan
+  first-failure-by-time   the reported failure is the first to happen, not the first by plan
+"""
+
+from __future__ import annotations
+
+import argparse
+import heapq
+import json
+import sys
+from collections import deque
+
+BUGS = {
+    "error-edge-ignored",
+    "no-skip",
+    "retry-auth",
+    "uncapped-backoff",
+    "plan-fifo",
+    "meta-from-output",
+    "record-drops",
+    "last-output-by-time",
+    "first-failure-by-time",
+}
+CAP_MS = 300_000
+TERMINAL = ("succeeded", "failed", "skipped")
+
+
+def send(message):
+    sys.stdout.write(json.dumps(message, separators=(",", ":")) + "\n")
+    sys.stdout.flush()
+
+
+def receive():
+    line = sys.stdin.readline()
+    if not line:
+        sys.exit(0)
+    return json.loads(line)
+
+
+class Engine:
+    def __init__(self, bugs):
+        self.bugs = bugs
+        self.calls = 0
+
+    # -- planning -------------------------------------------------------------
+
+    def plan(self, steps, edges):
+        ids = [s["id"] for s in steps]
+        if not edges:
+            return ids
+        index = {step_id: i for i, step_id in enumerate(ids)}
+        indegree = {step_id: 0 for step_id in ids}
+        successors = {step_id: [] for step_id in ids}
+        for edge in edges:
+            successors[edge["from"]].append(edge["to"])
+            indegree[edge["to"]] += 1
+        order = []
+        if "plan-fifo" in self.bugs:
+            queue = deque(step_id for step_id in ids if indegree[step_id] == 0)
+            while queue:
+                step_id = queue.popleft()
+                order.append(step_id)
+                for nxt in successors[step_id]:
+                    indegree[nxt] -= 1
+                    if indegree[nxt] == 0:
+                        queue.append(nxt)
+            return order
+        ready = [index[step_id] for step_id in ids if indegree[step_id] == 0]
+        heapq.heapify(ready)
+        while ready:
+            step_id = ids[heapq.heappop(ready)]
+            order.append(step_id)
+            for nxt in successors[step_id]:
+                indegree[nxt] -= 1
+                if indegree[nxt] == 0:
+                    heapq.heappush(ready, index[nxt])
+        return order
+
+    # -- one run --------------------------------------------------------------
+
+    def run(self, request):
+        doc = request["document"]
+        self.run_id = request.get("runId", "run_1")
+        self.checkpoint = 0
+        self.clock = 0
+        steps = {s["id"]: s for s in doc["steps"]}
+        edges = doc.get("edges") or []
+        order = self.plan(doc["steps"], edges)
+        self.order = order
+        self.position = {step_id: i for i, step_id in enumerate(order)}
+        self.steps = steps
+        self.inbound = {s: [] for s in order}
+        self.outbound = {s: [] for s in order}
+        for edge in edges:
+            key = (edge["from"], edge["to"], edge.get("when", "success"))
+            self.inbound[edge["to"]].append(key)
+            self.outbound[edge["from"]].append(key)
+        supplied = request.get("variables") or {}
+        variables = dict(supplied)
+        for var in doc.get("variables") or []:
+            if var["key"] in supplied:
+                continue
+            if "default" in var:
+                variables[var["key"]] = var["default"]
+            elif var.get("required"):
+                detail = {"reason": "missing_variable", "variable": var["key"]}
+                self.event("run_rejected", checkpointed=False, **detail)
+                return {"runId": self.run_id, "status": "rejected", "steps": {}}
+        self.variables = variables
+        self.trigger = request.get("trigger", {"type": "manual"})
+        self.documents = request.get("documents", {})
+        self.event("run_started", status="running", attempt=1, runId=self.run_id,
+                   variables=variables)
+        self.record = {s: {"status": "pending"} for s in order}
+        self.skipped = set()
+        self.strand = {}
+        self.next_strand = 1
+        for step_id in order:
+            if not self.inbound[step_id]:
+                self.strand[step_id] = 0  # one strand runs the roots
+        self.busy = {}  # strand -> step running on it
+        self.outstanding = {}  # call -> step
+        self.failures = []  # (position, step, error) of plain fails
+        self.step_errors = []
+        self.finished = []  # completion order of succeeded steps
+        self.draining = False
+        while True:
+            self.launch()
+            if not self.outstanding:
+                break
+            send({"type": "wait"})
+            message = receive()
+            if message.get("type") != "result" or message.get("call") not in self.outstanding:
+                raise SystemExit(f"unexpected message {message!r}")
+            self.completed(self.outstanding.pop(message["call"]), message)
+        return self.finish()
+
+    def launch(self):
+        if self.draining:
+            return
+        progressed = True
+        while progressed and not self.draining:
+            progressed = False
+            for strand in sorted(set(self.strand.values())):
+                if strand in self.busy:
+                    continue
+                for step_id in self.order:
+                    if (
+                        self.strand.get(step_id) == strand
+                        and self.record[step_id]["status"] == "pending"
+                        and self.is_ready(step_id)
+                    ):
+                        self.start(step_id, strand)
+                        progressed = True
+                        break
+                if self.draining:
+                    break
+
+    def is_ready(self, step_id):
+        return all(self.record[src]["status"] in TERMINAL for src, _, _ in self.inbound[step_id])
+
+    def start(self, step_id, strand):
+        inbound = self.inbound[step_id]
+        if inbound and all(key in self.skipped for key in inbound) and "no-skip" not in self.bugs:
+            self.record[step_id] = {"status": "skipped", "attempt": 0}
+            self.skipped.update(self.outbound[step_id])
+            self.event("step_skipped", step=step_id)
+            self.assign(step_id, strand)
+            return
+        step = self.steps[step_id]
+        resolved = self.resolve(step.get("with", {}))
+        self.record[step_id] = {"status": "running", "attempt": 1, "input": resolved,
+                                "strand": strand}
+        self.event("step_started", step=step_id, attempt=1, input=resolved)
+        self.busy[strand] = step_id
+        self.invoke(step_id, resolved)
+
+    def invoke(self, step_id, resolved):
+        self.calls += 1
+        self.outstanding[self.calls] = step_id
+        send({"type": "invoke", "call": self.calls, "run": self.run_id, "step": step_id,
+              "input": resolved})
+
+    def completed(self, step_id, message):
+        step = self.steps[step_id]
+        record = self.record[step_id]
+        strand = record["strand"]
+        if "error" not in message:
+            output = message.get("output")
+            meta = self.meta(step, message, output)
+            record.update(status="succeeded", output=output)
+            if meta is not None:
+                record["meta"] = meta
+            for key in self.outbound[step_id]:
+                if key[2] != "success":
+                    self.skipped.add(key)
+            self.finished.append(step_id)
+            extra = {"meta": meta} if meta is not None else {}
+            self.event("step_succeeded", step=step_id, attempt=record["attempt"], output=output,
+                       **extra)
+            del self.busy[strand]
+            self.assign(step_id, strand)
+            return
+        error = message["error"]
+        error = {"code": error["code"], "message": error.get("message", ""),
+                 "phase": error.get("phase", "execute"),
+                 "retryable": error.get("retryable", False) is True}
+        self.event("attempt_failed", checkpointed=False, step=step_id,
+                   attempt=record["attempt"], error=error)
+        retry = step.get("retry")
+        if retry and record["attempt"] < retry["maxAttempts"] and self.retryable(error, message):
+            wait = self.wait(retry, record["attempt"])
+            self.clock += wait
+            record["attempt"] += 1
+            self.event("retry_scheduled", step=step_id, attempt=record["attempt"], waitMs=wait)
+            self.invoke(step_id, record["input"])
+            return
+        record.update(status="failed", error=error)
+        has_error_edge = any(key[2] == "error" for key in self.outbound[step_id])
+        on_error = step.get("onError", "fail")
+        if has_error_edge and not (on_error == "fail" and "error-edge-ignored" in self.bugs):
+            routing = "error-edge"
+            for key in self.outbound[step_id]:
+                if key[2] != "error":
+                    self.skipped.add(key)
+        elif on_error == "fail":
+            routing = "fail"
+            self.failures.append((self.position[step_id], step_id, error))
+            self.draining = True
+        else:
+            routing = on_error
+            if on_error == "continue-record" and "record-drops" not in self.bugs:
+                self.step_errors.append({"stepId": step_id, **error})
+        self.event("step_failed", step=step_id, attempt=record["attempt"], error=error,
+                   routing=routing)
+        del self.busy[strand]
+        self.assign(step_id, strand)
+
+    def retryable(self, error, message):
+        idempotent = message.get("idempotent") is True
+        if error["phase"] == "auth":
+            return "retry-auth" in self.bugs
+        if error["phase"] == "resolution":
+            return False
+        if error["phase"] == "execute":
+            return idempotent or error["retryable"]
+        return error["retryable"]
+
+    def wait(self, retry, failed_attempt):
+        delay = retry.get("delayMs", 0)
+        if retry.get("backoff") == "exponential":
+            delay = delay * 2 ** (failed_attempt - 1)
+        if "uncapped-backoff" in self.bugs:
+            return int(delay)
+        return int(min(delay, CAP_MS))
+
+    def meta(self, step, message, output):
+        if step["uses"]["app"].startswith("@w6w/"):
+            return None
+        reports = [output] if "meta-from-output" in self.bugs else message.get("meta") or []
+        if not reports:
+            return None
+        report = reports[0]  # the first report wins
+        if not isinstance(report, dict):
+            return None
+        meta = {}
+        for name in ("app", "version", "action"):
+            value = report.get(name)
+            if not isinstance(value, str) or len(value) > 256:
+                return None
+            meta[name] = value
+        connection = report.get("connectionId")
+        ok = isinstance(connection, str) and len(connection) <= 256
+        meta["connectionId"] = connection if ok else None
+        return meta
+
+    def assign(self, step_id, strand):
+        """Put the newly ready successors of a completed step on strands (FAN-6, FAN-7)."""
+        parallel = self.steps[step_id].get("fanOut") == "parallel"
+        successors = []
+        for _, to, _ in self.outbound[step_id]:
+            if to not in successors:
+                successors.append(to)
+        successors.sort(key=self.position.get)
+        first = True
+        for to in successors:
+            if to in self.strand or not self.is_ready(to):
+                continue
+            sources = {src for src, _, _ in self.inbound[to]}
+            if len(sources) > 1:
+                earliest = min(sources, key=self.position.get)
+                self.strand[to] = self.strand[earliest]
+            elif parallel and not first:
+                self.strand[to] = self.next_strand
+                self.next_strand += 1
+            else:
+                self.strand[to] = strand
+                first = False
+
+    # -- resolution -----------------------------------------------------------
+
+    def resolve(self, value):
+        if isinstance(value, dict):
+            if len(value) == 1 and "$" in value and isinstance(value["$"], str):
+                return self.lookup(value["$"])
+            return {k: self.resolve(v) for k, v in value.items()}
+        if isinstance(value, list):
+            return [self.resolve(v) for v in value]
+        return value
+
+    def lookup(self, path):
+        steps = {}
+        for step_id, record in self.record.items():
+            if record["status"] == "succeeded":
+                steps[step_id] = {"output": record["output"]}
+                if "meta" in record:
+                    steps[step_id]["meta"] = record["meta"]
+        value = {"vars": self.variables, "steps": steps, "trigger": self.trigger,
+                 "documents": self.documents}
+        for segment in path.split("."):
+            if isinstance(value, dict) and segment in value:
+                value = value[segment]
+            elif isinstance(value, list) and segment.isdigit() and int(segment) < len(value):
+                value = value[int(segment)]
+            else:
+                return None
+        return value
+
+    # -- ending ---------------------------------------------------------------
+
+    def finish(self):
+        state = {"runId": self.run_id, "steps": {}}
+        for step_id in self.order:
+            record = self.record[step_id]
+            if record["status"] != "pending":
+                state["steps"][step_id] = {k: v for k, v in record.items() if k != "strand"}
+        if self.failures:
+            chosen = self.failures[0] if "first-failure-by-time" in self.bugs else min(
+                self.failures)
+            _, step_id, error = chosen
+            state.update(status="failed", error=error)
+            self.event("run_finished", status="failed", error=error, step=step_id)
+        else:
+            if "last-output-by-time" in self.bugs:
+                output = self.record[self.finished[-1]]["output"] if self.finished else None
+            else:
+                done = [s for s in self.order if self.record[s]["status"] == "succeeded"]
+                output = self.record[done[-1]]["output"] if done else None
+            state.update(status="succeeded", output=output)
+            self.event("run_finished", status="succeeded", output=output)
+        if self.step_errors:
+            state["stepErrors"] = self.step_errors
+        return state
+
+    def event(self, name, checkpointed=True, **fields):
+        event = {"event": name, "at": self.clock, **fields}
+        if checkpointed:
+            self.checkpoint += 1
+            event["checkpoint"] = self.checkpoint
+        send({"type": "event", "run": self.run_id, "event": event})
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--bug", action="append", default=[], choices=sorted(BUGS))
+    args = parser.parse_args()
+    engine = Engine(set(args.bug))
+    send({"type": "ready", "protocol": 1, "engine": "toyflow", "bugs": sorted(args.bug)})
+    while True:
+        message = receive()
+        if message.get("type") == "shutdown":
+            return
+        if message.get("type") == "run":
+            state = engine.run(message)
+            send({"type": "done", "run": state["runId"], "state": state})
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,376 @@
+"""The engine protocol: drive a workflow engine over JSON lines and judge each run.
+
+Notation (docs/engine-protocol.md): the oracle plays the w6w host.  It sends
+``run``; the engine sends ``event`` (its trace), ``invoke`` (an action call:
+the oracle answers with the scenario's ``result`` for that step's next
+invocation), ``wait`` (it has sent every invocation it can and blocks for a
+result: the oracle picks WHICH outstanding invocation completes, by the
+case's schedule — so interleavings are generated, not hoped for),
+``checkpoint`` / ``schedule`` (acknowledged), ``log``, and finally ``done``
+with its RunState.
+
+A run ends in one of three verdicts, kept apart as the product brief asks:
+
+- ``Pass``: the trace is one the model permits, the final RunState agrees
+  with the model's, and the engine invoked exactly the attempts its trace
+  reports, with the inputs it reports;
+- ``Divergence``: the engine departs from the model — with the first
+  divergent event, the events the model permits there and the clauses;
+- ``EngineFault``: the engine is broken — ``crash`` (it exited), ``hang``
+  (no message within the timeout), ``flood`` (a line or a run too long),
+  ``protocol`` (malformed JSON, an unknown message, a result it cannot
+  have asked for).  The process is restarted for the next run.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import selectors
+import shlex
+import subprocess
+import time
+from collections.abc import Sequence
+from typing import Any
+
+import attrs
+
+from wforacle.model.kernel.explore import canonical
+from wforacle.model.w6w.scenario import Scenario
+from wforacle.model.w6w.semantics import W6wRun, config_key, run_state
+from wforacle.oracle.check import Divergence, check
+
+JSON = Any
+PROTOCOL = 1
+
+
+@attrs.frozen
+class EngineFault:
+    """The engine is broken: crash, hang, flood or protocol."""
+
+    kind: str
+    message: str
+
+    def to_json(self) -> dict[str, JSON]:
+        """The fault as JSON."""
+        return {"verdict": "fault", "kind": self.kind, "message": self.message}
+
+
+@attrs.frozen
+class Observation:
+    """What one run of the engine showed."""
+
+    trace: tuple[JSON, ...] = attrs.field(eq=False)
+    invocations: tuple[tuple[str, JSON], ...] = attrs.field(eq=False)
+    state: JSON = attrs.field(eq=False)
+    seconds: float = 0.0
+
+
+@attrs.frozen
+class Judgement:
+    """A run's verdict: pass, divergence or fault, and what was observed."""
+
+    verdict: str  # "pass" | "divergence" | "fault"
+    divergence: Divergence | None = None
+    fault: EngineFault | None = None
+    observation: Observation | None = attrs.field(default=None, eq=False)
+
+    def to_json(self) -> dict[str, JSON]:
+        """The judgement as JSON."""
+        found: dict[str, JSON] = {"verdict": self.verdict}
+        if self.divergence is not None:
+            found["divergence"] = self.divergence.to_json()
+        if self.fault is not None:
+            found["fault"] = self.fault.to_json()
+        return found
+
+
+class Fault(Exception):
+    """Raised inside the driver; becomes an EngineFault."""
+
+    def __init__(self, kind: str, message: str) -> None:
+        super().__init__(message)
+        self.kind = kind
+
+
+class Engine:
+    """One persistent engine process, restarted after a fault."""
+
+    def __init__(
+        self,
+        command: str,
+        timeout: float = 10.0,
+        max_line: int = 1 << 20,
+        max_messages: int = 100_000,
+    ) -> None:
+        self.command = command
+        self.timeout = timeout
+        self.max_line = max_line
+        self.max_messages = max_messages
+        self.process: subprocess.Popen[bytes] | None = None
+        self.buffer = b""
+        self.restarts = 0
+        self.hello: JSON = None
+
+    # -- process ------------------------------------------------------------------
+
+    def start(self) -> None:
+        """Start the engine and read its ``ready`` message."""
+        try:
+            argv = shlex.split(self.command)
+        except ValueError as exc:
+            raise Fault("crash", f"cannot parse the engine command: {exc}") from None
+        try:
+            self.process = subprocess.Popen(
+                argv,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+            )
+        except OSError as exc:
+            raise Fault("crash", f"cannot start the engine: {exc.strerror or exc}") from None
+        os.set_blocking(self.process.stdout.fileno(), False)  # type: ignore[union-attr]
+        self.buffer = b""
+        hello = self.read()
+        if not isinstance(hello, dict) or hello.get("type") != "ready":
+            raise Fault("protocol", f"expected a ready message first, got {hello!r}")
+        if hello.get("protocol") != PROTOCOL:
+            raise Fault("protocol", f"protocol {hello.get('protocol')!r}; this oracle speaks 1")
+        self.hello = hello
+
+    def stop(self) -> None:
+        """Ask the engine to stop, then make sure it has."""
+        if self.process is None:
+            return
+        with contextlib.suppress(Fault):
+            self.write({"type": "shutdown"})
+        try:
+            self.process.wait(timeout=1)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+        for stream in (self.process.stdin, self.process.stdout, self.process.stderr):
+            if stream is not None:
+                stream.close()
+        self.process = None
+
+    def restart(self) -> None:
+        """Kill a misbehaving engine and start a fresh one."""
+        if self.process is not None:
+            self.process.kill()
+            self.process.wait()
+            for stream in (self.process.stdin, self.process.stdout, self.process.stderr):
+                if stream is not None:
+                    stream.close()
+            self.process = None
+        self.restarts += 1
+        self.start()
+
+    def write(self, message: JSON) -> None:
+        """Send one message."""
+        assert self.process is not None and self.process.stdin is not None
+        try:
+            self.process.stdin.write((json.dumps(message) + "\n").encode("utf-8"))
+            self.process.stdin.flush()
+        except (BrokenPipeError, OSError):
+            raise Fault("crash", self._exited()) from None
+
+    def read(self) -> JSON:
+        """Receive one message, within the timeout."""
+        assert self.process is not None and self.process.stdout is not None
+        deadline = time.monotonic() + self.timeout
+        with selectors.DefaultSelector() as selector:
+            selector.register(self.process.stdout, selectors.EVENT_READ)
+            while b"\n" not in self.buffer:
+                if len(self.buffer) > self.max_line:
+                    raise Fault("flood", f"a line longer than {self.max_line} bytes")
+                left = deadline - time.monotonic()
+                if left <= 0 or not selector.select(left):
+                    raise Fault("hang", f"no message within {self.timeout:g} s")
+                chunk = self.process.stdout.read(1 << 16)
+                if not chunk:
+                    raise Fault("crash", self._exited())
+                self.buffer += chunk
+        line, _, self.buffer = self.buffer.partition(b"\n")
+        if len(line) > self.max_line:
+            raise Fault("flood", f"a line longer than {self.max_line} bytes")
+        try:
+            return json.loads(line)
+        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+            raise Fault("protocol", f"not JSON: {line[:120]!r} ({exc})") from None
+
+    def _exited(self) -> str:
+        assert self.process is not None
+        try:
+            code = self.process.wait(timeout=1)
+        except subprocess.TimeoutExpired:
+            return "the engine closed its output"
+        err = b""
+        if self.process.stderr is not None:
+            with contextlib.suppress(OSError):
+                err = self.process.stderr.read() or b""
+        tail = err.decode("utf-8", "replace").strip().splitlines()[-3:]
+        return f"the engine exited with code {code}" + (f": {' | '.join(tail)}" if tail else "")
+
+    # -- one run --------------------------------------------------------------------
+
+    def drive(self, document: JSON, scenario: Scenario, schedule: Sequence[int]) -> Observation:
+        """Run ``document`` on the engine, answering as ``scenario`` says."""
+        if self.process is None:
+            self.start()
+        started = time.perf_counter()
+        self.write(
+            {
+                "type": "run",
+                "runId": scenario.run_id,
+                "document": document,
+                "variables": scenario.variables,
+                "trigger": scenario.trigger,
+                "secrets": scenario.secrets,
+                "documents": scenario.documents,
+            }
+        )
+        trace: list[JSON] = []
+        invocations: list[tuple[str, JSON]] = []
+        outstanding: dict[JSON, str] = {}
+        counts: dict[str, int] = {}
+        choices = iter(schedule)
+        for _ in range(self.max_messages):
+            message = self.read()
+            kind = message.get("type") if isinstance(message, dict) else None
+            if kind == "event":
+                if not isinstance(message.get("event"), dict):
+                    raise Fault("protocol", f"an event message without an event object: {message}")
+                trace.append(message["event"])
+            elif kind == "invoke":
+                call, step = message.get("call"), message.get("step")
+                if not isinstance(step, str) or call is None or call in outstanding:
+                    raise Fault("protocol", f"a malformed or repeated invoke: {message}")
+                outstanding[call] = step
+                invocations.append((step, message.get("input")))
+            elif kind == "wait":
+                if not outstanding:
+                    raise Fault("protocol", "wait with no invocation outstanding")
+                calls = sorted(outstanding, key=repr)
+                call = calls[next(choices, 0) % len(calls)]
+                step = outstanding.pop(call)
+                counts[step] = counts.get(step, 0) + 1
+                self.write(_result(call, step, counts[step], scenario))
+            elif kind in ("checkpoint", "schedule"):
+                self.write({"type": "ack", "call": message.get("call")})
+            elif kind == "log":
+                continue
+            elif kind == "done":
+                if outstanding:
+                    raise Fault("protocol", f"done with invocations outstanding: {outstanding}")
+                return Observation(
+                    tuple(trace),
+                    tuple(invocations),
+                    message.get("state"),
+                    time.perf_counter() - started,
+                )
+            else:
+                raise Fault("protocol", f"unknown message: {str(message)[:200]}")
+        raise Fault("flood", f"more than {self.max_messages} messages in one run")
+
+
+def _result(call: JSON, step: str, invocation: int, scenario: Scenario) -> JSON:
+    script = scenario.script(step)
+    result = script.result(invocation, scenario.default)
+    message: dict[str, JSON] = {"type": "result", "call": call, "idempotent": script.idempotent}
+    if result.error is not None:
+        message["error"] = result.error.to_json()
+    else:
+        message["output"] = result.output
+    if result.meta:
+        message["meta"] = list(result.meta)
+    return message
+
+
+def judge(engine: Engine, model: W6wRun, document: JSON, schedule: Sequence[int]) -> Judgement:
+    """Run one case on the engine and compare it with the model."""
+    try:
+        seen = engine.drive(document, model.scenario, schedule)
+    except Fault as fault:
+        try:
+            engine.restart()
+        except Fault:
+            engine.process = None
+        return Judgement("fault", fault=EngineFault(fault.kind, str(fault)))
+    verdict = check(model, config_key, seen.trace)
+    if verdict.divergence is not None:
+        return Judgement("divergence", divergence=verdict.divergence, observation=seen)
+    mismatch = _invocations_mismatch(model, seen)
+    if mismatch is None:
+        states = [run_state(model, final) for final in verdict.finals]
+        mismatch = _state_mismatch(states, seen)
+    if mismatch is not None:
+        return Judgement("divergence", divergence=mismatch, observation=seen)
+    return Judgement("pass", observation=seen)
+
+
+def _invocations_mismatch(model: W6wRun, seen: Observation) -> Divergence | None:
+    """The engine must invoke exactly the attempts its trace reports, with their inputs."""
+    inputs: dict[str, JSON] = {}
+    claimed: list[str] = []
+    for event in seen.trace:
+        step = event.get("step")
+        if event.get("event") == "step_started":
+            inputs[step] = event.get("input")
+            claimed.append(canonical([step, event.get("input")]))
+        elif event.get("event") == "retry_scheduled":
+            claimed.append(canonical([step, inputs.get(step)]))
+    made = [canonical([step, value]) for step, value in seen.invocations]
+    if sorted(made) == sorted(claimed):
+        return None
+    extra = sorted(set(made) - set(claimed)) or sorted(made)
+    return Divergence(
+        len(seen.trace),
+        {"invoked": [json.loads(x) for x in extra][:5]},
+        tuple({"reported": json.loads(x)} for x in claimed[:5]),
+        ("W6W-FIELD-10", "W6W-STATE-4"),
+        "the invocations the engine made are not the attempts its trace reports",
+    )
+
+
+def _state_mismatch(states: list[JSON], seen: Observation) -> Divergence | None:
+    """The engine's final RunState must agree with one the model ends in."""
+    observed = _comparable(seen.state)
+    for state in states:
+        if _comparable(state) == observed:
+            return None
+    expected = _comparable(states[0]) if states else None
+    return Divergence(
+        len(seen.trace),
+        {"runState": observed},
+        ({"runState": expected},),
+        ("W6W-STATE-1", "W6W-FAN-10", "W6W-FIELD-13"),
+        "the final RunState differs from the model's: " + _first_difference(expected, observed),
+    )
+
+
+def _comparable(state: JSON) -> JSON:
+    if not isinstance(state, dict):
+        return {"invalid": state}
+    raw = state.get("steps")
+    steps: dict[str, JSON] = raw if isinstance(raw, dict) else {}
+    return {
+        "status": state.get("status"),
+        "output": state.get("output"),
+        "error": state.get("error"),
+        "stepErrors": state.get("stepErrors", []),
+        "steps": {
+            step_id: {"status": r.get("status"), "output": r.get("output")}
+            for step_id, r in steps.items()
+            if isinstance(r, dict)
+        },
+    }
+
+
+def _first_difference(expected: JSON, observed: JSON, path: str = "$") -> str:
+    if isinstance(expected, dict) and isinstance(observed, dict):
+        for key in sorted(set(expected) | set(observed)):
+            if expected.get(key) != observed.get(key):
+                return _first_difference(expected.get(key), observed.get(key), f"{path}.{key}")
+    return f"{path}: expected {json.dumps(expected)}, observed {json.dumps(observed)}"
