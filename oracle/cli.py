@@ -694,6 +694,10 @@ def build_parser() -> argparse.ArgumentParser:
     )
     explore_cmd.add_argument("--json", action="store_true", help="print a JSON report")
 
+    from wforacle.oracle.commands import add_commands
+
+    add_commands(add)
+
     jsonlogic = sub.add_parser("jsonlogic", help="the @w6w/expr JSONLogic evaluator")
     jsonlogic_sub = jsonlogic.add_subparsers(
         dest="jsonlogic_command", metavar="COMMAND", required=True

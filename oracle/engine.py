@@ -150,9 +150,7 @@ class Engine:
         except subprocess.TimeoutExpired:
             self.process.kill()
             self.process.wait()
-        for stream in (self.process.stdin, self.process.stdout, self.process.stderr):
-            if stream is not None:
-                stream.close()
+        _close(self.process)
         self.process = None
 
     def restart(self) -> None:
@@ -160,9 +158,7 @@ class Engine:
         if self.process is not None:
             self.process.kill()
             self.process.wait()
-            for stream in (self.process.stdin, self.process.stdout, self.process.stderr):
-                if stream is not None:
-                    stream.close()
+            _close(self.process)
             self.process = None
         self.restarts += 1
         self.start()
@@ -273,6 +269,13 @@ class Engine:
             else:
                 raise Fault("protocol", f"unknown message: {str(message)[:200]}")
         raise Fault("flood", f"more than {self.max_messages} messages in one run")
+
+
+def _close(process: subprocess.Popen[bytes]) -> None:
+    for stream in (process.stdin, process.stdout, process.stderr):
+        if stream is not None:
+            with contextlib.suppress(OSError):  # a pipe the engine already closed
+                stream.close()
 
 
 def _result(call: JSON, step: str, invocation: int, scenario: Scenario) -> JSON:
