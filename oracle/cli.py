@@ -372,6 +372,11 @@ def cmd_run(args: argparse.Namespace) -> int:
     except Unsupported as exc:
         raise UsageError(f"not modelled: {exc}") from None
     state = run_state(semantics, execution.final)
+    if args.itf:
+        from wforacle.oracle.itf import to_itf
+
+        itf = to_itf(semantics, execution, args.file)
+        Path(args.itf).write_text(json.dumps(itf, ensure_ascii=False) + "\n", encoding="utf-8")
     if args.json:
         emit_json({"trace": execution.trace, "runState": state})
     else:
@@ -658,6 +663,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     run.add_argument("--seed", type=int, default=0, help="seed of --schedule random")
     run.add_argument("--json", action="store_true", help='print {"trace", "runState"}')
+    run.add_argument(
+        "--itf", metavar="FILE", help="also write the run as an ITF trace (Apalache, Quint)"
+    )
     run.add_argument(
         "--replay",
         metavar="RUNSTATE",
