@@ -1,0 +1,212 @@
+"""The engine protocol, campaigns, shrinking, fixtures and conformance (issue 5)."""
+
+from __future__ import annotations
+
+import json
+import sys
+import xml.etree.ElementTree as ElementTree
+from pathlib import Path
+
+import pytest
+
+from wforacle.model.kernel.explore import canonical
+from wforacle.oracle.engine import Engine, judge
+from wforacle.oracle.fixtures import conform, junit, write_suite
+from wforacle.oracle.fuzz import campaign, model_of, reduce_case, signature
+from wforacle.oracle.selftest import selftest
+
+ENGINE = Path(__file__).resolve().parents[2] / "examples" / "engines" / "w6w_engine.py"
+
+
+def toyflow(*bugs: str) -> str:
+    return f"{sys.executable} {ENGINE}" + "".join(f" --bug {b}" for b in bugs)
+
+
+ONE_STEP = {
+    "document": {
+        "manifestVersion": "2",
+        "id": "wf",
+        "name": "one",
+        "steps": [{"id": "a", "uses": {"app": "demo", "action": "run"}}],
+    },
+    "scenario": {"steps": {"a": {"attempts": [{"output": 1}]}}},
+    "schedule": [],
+}
+
+
+def fake(tmp_path, body: str) -> str:
+    """An engine that says ready, then runs ``body`` on the first run message."""
+    script = tmp_path / "engine.py"
+    script.write_text(
+        "import json, sys, time\n"
+        'print(json.dumps({"type": "ready", "protocol": 1}), flush=True)\n'
+        "sys.stdin.readline()\n" + body
+    )
+    return f"{sys.executable} {script}"
+
+
+# -- engine faults are classified, never hang the oracle ------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("body", "kind"),
+    [
+        ("sys.exit(3)\n", "crash"),
+        ("time.sleep(30)\n", "hang"),
+        ("print('x' * 5000, flush=True)\ntime.sleep(30)\n", "flood"),
+        ("print('{not json', flush=True)\n", "protocol"),
+        ('print(json.dumps({"type": "teleport"}), flush=True)\n', "protocol"),
+        ('print(json.dumps({"type": "wait"}), flush=True)\n', "protocol"),
+    ],
+)
+def test_a_misbehaving_engine_gets_a_classified_fault_and_is_restarted(tmp_path, body, kind):
+    engine = Engine(fake(tmp_path, body), timeout=0.5, max_line=1000)
+    try:
+        judgement = judge(engine, model_of(ONE_STEP), ONE_STEP["document"], [])
+        assert judgement.verdict == "fault" and judgement.fault is not None
+        assert judgement.fault.kind == kind, judgement.fault
+        assert engine.restarts == 1 and engine.process is not None  # ready for the next run
+    finally:
+        engine.stop()
+
+
+def test_an_engine_that_never_says_ready_is_a_protocol_fault(tmp_path):
+    script = tmp_path / "mute.py"
+    script.write_text('print(\'{"type": "hello"}\', flush=True)\n')
+    report = selftest(f"{sys.executable} {script}", timeout=2)
+    assert not report[0].ok and "protocol: expected a ready message" in report[0].detail
+
+
+def test_the_example_engine_passes_the_protocol_selftest():
+    assert all(check.ok for check in selftest(toyflow()))
+
+
+# -- campaigns ---------------------------------------------------------------------------
+
+
+def test_the_correct_example_engine_passes_a_campaign():
+    engine = Engine(toyflow())
+    try:
+        result = campaign(engine, examples=150, seed_value=3)
+    finally:
+        engine.stop()
+    assert result.finding is None and result.faults == 0 and result.examples == 150
+
+
+FAST_BUGS = ["no-skip", "meta-from-output", "error-edge-ignored"]
+SLOW_BUGS = [
+    "retry-auth",
+    "uncapped-backoff",
+    "plan-fifo",
+    "record-drops",
+    "last-output-by-time",
+    "first-failure-by-time",
+]
+
+
+def found(bug: str, examples: int) -> None:
+    engine = Engine(toyflow(bug))
+    try:
+        result = campaign(engine, examples=examples, seed_value=0)
+    finally:
+        engine.stop()
+    assert result.finding is not None, f"{bug} not found in {examples} examples"
+    assert result.finding.judgement.verdict == "divergence"
+    # Every divergence is explained by at least one clause.
+    assert result.finding.judgement.divergence is not None
+    assert result.finding.judgement.divergence.clauses
+    return result.finding
+
+
+@pytest.mark.parametrize("bug", FAST_BUGS)
+def test_a_campaign_finds_and_shrinks_a_seeded_bug(bug):
+    finding = found(bug, 400)
+    assert finding.size["steps"] <= 3
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("bug", SLOW_BUGS)
+def test_a_campaign_finds_every_seeded_bug(bug):
+    found(bug, 4000)
+
+
+def test_the_same_seed_gives_the_same_campaign():
+    cases = []
+    for _ in range(2):
+        engine = Engine(toyflow("no-skip"))
+        try:
+            cases.append(canonical(campaign(engine, examples=200, seed_value=11).finding.case))
+        finally:
+            engine.stop()
+    assert cases[0] == cases[1]
+
+
+def test_reduce_case_shrinks_a_bug_report_to_what_the_bug_needs():
+    # A five-step report of the no-skip bug: only the failing source and its skipped
+    # successor matter.
+    steps = [{"id": s, "uses": {"app": "demo", "action": "run"}} for s in "abcde"]
+    case = {
+        "document": {
+            "manifestVersion": "2",
+            "id": "wf",
+            "name": "report",
+            "steps": steps,
+            "edges": [
+                {"from": "a", "to": "b"},
+                {"from": "b", "to": "c", "when": "error"},
+                {"from": "c", "to": "d"},
+                {"from": "a", "to": "e"},
+            ],
+        },
+        "scenario": {"steps": {"a": {"attempts": [{"output": 1}]}}},
+        "schedule": [0, 1],
+    }
+    engine = Engine(toyflow("no-skip"))
+    try:
+        first = judge(engine, model_of(case), case["document"], case["schedule"])
+        wanted = signature(first)
+        assert wanted[0] == "divergence"
+
+        def still_fails(candidate):
+            j = judge(engine, model_of(candidate), candidate["document"], candidate["schedule"])
+            return signature(j) == wanted
+
+        reduced = reduce_case(case, still_fails)
+    finally:
+        engine.stop()
+    assert len(reduced["document"]["steps"]) == 2
+    assert len(reduced["document"]["edges"]) == 1
+    assert reduced["document"]["edges"][0]["when"] == "error"
+
+
+# -- fixtures and conformance ---------------------------------------------------------------
+
+
+def test_a_suite_is_byte_identical_for_the_same_seed(tmp_path):
+    write_suite(tmp_path / "one", 6, seed_value=5)
+    write_suite(tmp_path / "two", 6, seed_value=5)
+    files = sorted(p.relative_to(tmp_path / "one") for p in (tmp_path / "one").rglob("*.json"))
+    assert len(files) == 6 * 5 + 1
+    for name in files:
+        assert (tmp_path / "one" / name).read_bytes() == (tmp_path / "two" / name).read_bytes()
+    manifest = json.loads(next((tmp_path / "one").glob("0001-*/manifest.json")).read_text())
+    assert manifest["format"] == "wforacle-fixture/1" and manifest["clauses"]
+
+
+def test_conform_passes_the_correct_engine_and_reports_a_buggy_one(tmp_path):
+    write_suite(tmp_path / "suite", 25, seed_value=2)
+    engine = Engine(toyflow())
+    try:
+        results = conform(engine, tmp_path / "suite")
+    finally:
+        engine.stop()
+    assert [r.verdict for r in results] == ["pass"] * 25
+    engine = Engine(toyflow("plan-fifo", "record-drops", "no-skip"))
+    try:
+        results = conform(engine, tmp_path / "suite")
+    finally:
+        engine.stop()
+    failed = [r for r in results if r.verdict != "pass"]
+    assert failed and all(r.verdict == "divergence" for r in failed)
+    report = ElementTree.fromstring(junit(results))
+    assert report.get("tests") == "25" and report.get("failures") == str(len(failed))
