@@ -125,7 +125,9 @@ def campaign(
         if judgement.verdict == "fault":
             counted["faults"] += 1
         if not first:
-            first.update(signature=signature(judgement), at=time.perf_counter())
+            first.update(
+                signature=signature(judgement), at=time.perf_counter(), examples=counted["examples"]
+            )
         elif signature(judgement) != first["signature"]:
             return  # a different failure: not a smaller instance of this one
         raise _Failed(case, judgement)
@@ -147,7 +149,7 @@ def campaign(
         finding = Finding(
             reduced,
             judgement,
-            counted["examples"],
+            first["examples"],
             found_at,
             time.perf_counter() - first["at"],
         )
