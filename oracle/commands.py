@@ -38,12 +38,16 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
             seed_value=args.seed,
             time_budget=args.time_budget,
             progress=None if args.json else terminal_progress(),
+            stop_on_fault=args.stop_on_fault,
         )
     finally:
         engine.stop()
     saved = None
     if result.finding is not None and args.save:
         saved = save(result.finding, Path(args.save))
+    faults = [
+        {"case": case, "judgement": judgement.to_json()} for case, judgement in result.fault_cases
+    ]
     if args.json:
         found = result.finding
         print(
@@ -55,6 +59,7 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
                     if result.seconds
                     else None,
                     "faults": result.faults,
+                    "faultCases": faults,
                     "finding": None
                     if found is None
                     else {
@@ -74,8 +79,18 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
         print(
             f"{result.examples} examples in {result.seconds:.1f} s ({rate:.0f}/s), seed {args.seed}"
         )
-        if result.finding is None:
+        if result.fault_cases:
+            case, judgement = result.fault_cases[0]
+            assert judgement.fault is not None
+            print(
+                f"{result.faults} engine fault(s), the engine restarted each time; first: "
+                f"{judgement.fault.kind}: {judgement.fault.message}"
+            )
+            print("  on document:", json.dumps(case["document"], ensure_ascii=False))
+        if result.finding is None and not result.fault_cases:
             print("no divergence: every run matched the model")
+        elif result.finding is None:
+            print("no divergence; rerun with --stop-on-fault to shrink a fault")
         else:
             print(explain(result.finding))
             print("\nminimal document:")
@@ -84,7 +99,7 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
             print("schedule:", json.dumps(result.finding.case["schedule"]))
             if saved:
                 print(f"saved as a regression fixture: {saved}")
-    return EXIT_OK if result.finding is None else EXIT_FINDING
+    return EXIT_OK if result.finding is None and not result.fault_cases else EXIT_FINDING
 
 
 def cmd_shrink(args: argparse.Namespace) -> int:
@@ -218,6 +233,11 @@ def add_commands(add: Any) -> None:
     fuzz.add_argument("--examples", type=int, default=500, help="examples to try")
     fuzz.add_argument("--time-budget", type=float, help="stop trying new examples after S seconds")
     fuzz.add_argument("--seed", type=int, default=0, help="the campaign's seed")
+    fuzz.add_argument(
+        "--stop-on-fault",
+        action="store_true",
+        help="treat an engine fault as the finding and shrink it (default: count and go on)",
+    )
     fuzz.add_argument(
         "--save", metavar="DIR", default="wforacle-regressions", help="where findings are saved"
     )

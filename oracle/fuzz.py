@@ -57,6 +57,8 @@ class Campaign:
     seconds: float
     finding: Finding | None
     faults: int
+    # The engine faults met while searching (case, judgement), when they did not stop it.
+    fault_cases: tuple[tuple[JSON, Judgement], ...] = attrs.field(default=(), eq=False)
 
 
 class _Failed(Exception):
@@ -95,9 +97,17 @@ def campaign(
     progress: Callable[[int, float], None] | None = None,
     max_steps: int = 6,
     reduce_budget: float = 30.0,
+    stop_on_fault: bool = False,
 ) -> Campaign:
-    """Search for a divergence or fault; shrink the first one found."""
+    """Search for a divergence; shrink the first one found.
+
+    An engine fault (crash, hang, flood, protocol) is classified, the engine
+    restarted, and the search goes on: the faults are counted and the first
+    ten kept with their cases.  With ``stop_on_fault`` a fault is a finding
+    like a divergence, and shrinks.
+    """
     counted = {"examples": 0, "faults": 0}
+    fault_cases: list[tuple[JSON, Judgement]] = []
     start = time.perf_counter()
     first: dict[str, Any] = {}
 
@@ -122,8 +132,12 @@ def campaign(
         judgement = judge(engine, model_of(case), case["document"], case["schedule"])
         if judgement.verdict == "pass":
             return
-        if judgement.verdict == "fault":
+        if judgement.verdict == "fault" and not first:
             counted["faults"] += 1
+            if not stop_on_fault:
+                if len(fault_cases) < 10:
+                    fault_cases.append((case, judgement))
+                return
         if not first:
             first.update(
                 signature=signature(judgement), at=time.perf_counter(), examples=counted["examples"]
@@ -154,9 +168,19 @@ def campaign(
             time.perf_counter() - first["at"],
         )
         return Campaign(
-            counted["examples"], time.perf_counter() - start, finding, counted["faults"]
+            counted["examples"],
+            time.perf_counter() - start,
+            finding,
+            counted["faults"],
+            tuple(fault_cases),
         )
-    return Campaign(counted["examples"], time.perf_counter() - start, None, counted["faults"])
+    return Campaign(
+        counted["examples"],
+        time.perf_counter() - start,
+        None,
+        counted["faults"],
+        tuple(fault_cases),
+    )
 
 
 def explain(finding: Finding) -> str:

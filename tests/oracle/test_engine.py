@@ -210,3 +210,40 @@ def test_conform_passes_the_correct_engine_and_reports_a_buggy_one(tmp_path):
     assert failed and all(r.verdict == "divergence" for r in failed)
     report = ElementTree.fromstring(junit(results))
     assert report.get("tests") == "25" and report.get("failures") == str(len(failed))
+
+
+def test_a_campaign_counts_faults_restarts_the_engine_and_goes_on(tmp_path):
+    # An engine that crashes on every run whose document has more than two steps.
+    script = tmp_path / "fragile.py"
+    script.write_text(
+        f"import runpy, sys, json\n"
+        f"sys.argv = ['toyflow']\n"
+        f"real_loads = json.loads\n"
+        f"def loads(text, *a, **k):\n"
+        f"    value = real_loads(text, *a, **k)\n"
+        f"    steps = value.get('document', {{}}).get('steps', []) if isinstance(value, dict) else []\n"
+        f"    if len(steps) > 2:\n"
+        f"        sys.exit(9)\n"
+        f"    return value\n"
+        f"json.loads = loads\n"
+        f"runpy.run_path({str(ENGINE)!r}, run_name='__main__')\n"
+    )
+    engine = Engine(f"{sys.executable} {script}")
+    try:
+        result = campaign(engine, examples=60, seed_value=1)
+    finally:
+        engine.stop()
+    assert result.finding is None  # the correct engine under the crashes never diverges
+    assert result.faults > 0 and engine.restarts >= result.faults
+    assert result.examples == 60
+    assert all(j.fault is not None and j.fault.kind == "crash" for _, j in result.fault_cases)
+
+
+@pytest.mark.slow
+def test_the_correct_example_engine_passes_a_long_campaign():
+    engine = Engine(toyflow())
+    try:
+        result = campaign(engine, examples=5000, seed_value=17)
+    finally:
+        engine.stop()
+    assert result.finding is None and result.faults == 0
