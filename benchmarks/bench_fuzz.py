@@ -30,6 +30,7 @@ BUGS = [
     "record-drops",
     "last-output-by-time",
     "first-failure-by-time",
+    "replay-reinvokes",
 ]
 
 

@@ -105,8 +105,7 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
 def cmd_shrink(args: argparse.Namespace) -> int:
     """Reduce a failing case from a bug report while the engine's divergence persists."""
     from wforacle.oracle.cli import read_json
-    from wforacle.oracle.engine import judge
-    from wforacle.oracle.fuzz import Finding, explain, model_of, reduce_case, signature
+    from wforacle.oracle.fuzz import Finding, explain, judge_case, model_of, reduce_case, signature
 
     case = {
         "document": read_json(args.file),
@@ -119,14 +118,14 @@ def cmd_shrink(args: argparse.Namespace) -> int:
         raise _usage(str(exc)) from None
     engine = _engine(args)
     try:
-        first = judge(engine, model_of(case), case["document"], case["schedule"])
+        first = judge_case(engine, case)
         if first.verdict == "pass":
             print("the engine passes this case: nothing to shrink")
             return EXIT_OK
         wanted = signature(first)
 
         def still_fails(candidate: JSON) -> bool:
-            j = judge(engine, model_of(candidate), candidate["document"], candidate["schedule"])
+            j = judge_case(engine, candidate)
             return signature(j) == wanted
 
         import time
@@ -134,7 +133,7 @@ def cmd_shrink(args: argparse.Namespace) -> int:
         started = time.perf_counter()
         reduced = reduce_case(case, still_fails, budget=args.budget)
         seconds = time.perf_counter() - started
-        final = judge(engine, model_of(reduced), reduced["document"], reduced["schedule"])
+        final = judge_case(engine, reduced)
     finally:
         engine.stop()
     if args.json:

@@ -211,22 +211,33 @@ class Engine:
 
     # -- one run --------------------------------------------------------------------
 
-    def drive(self, document: JSON, scenario: Scenario, schedule: Sequence[int]) -> Observation:
-        """Run ``document`` on the engine, answering as ``scenario`` says."""
+    def drive(
+        self,
+        document: JSON,
+        scenario: Scenario,
+        schedule: Sequence[int],
+        replay: JSON = None,
+    ) -> Observation:
+        """Run ``document`` on the engine, answering as ``scenario`` says.
+
+        With ``replay`` (``{"runState", "from"}``) the engine is asked to replay
+        the recorded RunState instead (RFC "Replay").
+        """
         if self.process is None:
             self.start()
         started = time.perf_counter()
-        self.write(
-            {
-                "type": "run",
-                "runId": scenario.run_id,
-                "document": document,
-                "variables": scenario.variables,
-                "trigger": scenario.trigger,
-                "secrets": scenario.secrets,
-                "documents": scenario.documents,
-            }
-        )
+        request: dict[str, JSON] = {
+            "type": "run",
+            "runId": scenario.run_id,
+            "document": document,
+            "variables": scenario.variables,
+            "trigger": scenario.trigger,
+            "secrets": scenario.secrets,
+            "documents": scenario.documents,
+        }
+        if replay is not None:
+            request.update(type="replay", runState=replay["runState"], **{"from": replay["from"]})
+        self.write(request)
         trace: list[JSON] = []
         invocations: list[tuple[str, JSON]] = []
         outstanding: dict[JSON, str] = {}
@@ -291,10 +302,19 @@ def _result(call: JSON, step: str, invocation: int, scenario: Scenario) -> JSON:
     return message
 
 
-def judge(engine: Engine, model: W6wRun, document: JSON, schedule: Sequence[int]) -> Judgement:
-    """Run one case on the engine and compare it with the model."""
+def judge(
+    engine: Engine,
+    model: W6wRun,
+    document: JSON,
+    schedule: Sequence[int],
+    replay: JSON = None,
+) -> Judgement:
+    """Run one case on the engine and compare it with the model.
+
+    For a replay, ``model`` is the replaying run and ``replay`` the request.
+    """
     try:
-        seen = engine.drive(document, model.scenario, schedule)
+        seen = engine.drive(document, model.scenario, schedule, replay)
     except Fault as fault:
         try:
             engine.restart()

@@ -28,7 +28,7 @@ from wforacle.model.kernel.explore import canonical
 from wforacle.model.kernel.lts import execute
 from wforacle.model.w6w.independence import explore_run
 from wforacle.model.w6w.semantics import outcome
-from wforacle.oracle.engine import Engine, judge
+from wforacle.oracle.engine import Engine
 
 JSON = Any
 FORMAT = "wforacle-fixture/1"
@@ -71,6 +71,10 @@ def write_case(directory: Path, case: JSON, number: int = 0, extra: JSON = None)
         "outcomes.json": outcomes,
         "manifest.json": manifest,
     }
+    if case.get("replay") is not None:
+        from wforacle.oracle.fuzz import replay_request
+
+        files["replay.json"] = replay_request(case)
     for name, value in files.items():
         (here / name).write_text(dump(value), encoding="utf-8")
     return here
@@ -151,15 +155,18 @@ class CaseResult:
 
 def load_case(here: Path) -> JSON:
     """A case directory's document, scenario and schedule."""
-    return {
+    case = {
         name: json.loads((here / f"{name}.json").read_text("utf-8"))
         for name in ("document", "scenario", "schedule")
     }
+    if (here / "replay.json").is_file():
+        case["replay"] = json.loads((here / "replay.json").read_text("utf-8"))
+    return case
 
 
 def conform(engine: Engine, directory: Path) -> list[CaseResult]:
     """Run ``engine`` over every case of the suite at ``directory``."""
-    from wforacle.oracle.fuzz import model_of
+    from wforacle.oracle.fuzz import judge_case, model_of
 
     cases = sorted(p for p in directory.iterdir() if (p / "manifest.json").is_file())
     results = []
@@ -174,7 +181,7 @@ def conform(engine: Engine, directory: Path) -> list[CaseResult]:
         except (OSError, ValueError, KeyError) as exc:
             results.append(CaseResult(here.name, "invalid", f"unreadable case: {exc}", 0.0))
             continue
-        judgement = judge(engine, model, case["document"], case["schedule"])
+        judgement = judge_case(engine, case)
         seconds = judgement.observation.seconds if judgement.observation else 0.0
         if judgement.verdict == "pass" and judgement.observation is not None:
             from wforacle.model.w6w.semantics import config_key

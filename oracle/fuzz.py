@@ -23,8 +23,9 @@ from typing import Any
 import attrs
 from hypothesis import HealthCheck, Phase, given, seed, settings
 
+from wforacle.model.kernel.lts import execute
 from wforacle.model.w6w.scenario import load_scenario
-from wforacle.model.w6w.semantics import W6wRun
+from wforacle.model.w6w.semantics import Replay, W6wRun, run_state
 from wforacle.oracle.engine import Engine, Judgement, judge
 from wforacle.properties.strategies.w6w import engine_cases
 from wforacle.properties.w6w.validate import validate
@@ -69,14 +70,48 @@ class _Failed(Exception):
 
 
 def model_of(case: JSON) -> W6wRun:
-    """The model run of a case (its document must be valid)."""
+    """The model run of a case (its document must be valid); a replaying run for a replay case."""
     result = validate(copy.deepcopy(case["document"]))
     if not result.report.valid or result.workflow is None or result.plan is None:
         raise ValueError(f"the case's document is invalid: {result.report.codes()}")
     scenario, problems = load_scenario(copy.deepcopy(case["scenario"]))
     if problems:
         raise ValueError(f"the case's scenario is invalid: {[p.message for p in problems]}")
-    return W6wRun(result.workflow, result.plan, scenario)
+    run = W6wRun(result.workflow, result.plan, scenario)
+    request = replay_request(case)
+    if request is None:
+        return run
+    start = request["from"]
+    if start is not None and start not in result.plan:
+        raise ValueError(f"the case replays from {start!r}, which is not a step")
+    return W6wRun(
+        result.workflow,
+        result.plan,
+        scenario,
+        Replay.of(request["runState"], result.workflow, start),
+    )
+
+
+def replay_request(case: JSON) -> JSON:
+    """For a replay case, ``{"runState", "from"}``: the model's reference run to replay."""
+    replay = case.get("replay")
+    if not isinstance(replay, dict):
+        return None
+    if "runState" in replay:
+        return replay
+    result = validate(copy.deepcopy(case["document"]))
+    scenario, _ = load_scenario(copy.deepcopy(case["scenario"]))
+    assert result.workflow is not None and result.plan is not None
+    original = W6wRun(result.workflow, result.plan, scenario)
+    state = run_state(original, execute(original).final)
+    return {"runState": state, "from": replay.get("from")}
+
+
+def judge_case(engine: Engine, case: JSON) -> Judgement:
+    """Judge one case (document, scenario, schedule, and replay if any) on the engine."""
+    return judge(
+        engine, model_of(case), case["document"], case.get("schedule", []), replay_request(case)
+    )
 
 
 def signature(judgement: Judgement) -> tuple[str, ...]:
@@ -129,7 +164,7 @@ def campaign(
         counted["examples"] += 1
         if progress is not None and not first:
             progress(counted["examples"], time.perf_counter() - start)
-        judgement = judge(engine, model_of(case), case["document"], case["schedule"])
+        judgement = judge_case(engine, case)
         if judgement.verdict == "pass":
             return
         if judgement.verdict == "fault" and not first:
@@ -154,12 +189,12 @@ def campaign(
         last: dict[str, Judgement] = {}
 
         def still_fails(candidate: JSON) -> bool:
-            j = judge(engine, model_of(candidate), candidate["document"], candidate["schedule"])
+            j = judge_case(engine, candidate)
             last["judgement"] = j
             return signature(j) == wanted
 
         reduced = reduce_case(failed.case, still_fails, budget=reduce_budget)
-        judgement = judge(engine, model_of(reduced), reduced["document"], reduced["schedule"])
+        judgement = judge_case(engine, reduced)
         finding = Finding(
             reduced,
             judgement,

@@ -11,8 +11,9 @@ What it implements: planning (topological order, ties by declared order),
 300000 ms, the retry classification, onError fail / continue /
 continue-record, error edges, skip propagation, fanOut "parallel" strands
 with joins, draining, first-failure-by-plan-order reporting, lastOutput,
-step metadata from onExecuted reports.  Not implemented: templates, $expr,
-controls, @w6w/call, the run-level ladder, replay.
+step metadata from onExecuted reports, replay (from a step and its
+descendants).  Not implemented: templates, $expr, controls, @w6w/call, the
+run-level ladder.
 
 Seeded bugs, switched on with --bug NAME (repeatable), for showing that a
 campaign finds them:
@@ -26,6 +27,7 @@ campaign finds them:
   record-drops            continue-record failures are not kept in stepErrors
   last-output-by-time     the run's output is the last step to finish, not the last by plan
   first-failure-by-time   the reported failure is the first to happen, not the first by plan
+  replay-reinvokes        replay calls the actions of steps that succeeded in the original run
 """
 
 from __future__ import annotations
@@ -46,6 +48,7 @@ BUGS = {
     "record-drops",
     "last-output-by-time",
     "first-failure-by-time",
+    "replay-reinvokes",
 }
 CAP_MS = 300_000
 TERMINAL = ("succeeded", "failed", "skipped")
@@ -106,6 +109,16 @@ class Engine:
 
     def run(self, request):
         doc = request["document"]
+        self.recorded = {}
+        self.fresh = set()
+        if request.get("type") == "replay":
+            steps_state = (request.get("runState") or {}).get("steps") or {}
+            for step_id, record in steps_state.items():
+                if record.get("status") == "succeeded":
+                    self.recorded[step_id] = record
+            start = request.get("from")
+            if start is not None:
+                self.fresh = {start} | self.descendants(doc, start)
         self.run_id = request.get("runId", "run_1")
         self.checkpoint = 0
         self.clock = 0
@@ -135,8 +148,9 @@ class Engine:
         self.variables = variables
         self.trigger = request.get("trigger", {"type": "manual"})
         self.documents = request.get("documents", {})
+        replaying = {"replay": True} if request.get("type") == "replay" else {}
         self.event("run_started", status="running", attempt=1, runId=self.run_id,
-                   variables=variables)
+                   variables=variables, **replaying)
         self.record = {s: {"status": "pending"} for s in order}
         self.skipped = set()
         self.strand = {}
@@ -191,6 +205,23 @@ class Engine:
             self.record[step_id] = {"status": "skipped", "attempt": 0}
             self.skipped.update(self.outbound[step_id])
             self.event("step_skipped", step=step_id)
+            self.assign(step_id, strand)
+            return
+        if (
+            step_id in self.recorded
+            and step_id not in self.fresh
+            and "replay-reinvokes" not in self.bugs
+        ):
+            record = self.recorded[step_id]
+            self.record[step_id] = {"status": "succeeded", "attempt": 1,
+                                    "output": record.get("output")}
+            if isinstance(record.get("meta"), dict):
+                self.record[step_id]["meta"] = record["meta"]
+            for key in self.outbound[step_id]:
+                if key[2] != "success":
+                    self.skipped.add(key)
+            self.finished.append(step_id)
+            self.event("step_replayed", step=step_id, output=record.get("output"))
             self.assign(step_id, strand)
             return
         step = self.steps[step_id]
@@ -323,6 +354,17 @@ class Engine:
                 self.strand[to] = strand
                 first = False
 
+    @staticmethod
+    def descendants(doc, step_id):
+        found, frontier = set(), [step_id]
+        while frontier:
+            current = frontier.pop()
+            for edge in doc.get("edges") or []:
+                if edge["from"] == current and edge["to"] not in found:
+                    found.add(edge["to"])
+                    frontier.append(edge["to"])
+        return found
+
     # -- resolution -----------------------------------------------------------
 
     def resolve(self, value):
@@ -396,7 +438,7 @@ def main():
         message = receive()
         if message.get("type") == "shutdown":
             return
-        if message.get("type") == "run":
+        if message.get("type") in ("run", "replay"):
             state = engine.run(message)
             send({"type": "done", "run": state["runId"], "state": state})
 

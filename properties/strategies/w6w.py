@@ -316,8 +316,13 @@ def engine_scenarios(draw: st.DrawFn, document: dict[str, Any]) -> dict[str, Any
 def engine_cases(draw: st.DrawFn, max_steps: int = 6) -> dict[str, Any]:
     """A document, a scenario and a schedule (which outstanding invocation completes next)."""
     document = draw(parallel_workflows(max_steps=max_steps, max_delay=200_000))
-    return {
+    case = {
         "document": document,
         "scenario": draw(engine_scenarios(document)),
         "schedule": draw(st.lists(st.integers(0, 7), max_size=12)),
     }
+    if draw(st.integers(0, 4)) == 0:
+        # Replay the model's reference run, whole or from a step (RFC "Replay").
+        ids = [step["id"] for step in document["steps"]]
+        case["replay"] = {"from": draw(st.none() | st.sampled_from(ids))}
+    return case
