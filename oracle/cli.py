@@ -766,7 +766,7 @@ def build_parser() -> argparse.ArgumentParser:
     parse.set_defaults(handler=cmd_w6w_parse)
 
     clauses = add("clauses", cmd_clauses, "list catalogued clauses with their coverage")
-    clauses.add_argument("--spec", choices=SPECS, default="w6w")
+    clauses.add_argument("--spec", choices=("w6w", "harness"), default="w6w")
     clauses.add_argument("--json", action="store_true", help="print a JSON report")
     clauses.add_argument("--tests", metavar="DIR", help="test folder to scan for citations")
     clauses.add_argument(

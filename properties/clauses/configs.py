@@ -152,6 +152,66 @@ _W6W_EXTRA = (
     "lanes (the normal lane and the Edge.when failure lane).",
 )
 
+_HARNESS_SECTIONS = (
+    Section("5. Execution Semantics#", None),
+    Section("5.1 The execution instance#", "INST"),
+    Section("5.2 Starting#", "START"),
+    Section("5.3 Readiness#", "READY"),
+    Section("5.3.1 Join policies#", "JOIN"),
+    Section("5.3.2 Cancellation under any#", "CANCEL"),
+    Section("5.3.3 Unreachability propagates#", "UNREACH"),
+    Section("5.4 Scheduling#", "SCHED"),
+    Section("5.5 Executing a node#", "EXEC"),
+    Section("5.6 Data availability#", "DATA"),
+    Section("5.7 Completion#", "DONE"),
+    Section("5.8 Failure propagation#", "FAIL"),
+    Section("5.9 What is deliberately unspecified#", None),
+)
+
+_HARNESS_EXTRA = (
+    # 5.1
+    "Executing a harness creates an execution instance: an identity, a state for every node, and "
+    "a set of resolved port values.",
+    "Validation is a gate, not advice.",
+    # 5.2
+    "A node reachable only by an error or compensation edge is a handler, not a start",
+    # 5.3
+    "A node in PENDING becomes READY when its join condition over incoming edges is satisfied.",
+    "Only control, data and dependency edges participate.",
+    "An edge carrying a condition that evaluates false is not satisfied, and never will be.",
+    "It is resolved-negative: it neither blocks forever nor counts toward a join.",
+    # 5.3.1
+    "joinPolicy on the target node decides how satisfied edges combine:",
+    "The \"at least one satisfied\" clause on all matters: if every incoming edge resolved "
+    "negative, no path reached the node, and it remains PENDING (§6.4).",
+    "Not reached is not the same as skipped.",
+    "SKIPPED means reached, and its guard was false — a terminal success whose control successors "
+    "still run.",
+    "PENDING means never reached, so its successors are not reached either.",
+    # 5.3.3
+    "A node that no path will reach makes its own outgoing edges resolved-negative, recursively.",
+    "A node is unreachable when any of the following holds:",
+    # 5.5
+    "Steps 1–3 happen before execution begins, so that a node which cannot run fails without side "
+    "effects.",
+    # 5.6
+    "An output value is available to downstream nodes once its producer reaches SUCCEEDED.",
+    "If a producer is SKIPPED, its outputs are unavailable.",
+    "A downstream required input bound to an unavailable output is a runtime error (HX-4101) "
+    "unless the input declares a default.",
+    "Values are immutable once bound.",
+    "There is no shared mutable state; a value travels along an edge and cannot be modified in "
+    "place by its consumer.",
+    # 5.7
+    "An execution instance is complete when no node is PENDING, READY, RUNNING or RETRYING.",
+    "Nodes never reached remain PENDING at completion.",
+    # 5.8
+    "When a node reaches FAILED and its retry policy is exhausted:",
+)
+
 CONFIGS: dict[str, SpecConfig] = {
     "w6w": SpecConfig("w6w", "W6W", _W6W_SECTIONS, _W6W_EXTRA),
+    "harness": SpecConfig(
+        "harness", "HX", _HARNESS_SECTIONS, _HARNESS_EXTRA, wrapped_bullets=True
+    ),
 }

@@ -52,6 +52,7 @@ class SpecConfig:
     prefix: str
     sections: tuple[Section, ...]
     extra: tuple[str, ...] = ()
+    wrapped_bullets: bool = False  # a bullet may continue, indented, after a blank line
 
 
 @attrs.frozen
@@ -78,6 +79,31 @@ def _sentences(paragraph: str) -> list[str]:
     return [s.strip() for s in SENTENCE_END.split(paragraph) if s.strip()]
 
 
+def _joined(text: str) -> Iterator[tuple[int, str]]:
+    """Numbered lines, a bullet's indented continuation (after a blank line) joined to it.
+
+    The Harness chapter wraps long bullets: "• it is named by … has", a blank
+    line, then "  routed elsewhere;".  The clause is the whole bullet.
+    """
+    lines = text.splitlines()
+    k = 0
+    while k < len(lines):
+        line = lines[k]
+        number = k + 1
+        k += 1
+        if BULLET.match(line):
+            while (
+                k + 1 < len(lines)
+                and not lines[k].strip()
+                and lines[k + 1].startswith("  ")
+                and lines[k + 1].strip()
+                and not BULLET.match(lines[k + 1])
+            ):
+                line = f"{line.rstrip()} {lines[k + 1].strip()}"
+                k += 2
+        yield number, line
+
+
 def propose(config: SpecConfig, text: str) -> Iterator[Proposed]:
     """Yield the normative clauses of ``text`` in document order."""
     # Headings are matched in the configured order, so a sub-heading that
@@ -85,7 +111,10 @@ def propose(config: SpecConfig, text: str) -> Iterator[Proposed]:
     # for it.
     pending = list(config.sections)
     current: Section | None = None
-    for number, raw in enumerate(text.splitlines(), start=1):
+    numbered = (
+        _joined(text) if config.wrapped_bullets else enumerate(text.splitlines(), start=1)
+    )
+    for number, raw in numbered:
         line = raw.strip()
         if pending and line == pending[0].heading:
             current = pending.pop(0)
