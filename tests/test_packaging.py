@@ -25,3 +25,19 @@ def test_grammars_load_through_importlib_resources():
 
     assert parser("names", "workflow_key") is parser("names", "workflow_key")  # cached
     assert matches("names", "workflow_key", "abc") and not matches("names", "workflow_key", "a")
+
+
+def test_every_package_folder_is_listed_for_a_non_editable_install():
+    # A folder missing from pyproject's packages imports in an editable install
+    # and is silently absent from a wheel.
+    import tomllib
+
+    listed = set(
+        tomllib.loads((REPO / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"]
+    )
+    found = {
+        "wforacle." + ".".join(p.parent.relative_to(REPO).parts)
+        for folder in ("model", "grammar", "properties", "oracle")
+        for p in (REPO / folder).rglob("__init__.py")
+    }
+    assert found <= listed, sorted(found - listed)

@@ -1,0 +1,1 @@
+"""Static properties of Harness documents: validation, networkx reachability, z3."""
