@@ -1,0 +1,189 @@
+"""Harness guard and edge-condition expressions: parse (Lark), evaluate, and name.
+
+Notation: ``e ::= Lit(v) | Ref(p1.….pn) | Not(e) | And(e, e) | Or(e, e) |
+Cmp(op, e, e)`` (grammar/harness_expr.lark).  ``evaluate(e, env)`` reads a
+reference as the path in ``env`` (None when absent).  ``and``/``or``/``not``
+read their operands as booleans (only ``true`` is true: a guard must say
+what it means, assumption A-62); ``==``/``!=`` compare JSON values;
+ordering compares two numbers or two strings, and is false otherwise.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import attrs
+import lark
+
+from wforacle.grammar import parser
+
+JSON = Any
+
+
+@attrs.frozen
+class Lit:
+    """A literal: number, string, boolean or null."""
+
+    value: JSON
+
+
+@attrs.frozen
+class Ref:
+    """A dotted reference, e.g. ``params.limit`` or ``fetch.count``."""
+
+    path: tuple[str, ...]
+
+
+@attrs.frozen
+class Not:
+    """Negation."""
+
+    operand: Expr
+
+
+@attrs.frozen
+class And:
+    """Conjunction."""
+
+    left: Expr
+    right: Expr
+
+
+@attrs.frozen
+class Or:
+    """Disjunction."""
+
+    left: Expr
+    right: Expr
+
+
+@attrs.frozen
+class Cmp:
+    """A comparison: ``==``, ``!=``, ``<``, ``<=``, ``>``, ``>=``."""
+
+    op: str
+    left: Expr
+    right: Expr
+
+
+Expr = Lit | Ref | Not | And | Or | Cmp
+
+
+class _Build(lark.Transformer[Any, Expr]):
+    def number(self, items: list[Any]) -> Lit:
+        text = str(items[0])
+        value = float(text)
+        return Lit(
+            int(value)
+            if value.is_integer() and "." not in text and "e" not in text.lower()
+            else value
+        )
+
+    def string(self, items: list[Any]) -> Lit:
+        return Lit(json.loads(str(items[0])))
+
+    def true(self, _: list[Any]) -> Lit:
+        return Lit(True)
+
+    def false(self, _: list[Any]) -> Lit:
+        return Lit(False)
+
+    def null(self, _: list[Any]) -> Lit:
+        return Lit(None)
+
+    def ref(self, items: list[Any]) -> Ref:
+        return Ref(tuple(str(i) for i in items))
+
+    def negation(self, items: list[Any]) -> Not:
+        return Not(items[0])
+
+    def or_(self, items: list[Any]) -> Expr:
+        result = items[0]
+        for item in items[1:]:
+            result = Or(result, item)
+        return result
+
+    def and_(self, items: list[Any]) -> Expr:
+        result = items[0]
+        for item in items[1:]:
+            result = And(result, item)
+        return result
+
+    def cmp(self, items: list[Any]) -> Cmp:
+        return Cmp(str(items[1]), items[0], items[2])
+
+
+class ExprError(Exception):
+    """An expression that does not parse."""
+
+
+def parse(text: str) -> Expr:
+    """The expression ``text`` denotes, or ExprError saying where it stops parsing."""
+    try:
+        tree = parser("harness_expr", "start").parse(text)
+    except lark.exceptions.UnexpectedInput as exc:
+        raise ExprError(f"not an expression at column {exc.column}: {text!r}") from None
+    except lark.exceptions.LarkError as exc:
+        raise ExprError(f"not an expression: {text!r} ({exc})") from None
+    return _Build().transform(tree)
+
+
+def lookup(env: JSON, path: tuple[str, ...]) -> JSON:
+    """The value at ``path`` in ``env``, None when absent."""
+    value = env
+    for name in path:
+        if not isinstance(value, dict) or name not in value:
+            return None
+        value = value[name]
+    return value
+
+
+def evaluate(expr: Expr, env: JSON) -> JSON:
+    """The value of ``expr`` in ``env`` (see the module notation)."""
+    if isinstance(expr, Lit):
+        return expr.value
+    if isinstance(expr, Ref):
+        return lookup(env, expr.path)
+    if isinstance(expr, Not):
+        return evaluate(expr.operand, env) is not True
+    if isinstance(expr, And):
+        return evaluate(expr.left, env) is True and evaluate(expr.right, env) is True
+    if isinstance(expr, Or):
+        return evaluate(expr.left, env) is True or evaluate(expr.right, env) is True
+    left, right = evaluate(expr.left, env), evaluate(expr.right, env)
+    if expr.op == "==":
+        return _same(left, right)
+    if expr.op == "!=":
+        return not _same(left, right)
+    numbers = _number(left) and _number(right)
+    strings = isinstance(left, str) and isinstance(right, str)
+    if not (numbers or strings):
+        return False
+    return {"<": left < right, "<=": left <= right, ">": left > right, ">=": left >= right}[expr.op]
+
+
+def holds(expr: Expr | None, env: JSON) -> bool:
+    """Whether a guard or condition holds (an absent one always does)."""
+    return expr is None or evaluate(expr, env) is True
+
+
+def refs(expr: Expr | None) -> set[tuple[str, ...]]:
+    """Every reference in ``expr``."""
+    if expr is None or isinstance(expr, Lit):
+        return set()
+    if isinstance(expr, Ref):
+        return {expr.path}
+    if isinstance(expr, Not):
+        return refs(expr.operand)
+    return refs(expr.left) | refs(expr.right)
+
+
+def _number(value: JSON) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+def _same(left: JSON, right: JSON) -> bool:
+    if _number(left) and _number(right):
+        return bool(left == right)
+    return type(left) is type(right) and left == right

@@ -1,0 +1,416 @@
+"""Static checks of a Harness document: the validation gate, networkx structure, z3 properties.
+
+Notation: ``G`` is the networkx multigraph of the document's nodes with one
+edge per declared edge (attribute ``type``) plus one control edge per
+decision case (decision → case/@to, assumption A-61: a case routes like a
+control edge).  ``F`` is ``G`` restricted to forward edges (control, data,
+dependency: HX-READY-2).  Each rule below yields diagnostics citing the
+clause it implements; errors close the gate (HX-INST-3: "A runtime MUST NOT
+execute a document that fails validation"), warnings do not.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import attrs
+import networkx as nx
+import z3
+
+from wforacle.model.diagnostics import Diagnostic, Gate, Report, error, warning
+from wforacle.model.harness.document import EdgeType, Harness, JoinPolicy, Kind, Node
+from wforacle.model.harness.loader import load
+from wforacle.properties.harness.smt import Encoder, solve
+
+JSON = Any
+
+
+@attrs.frozen
+class Structure:
+    """What the checks derive: the graph, the entry set and the handlers."""
+
+    graph: nx.MultiDiGraph = attrs.field(eq=False)
+    entry: tuple[str, ...]
+    handlers: frozenset[str]
+    order: tuple[str, ...]  # a topological order of the forward graph (document order on ties)
+
+
+@attrs.frozen
+class Validation:
+    """The outcome of validating a Harness document."""
+
+    report: Report
+    harness: Harness | None = attrs.field(eq=False)
+    structure: Structure | None = attrs.field(eq=False)
+
+
+def all_nodes(harness: Harness) -> list[Node]:
+    """Every node, loop bodies included (depth-first)."""
+    found: list[Node] = []
+
+    def visit(node: Node) -> None:
+        found.append(node)
+        for inner in node.body:
+            visit(inner)
+
+    for node in harness.nodes:
+        visit(node)
+    return found
+
+
+def graph(harness: Harness) -> nx.MultiDiGraph:
+    """``G`` of the module notation (top-level nodes only; loop bodies are sub-runs)."""
+    g = nx.MultiDiGraph()
+    for index, node in enumerate(harness.nodes):
+        g.add_node(node.id, index=index)
+    for edge in harness.edges:
+        if edge.from_ in g and edge.to in g:
+            g.add_edge(edge.from_, edge.to, type=edge.type.value, edge=edge)
+    for node in harness.nodes:
+        if node.kind is Kind.DECISION:
+            for case in node.cases:
+                if case.to in g:
+                    g.add_edge(node.id, case.to, type="case", case=case)
+    return g
+
+
+def forward(g: nx.MultiDiGraph) -> nx.DiGraph:
+    """``F``: the forward edges (control, data, dependency, and decision cases)."""
+    f = nx.DiGraph()
+    f.add_nodes_from(g.nodes(data=True))
+    f.add_edges_from(
+        (u, v) for u, v, t in g.edges(data="type") if t in ("control", "data", "dependency", "case")
+    )
+    return f
+
+
+def validate(text: str | bytes) -> Validation:
+    """Load and check a Harness document."""
+    harness, problems = load(text)
+    diagnostics = list(problems)
+    if harness is None:
+        return Validation(Report(tuple(diagnostics)), None, None)
+    diagnostics.extend(_identity(harness))
+    structure = None
+    if not any(d.severity.value == "error" for d in diagnostics):
+        g = graph(harness)
+        found = list(_structure(harness, g))
+        diagnostics.extend(d for d in found if isinstance(d, Diagnostic))
+        structure = next((s for s in found if isinstance(s, Structure)), None)
+        diagnostics.extend(_joins(harness, g))
+        diagnostics.extend(_data(harness, g))
+        diagnostics.extend(_smt(harness, g))
+    report = Report(tuple(diagnostics))
+    return Validation(report, harness, structure if report.valid else None)
+
+
+# -- identity: ids and references ---------------------------------------------------------
+
+
+def _identity(harness: Harness) -> Iterator[Diagnostic]:
+    seen: dict[str, str] = {}
+    for node in all_nodes(harness):
+        if node.id in seen:
+            yield error(
+                "duplicate_id",
+                node.path,
+                f"id {node.id!r} is already used at {seen[node.id]}",
+                "A-60",
+                Gate.SAVE,
+            )
+        seen.setdefault(node.id, node.path)
+    top = {node.id for node in harness.nodes}
+    for edge in harness.edges:
+        for end in (edge.from_, edge.to):
+            if end not in top:
+                yield error(
+                    "dangling_edge",
+                    edge.path,
+                    f"edge endpoint {end!r} is not a top-level node",
+                    "A-60",
+                    Gate.SAVE,
+                )
+    if harness.entry is not None and harness.entry not in top:
+        yield error(
+            "bad_entry",
+            "/harness/@entry",
+            f"@entry names {harness.entry!r}, which is not a node",
+            "HX-START-1",
+            Gate.SAVE,
+        )
+    for node in harness.nodes:
+        for k, case in enumerate(node.cases, start=1):
+            if case.to not in top:
+                yield error(
+                    "dangling_case",
+                    f"{node.path}/case[{k}]/@to",
+                    f"case/@to names {case.to!r}, which is not a node",
+                    "A-60",
+                    Gate.SAVE,
+                )
+
+
+# -- structure: cycles, entry set, handlers, reachability ------------------------------------
+
+
+def _structure(harness: Harness, g: nx.MultiDiGraph) -> Iterator[Diagnostic | Structure]:
+    f = forward(g)
+    cycles = list(nx.simple_cycles(f))
+    if cycles:
+        cycle = min(cycles, key=len)
+        yield error(
+            "cycle",
+            "/harness",
+            f"forward edges form a cycle: {' → '.join([*cycle, cycle[0]])}",
+            "A-60",
+            Gate.SAVE,
+        )
+        return
+    handlers = frozenset(
+        n
+        for n in g.nodes
+        if g.in_degree(n) > 0
+        and all(t in ("error", "compensation") for _, _, t in g.in_edges(n, data="type"))
+    )
+    if harness.entry is not None:
+        entry: tuple[str, ...] = (harness.entry,)  # HX-START-1
+    else:
+        # HX-START-2: "every node with no incoming edge of any type".
+        entry = tuple(node.id for node in harness.nodes if g.in_degree(node.id) == 0)
+    if not entry:
+        yield error(
+            "no_entry",
+            "/harness",
+            "no node has zero incoming edges and @entry is absent: nothing can start",
+            "HX-START-2",
+            Gate.SAVE,
+        )
+        return
+    # Reachable from the entry set along forward edges, or by an error / compensation
+    # edge from something reachable (handlers run when their source fails, HX-FAIL-2).
+    reached = set(entry)
+    frontier = list(entry)
+    while frontier:
+        current = frontier.pop()
+        for _, nxt in g.out_edges(current):
+            if nxt not in reached:
+                reached.add(nxt)
+                frontier.append(nxt)
+    for node in harness.nodes:
+        if node.id not in reached:
+            yield warning(
+                "unreachable_node",
+                node.path,
+                f"{node.id!r} cannot be reached from the entry set {list(entry)}",
+                "HX-START-2",
+            )
+    index = {node.id: i for i, node in enumerate(harness.nodes)}
+    order = tuple(nx.lexicographical_topological_sort(f, key=index.__getitem__))
+    yield Structure(g, entry, handlers, order)
+
+
+# -- joins: HX-2401, HX-2402 ---------------------------------------------------------------
+
+
+def _participating(g: nx.MultiDiGraph, node_id: str) -> int:
+    return sum(
+        1
+        for _, _, t in g.in_edges(node_id, data="type")
+        if t in ("control", "data", "dependency", "case")
+    )
+
+
+def _joins(harness: Harness, g: nx.MultiDiGraph) -> Iterator[Diagnostic]:
+    for node in all_nodes(harness):
+        if node.join is JoinPolicy.QUORUM:
+            if node.quorum is None:
+                # HX-JOIN-2: "quorum is required when joinPolicy="quorum"" (HX-2401).
+                yield error(
+                    "HX-2401",
+                    node.path,
+                    'joinPolicy="quorum" needs a quorum',
+                    "HX-JOIN-2",
+                    Gate.SAVE,
+                )
+            elif node.id in g and node.quorum > _participating(g, node.id):
+                # HX-JOIN-2: "MUST NOT exceed the number of incoming edges" (HX-2402).
+                yield error(
+                    "HX-2402",
+                    f"{node.path}/@quorum",
+                    f"quorum {node.quorum} exceeds the {_participating(g, node.id)} incoming edge(s)",
+                    "HX-JOIN-2",
+                    Gate.SAVE,
+                )
+            elif node.quorum < 1:
+                yield error(
+                    "bad_attribute",
+                    f"{node.path}/@quorum",
+                    "quorum is at least 1",
+                    "HX-JOIN-2",
+                    Gate.SAVE,
+                )
+        elif node.quorum is not None:
+            yield warning(
+                "quorum_ignored",
+                f"{node.path}/@quorum",
+                f'quorum is read only with joinPolicy="quorum", not "{node.join.value}"',
+                "HX-JOIN-2",
+            )
+
+
+# -- data edges ---------------------------------------------------------------------------------
+
+
+def _data(harness: Harness, g: nx.MultiDiGraph) -> Iterator[Diagnostic]:
+    nodes = {node.id: node for node in harness.nodes}
+    fed: set[tuple[str, str]] = set()
+    for edge in harness.edges:
+        if edge.type is not EdgeType.DATA or edge.from_ not in nodes or edge.to not in nodes:
+            continue
+        source, target = nodes[edge.from_], nodes[edge.to]
+        if edge.from_port is None or edge.from_port not in source.outputs:
+            yield error(
+                "bad_port",
+                edge.path,
+                f"a data edge needs fromPort naming an output of {source.id!r}",
+                "HX-EXEC-5",
+                Gate.SAVE,
+            )
+        if edge.to_port is None or edge.to_port not in {i.name for i in target.inputs}:
+            yield error(
+                "bad_port",
+                edge.path,
+                f"a data edge needs toPort naming an input of {target.id!r}",
+                "HX-EXEC-2",
+                Gate.SAVE,
+            )
+            continue
+        fed.add((target.id, edge.to_port))
+        consumer = next(i for i in target.inputs if i.name == edge.to_port)
+        if source.guard is not None and consumer.required and not consumer.has_default:
+            # HX-DATA-4: "A validator SHOULD warn about the pattern".
+            yield warning(
+                "guarded_producer",
+                edge.path,
+                f"{source.id!r} is guarded, and its output feeds the required input "
+                f"{target.id}.{consumer.name} with no default: when the guard is false the "
+                "run fails with HX-4101",
+                "HX-DATA-4",
+            )
+    for node in harness.nodes:
+        for item in node.inputs:
+            if (
+                item.required
+                and not (item.has_value or item.has_default)
+                and (node.id, item.name) not in fed
+            ):
+                yield warning(
+                    "input_never_bound",
+                    node.path,
+                    f"required input {item.name!r} has no data edge, value or default: "
+                    "running the node always fails with HX-4101",
+                    "HX-EXEC-2",
+                )
+
+
+# -- z3: guards, conditions, decisions, joins ------------------------------------------------------
+
+
+def _smt(harness: Harness, g: nx.MultiDiGraph) -> Iterator[Diagnostic]:
+    exprs = [n.guard for n in all_nodes(harness)] + [e.condition for e in harness.edges]
+    exprs += [c.when for n in harness.nodes for c in n.cases]
+    encoder = Encoder(exprs)
+    for node in all_nodes(harness):
+        if node.guard is not None and solve(encoder.encode(node.guard)) is None:
+            yield warning(
+                "guard_never_true",
+                f"{node.path}/guard[1]",
+                f"the guard {node.guard_text!r} holds for no value: the node is always SKIPPED",
+                "HX-EXEC-1",
+            )
+    for edge in harness.edges:
+        if edge.condition is not None and solve(encoder.encode(edge.condition)) is None:
+            yield warning(
+                "condition_never_true",
+                f"{edge.path}/@condition",
+                f"the condition {edge.condition_text!r} holds for no value: the edge is always resolved-negative",
+                "HX-READY-3",
+            )
+    for node in harness.nodes:
+        yield from _decision(node, encoder)
+    yield from _never_fires(harness, g, encoder)
+
+
+def _decision(node: Node, encoder: Encoder) -> Iterator[Diagnostic]:
+    if node.kind is not Kind.DECISION or not node.cases:
+        return
+    formulas = [
+        encoder.encode(c.when) if c.when is not None else z3.BoolVal(True) for c in node.cases
+    ]
+    for i in range(len(formulas)):
+        for j in range(i + 1, len(formulas)):
+            if node.cases[i].when is None or node.cases[j].when is None:
+                continue
+            both = solve(formulas[i], formulas[j])
+            if both is not None:
+                yield warning(
+                    "cases_overlap",
+                    f"{node.path}/case[{j + 1}]",
+                    f"cases {i + 1} and {j + 1} both hold for {both}; document order routes to "
+                    f"{node.cases[i].to!r} (HX-SCHED-4)",
+                    "HX-SCHED-4",
+                )
+    missed = solve(*[z3.Not(f) for f in formulas])
+    if missed is not None:
+        yield warning(
+            "cases_not_exhaustive",
+            node.path,
+            f"no case holds for {missed}: the decision routes nowhere and every target is unreached",
+            "HX-UNREACH-3",
+        )
+
+
+def _never_fires(harness: Harness, g: nx.MultiDiGraph, encoder: Encoder) -> Iterator[Diagnostic]:
+    """A quorum larger than the incoming edges that can be satisfied together (HX-JOIN-2)."""
+    for node in harness.nodes:
+        if node.join is not JoinPolicy.QUORUM or node.quorum is None:
+            continue
+        incoming = [
+            (u, d)
+            for u, _, d in g.in_edges(node.id, data=True)
+            if d["type"] in ("control", "data", "dependency", "case")
+        ]
+        if node.quorum > len(incoming):
+            continue  # HX-2402 already
+        satisfied = []
+        routes: dict[str, list[Any]] = {}
+        for k, (source, data) in enumerate(incoming):
+            flag = z3.Bool(f"edge {source}->{node.id} #{k}")
+            condition = z3.BoolVal(True)
+            if data["type"] == "case":
+                routes.setdefault(source, []).append(flag)
+                case = data["case"]
+                condition = encoder.encode(case.when) if case.when is not None else z3.BoolVal(True)
+            elif data["edge"].condition is not None:
+                condition = encoder.encode(data["edge"].condition)
+            satisfied.append((flag, condition))
+        formulas = [z3.Implies(flag, condition) for flag, condition in satisfied]
+        # One decision routes to one case: its case edges exclude each other.
+        formulas += [z3.AtMost(*flags, 1) for flags in routes.values() if len(flags) > 1]
+        optimizer = z3.Optimize()
+        optimizer.set("timeout", 5000)
+        optimizer.add(*formulas)
+        count = z3.Sum([z3.If(flag, 1, 0) for flag, _ in satisfied])
+        optimizer.maximize(count)
+        if optimizer.check() == z3.sat:
+            best = optimizer.model().eval(count).as_long()
+            if best < node.quorum:
+                yield error(
+                    "join_never_fires",
+                    f"{node.path}/@quorum",
+                    f"at most {best} of its incoming edges can be satisfied together, fewer than "
+                    f"quorum {node.quorum}: the join never fires",
+                    "HX-JOIN-2",
+                    Gate.SAVE,
+                )
