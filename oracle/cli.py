@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 EXIT_OK, EXIT_FINDING, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
-SPECS = ("w6w",)  # specifications with a document model so far
+SPECS = ("w6w", "harness")  # specifications with a document model so far
 
 
 class UsageError(Exception):
@@ -74,6 +74,8 @@ def _check_spec(spec: str | None, document: Any, source: str) -> str:
         raise UsageError(f"cannot tell which specification {source} follows; pass --spec")
     if spec not in SPECS:
         raise UsageError(f"--spec {spec}: no document model yet (available: {', '.join(SPECS)})")
+    if spec != "w6w":
+        raise UsageError(f"--spec {spec}: this command reads w6w documents only so far")
     return spec
 
 
@@ -83,8 +85,13 @@ def _check_spec(spec: str | None, document: Any, source: str) -> str:
 def cmd_validate(args: argparse.Namespace) -> int:
     """Validate one or more documents (several documents share one account's keys)."""
     from wforacle.model.diagnostics import Report, sort_diagnostics
+    from wforacle.oracle.harness_commands import is_harness, validate_files
     from wforacle.properties.w6w.validate import key_conflicts, validate
 
+    if any(is_harness(args.spec, source) for source in args.files):
+        if not all(is_harness(args.spec, source) for source in args.files):
+            raise UsageError("validate Harness (XML) and w6w (JSON) documents separately")
+        return validate_files(args.files, args.json)
     documents = [read_json(source) for source in args.files]
     for source, document in zip(args.files, documents, strict=True):
         _check_spec(args.spec, document, source)
@@ -360,7 +367,10 @@ def cmd_run(args: argparse.Namespace) -> int:
     """One reference execution of a w6w document under a scenario: trace and RunState."""
     from wforacle.model.kernel.lts import Divergent, execute, first, seeded
     from wforacle.model.w6w.semantics import Unsupported, run_state
+    from wforacle.oracle import harness_commands
 
+    if harness_commands.is_harness(args.spec, args.file):
+        return harness_commands.run(args)
     semantics = _load_run(args)
     if isinstance(semantics, int):
         return semantics
@@ -487,6 +497,10 @@ def cmd_explore(args: argparse.Namespace) -> int:
 
     if args.max_states < 1:
         raise UsageError("--max-states must be at least 1")
+    from wforacle.oracle import harness_commands
+
+    if harness_commands.is_harness(args.spec, args.file):
+        return harness_commands.explore(args)
     semantics = _load_run(args)
     if isinstance(semantics, int):
         return semantics

@@ -99,13 +99,13 @@ class _Build(lark.Transformer[Any, Expr]):
         return Not(items[0])
 
     def or_(self, items: list[Any]) -> Expr:
-        result = items[0]
+        result: Expr = items[0]
         for item in items[1:]:
             result = Or(result, item)
         return result
 
     def and_(self, items: list[Any]) -> Expr:
-        result = items[0]
+        result: Expr = items[0]
         for item in items[1:]:
             result = And(result, item)
         return result

@@ -46,11 +46,13 @@ class Loader:
         self.problems: list[Diagnostic] = []
 
     def fail(self, code: str, path: str, message: str, clause: str = CLAUSE) -> None:
+        """Record an error at ``path``."""
         self.problems.append(error(code, path, message, clause, Gate.SAVE))
 
     # -- entry --------------------------------------------------------------------
 
     def load(self, text: str | bytes) -> Harness | None:
+        """The Harness in ``text``, or None when it cannot be built."""
         raw = text.encode("utf-8") if isinstance(text, str) else text
         if len(raw) > MAX_BYTES:
             self.fail("too_large", "/", f"the document is over {MAX_BYTES} bytes")
@@ -101,6 +103,7 @@ class Loader:
     # -- elements -------------------------------------------------------------------
 
     def node(self, element: ElementTree.Element, path: str) -> Node | None:
+        """A <node>, <decision> or <loop> element."""
         name = _local(element.tag)
         node_id = element.get("id")
         if not node_id:
@@ -196,6 +199,7 @@ class Loader:
         )
 
     def input(self, element: ElementTree.Element, path: str) -> Input | None:
+        """An <input> element."""
         name = element.get("name")
         if not name:
             self.fail("missing_attribute", path, "<input> needs a name")
@@ -206,6 +210,7 @@ class Loader:
         return Input(name, required, value, has_value, default, has_default)
 
     def edge(self, element: ElementTree.Element, path: str) -> Edge | None:
+        """An <edge> element."""
         source, target = element.get("from"), element.get("to")
         if not source or not target:
             self.fail("missing_attribute", path, "<edge> needs from and to")
@@ -234,6 +239,7 @@ class Loader:
     # -- values ---------------------------------------------------------------------
 
     def expression(self, text: str, path: str) -> Expr | None:
+        """A guard, condition or loop expression (A-62)."""
         try:
             return parse(text)
         except ExprError as exc:
@@ -241,6 +247,7 @@ class Loader:
             return None
 
     def integer(self, element: ElementTree.Element, name: str, path: str) -> int | None:
+        """An integer attribute, or None when absent or malformed (reported)."""
         text = element.get(name)
         if text is None:
             return None
@@ -255,6 +262,7 @@ class Loader:
     def json_attribute(
         self, element: ElementTree.Element, name: str, path: str
     ) -> tuple[bool, JSON]:
+        """A JSON-valued attribute: (present, value)."""
         text = element.get(name)
         if text is None:
             return False, None

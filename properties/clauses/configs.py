@@ -182,7 +182,7 @@ _HARNESS_EXTRA = (
     "It is resolved-negative: it neither blocks forever nor counts toward a join.",
     # 5.3.1
     "joinPolicy on the target node decides how satisfied edges combine:",
-    "The \"at least one satisfied\" clause on all matters: if every incoming edge resolved "
+    'The "at least one satisfied" clause on all matters: if every incoming edge resolved '
     "negative, no path reached the node, and it remains PENDING (§6.4).",
     "Not reached is not the same as skipped.",
     "SKIPPED means reached, and its guard was false — a terminal success whose control successors "
@@ -211,7 +211,5 @@ _HARNESS_EXTRA = (
 
 CONFIGS: dict[str, SpecConfig] = {
     "w6w": SpecConfig("w6w", "W6W", _W6W_SECTIONS, _W6W_EXTRA),
-    "harness": SpecConfig(
-        "harness", "HX", _HARNESS_SECTIONS, _HARNESS_EXTRA, wrapped_bullets=True
-    ),
+    "harness": SpecConfig("harness", "HX", _HARNESS_SECTIONS, _HARNESS_EXTRA, wrapped_bullets=True),
 }

@@ -111,9 +111,7 @@ def propose(config: SpecConfig, text: str) -> Iterator[Proposed]:
     # for it.
     pending = list(config.sections)
     current: Section | None = None
-    numbered = (
-        _joined(text) if config.wrapped_bullets else enumerate(text.splitlines(), start=1)
-    )
+    numbered = _joined(text) if config.wrapped_bullets else enumerate(text.splitlines(), start=1)
     for number, raw in numbered:
         line = raw.strip()
         if pending and line == pending[0].heading:

@@ -53,6 +53,7 @@ class Encoder:
                 self.sorts.setdefault(expr.right.path, sort)
 
     def const(self, path: tuple[str, ...]) -> Any:
+        """The z3 constant of a reference, of its inferred sort."""
         if path not in self.consts:
             name = ".".join(path)
             sort = self.sorts.get(path, "real")
@@ -60,6 +61,7 @@ class Encoder:
         return self.consts[path]
 
     def is_null(self, path: tuple[str, ...]) -> Any:
+        """The Bool constant "``path`` is null"."""
         return z3.Bool(".".join(path) + " is null")
 
     def encode(self, expr: Expr) -> Any:

@@ -238,7 +238,8 @@ def _joins(harness: Harness, g: nx.MultiDiGraph) -> Iterator[Diagnostic]:
                 yield error(
                     "HX-2402",
                     f"{node.path}/@quorum",
-                    f"quorum {node.quorum} exceeds the {_participating(g, node.id)} incoming edge(s)",
+                    f"quorum {node.quorum} exceeds the {_participating(g, node.id)} "
+                    "incoming edge(s)",
                     "HX-JOIN-2",
                     Gate.SAVE,
                 )
@@ -334,7 +335,8 @@ def _smt(harness: Harness, g: nx.MultiDiGraph) -> Iterator[Diagnostic]:
             yield warning(
                 "condition_never_true",
                 f"{edge.path}/@condition",
-                f"the condition {edge.condition_text!r} holds for no value: the edge is always resolved-negative",
+                f"the condition {edge.condition_text!r} holds for no value: the edge is "
+                "always resolved-negative",
                 "HX-READY-3",
             )
     for node in harness.nodes:
@@ -366,7 +368,8 @@ def _decision(node: Node, encoder: Encoder) -> Iterator[Diagnostic]:
         yield warning(
             "cases_not_exhaustive",
             node.path,
-            f"no case holds for {missed}: the decision routes nowhere and every target is unreached",
+            f"no case holds for {missed}: the decision routes nowhere and every target "
+            "is unreached",
             "HX-UNREACH-3",
         )
 

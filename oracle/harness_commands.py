@@ -1,0 +1,127 @@
+"""The command line for Harness documents: validate, run, explore (``--spec harness``)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+from typing import Any
+
+JSON = Any
+
+
+def is_harness(spec: str | None, source: str) -> bool:
+    """Whether ``source`` is to be read as a Harness document (``--spec harness``, or XML)."""
+    if spec is not None:
+        return spec == "harness"
+    if source == "-":
+        return False
+    try:
+        with Path(source).open("rb") as handle:
+            return handle.read(64).lstrip().startswith(b"<")
+    except OSError:
+        return False
+
+
+def _read(source: str) -> bytes:
+    from wforacle.oracle.cli import UsageError
+
+    try:
+        return Path(source).read_bytes()
+    except OSError as exc:
+        raise UsageError(f"cannot read {source}: {exc.strerror or exc}") from None
+
+
+def validate_files(files: list[str], as_json: bool) -> int:
+    """``wforacle validate`` for Harness documents."""
+    from wforacle.oracle.cli import EXIT_FINDING, EXIT_OK, _print_report, emit_json
+    from wforacle.properties.harness.validate import validate
+
+    reports = [validate(_read(source)).report for source in files]
+    if as_json:
+        if len(reports) == 1:
+            emit_json(reports[0].to_json())
+        else:
+            emit_json(
+                {
+                    "valid": all(r.valid for r in reports),
+                    "documents": [
+                        {"file": s, **r.to_json()} for s, r in zip(files, reports, strict=True)
+                    ],
+                }
+            )
+    else:
+        for source, report in zip(files, reports, strict=True):
+            _print_report(source, report)
+    return EXIT_OK if all(r.valid for r in reports) else EXIT_FINDING
+
+
+def _load(args: argparse.Namespace) -> Any:
+    from wforacle.model.harness.semantics import HarnessRun, Options, Scenario
+    from wforacle.oracle.cli import EXIT_FINDING, _print_report, emit_json, read_json
+    from wforacle.properties.harness.validate import validate
+
+    result = validate(_read(args.file))
+    if not result.report.valid or result.harness is None:
+        # HX-INST-3: "A runtime MUST NOT execute a document that fails validation."
+        if getattr(args, "json", False):
+            emit_json({"valid": False, **result.report.to_json()})
+        else:
+            _print_report(args.file, result.report)
+        return EXIT_FINDING
+    scenario = Scenario.of(read_json(args.scenario) if args.scenario else {})
+    options = Options(all_negative=getattr(args, "all_negative", None) or "pending")
+    return HarnessRun(result.harness, scenario, options)
+
+
+def run(args: argparse.Namespace) -> int:
+    """``wforacle run`` for a Harness document."""
+    from wforacle.model.harness.semantics import outcome
+    from wforacle.model.kernel.lts import execute, first, seeded
+    from wforacle.oracle.cli import EXIT_OK, emit_json
+
+    semantics = _load(args)
+    if isinstance(semantics, int):
+        return semantics
+    scheduler = seeded(args.seed) if args.schedule == "random" else first
+    execution = execute(semantics, scheduler)
+    result = outcome(semantics, execution.final)
+    if args.json:
+        emit_json({"trace": execution.trace, "outcome": result})
+    else:
+        for event in execution.trace:
+            fields = {k: v for k, v in event.items() if k != "event"}
+            print(f"{event['event']:<20} {json.dumps(fields, ensure_ascii=False)}")
+        print(f"\ninstance {result['status']}")
+    return EXIT_OK
+
+
+def explore(args: argparse.Namespace) -> int:
+    """``wforacle explore`` for a Harness document."""
+    from wforacle.model.harness.semantics import config_key, outcome
+    from wforacle.model.kernel.explore import explore as search
+    from wforacle.oracle.cli import EXIT_OK, emit_json
+
+    semantics = _load(args)
+    if isinstance(semantics, int):
+        return semantics
+    result = search(semantics, lambda c: outcome(semantics, c), config_key, args.max_states)
+    if args.json:
+        emit_json(
+            {
+                "complete": result.complete,
+                "outcomes": [
+                    {"outcome": o.value, "witness": list(o.witness)} for o in result.outcomes
+                ],
+                "figures": result.figures(),
+            }
+        )
+    else:
+        for number, found in enumerate(result.outcomes, start=1):
+            print(f"outcome {number}: {json.dumps(found.value, ensure_ascii=False)}")
+        state = "complete" if result.complete else f"INCOMPLETE: {result.stopped_because}"
+        print(
+            f"\n{len(result.outcomes)} outcome(s); {state}; {result.states} states, "
+            f"{result.transitions} transitions, {result.seconds:.3f} s"
+        )
+    return EXIT_OK
