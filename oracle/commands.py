@@ -16,6 +16,7 @@ JSON = Any
 EXIT_OK, EXIT_FINDING, EXIT_USAGE = 0, 1, 2
 # The bundled example engine (examples/engines/w6w_engine.py), for the README's main job.
 EXAMPLE_ENGINE = Path(__file__).resolve().parent.parent / "examples" / "engines" / "w6w_engine.py"
+HARNESS_ENGINE = EXAMPLE_ENGINE.with_name("harness_engine.py")
 
 
 def _engine(args: argparse.Namespace) -> Any:
@@ -28,8 +29,10 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
     """A seeded campaign: generate, drive, check, shrink, explain, save."""
     from wforacle.oracle.fuzz import campaign, explain, save, terminal_progress
 
+    if args.spec == "harness":
+        return _fuzz_harness(args)
     if args.spec != "w6w":
-        raise _usage(f"--spec {args.spec}: only w6w has an engine protocol so far")
+        raise _usage(f"--spec {args.spec}: campaigns exist for w6w and harness")
     engine = _engine(args)
     try:
         result = campaign(
@@ -100,6 +103,68 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
             if saved:
                 print(f"saved as a regression fixture: {saved}")
     return EXIT_OK if result.finding is None and not result.fault_cases else EXIT_FINDING
+
+
+def _fuzz_harness(args: argparse.Namespace) -> int:
+    """A seeded campaign against a Harness engine (oracle/harness_oracle.py)."""
+    from wforacle.oracle.harness_oracle import campaign
+    from wforacle.properties.clauses import clause_text
+
+    if args.engine == f"{sys.executable} {EXAMPLE_ENGINE}":
+        args.engine = f"{sys.executable} {HARNESS_ENGINE}"
+    engine = _engine(args)
+    try:
+        examples, finding = campaign(engine, examples=args.examples, seed_value=args.seed)
+    finally:
+        engine.stop()
+    if finding is None:
+        print(f"{examples} examples, seed {args.seed}: every run matched the model")
+        return EXIT_OK
+    divergence = finding.judgement.divergence
+    assert divergence is not None
+    saved = None
+    if args.save:
+        directory = Path(args.save)
+        directory.mkdir(parents=True, exist_ok=True)
+        saved = directory / f"harness-seed{args.seed}.json"
+        saved.write_text(
+            json.dumps(
+                {"case": finding.case, "finding": finding.judgement.to_json()},
+                indent=2,
+                sort_keys=True,
+            )
+            + "\n",
+            encoding="utf-8",
+        )
+    if args.json:
+        print(
+            json.dumps(
+                {
+                    "examples": examples,
+                    "case": finding.case,
+                    "judgement": finding.judgement.to_json(),
+                }
+            )
+        )
+        return EXIT_FINDING
+    print(
+        f"{examples} examples; found after {finding.examples} in {finding.seconds_to_find:.2f} s, "
+        f"shrunk in {finding.seconds_to_shrink:.2f} s"
+    )
+    print(f"DIVERGENCE at event {divergence.index}: {divergence.message}")
+    print(f"  engine:    {json.dumps(divergence.observed, ensure_ascii=False)}")
+    for event in divergence.permitted[:4]:
+        print(f"  permitted: {json.dumps(event, ensure_ascii=False)}")
+    for clause in divergence.clauses:
+        try:
+            print(f"  {clause}: {clause_text(clause)}")
+        except KeyError:
+            print(f"  {clause}")
+    print("\nminimal document:", finding.case["document"])
+    print("scenario:", json.dumps(finding.case["scenario"]))
+    if saved:
+        print(f"saved: {saved}")
+    return EXIT_FINDING
 
 
 def cmd_shrink(args: argparse.Namespace) -> int:
@@ -228,7 +293,7 @@ def add_commands(add: Any) -> None:
 
     fuzz = add("fuzz", cmd_fuzz, "a seeded differential campaign against an engine")
     engine_option(fuzz, required=False)
-    fuzz.add_argument("--spec", default="w6w", help="specification (w6w)")
+    fuzz.add_argument("--spec", default="w6w", choices=("w6w", "harness"), help="specification")
     fuzz.add_argument("--examples", type=int, default=500, help="examples to try")
     fuzz.add_argument("--time-budget", type=float, help="stop trying new examples after S seconds")
     fuzz.add_argument("--seed", type=int, default=0, help="the campaign's seed")

@@ -76,8 +76,9 @@ def load(spec: str) -> Catalogue:
 
 def clause_text(clause_id: str) -> str:
     """The catalogued text of ``clause_id`` (for messages and explanations)."""
-    prefix = clause_id.split("-", 1)[0].lower()
-    return load(prefix)[clause_id].text
+    prefix = clause_id.split("-", 1)[0]
+    spec = next((s for s, config in CONFIGS.items() if config.prefix == prefix), prefix.lower())
+    return load(spec)[clause_id].text
 
 
 @attrs.frozen

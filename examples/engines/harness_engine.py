@@ -1,0 +1,575 @@
+#!/usr/bin/env python3
+"""hx-lite: a small Harness runtime (chapter 5) speaking the wforacle engine protocol.
+
+Written as a third party would write one: it imports nothing from wforacle
+and parses the document with the standard library.  Protocol: the same JSON
+lines as the w6w one (docs/engine-protocol.md); a run message carries the
+Harness XML in ``document``, plus ``params`` and ``failingResources``; an
+``invoke`` names a ``node`` and its ``inputs``; a RUNNING node cancelled
+under an ``any`` join is withdrawn with ``{"type": "cancel", "call": N}``.
+
+Implements: entry sets, joins all / any / quorum, guards, inputs (edge,
+value, default; HX-4101), resources (HX-4102), decisions, unreachability,
+cancellation under any, retries, error edges, compensation.  Not loops.
+
+Seeded bugs (--bug NAME, repeatable):
+
+  all-negative-skipped     an all-negative join makes the node SKIPPED (the earlier draft)
+  no-unreachability        unreachability does not propagate: a join behind an untaken branch waits
+  cancel-non-idempotent    a RUNNING idempotent="false" node is cancelled under any
+  null-for-unavailable     an unavailable required input is passed as null instead of HX-4101
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import sys
+import xml.etree.ElementTree as ET
+
+BUGS = {
+    "all-negative-skipped",
+    "no-unreachability",
+    "cancel-non-idempotent",
+    "null-for-unavailable",
+}
+TERMINAL = ("SUCCEEDED", "FAILED", "SKIPPED", "CANCELLED")
+
+
+def send(message):
+    sys.stdout.write(json.dumps(message, separators=(",", ":")) + "\n")
+    sys.stdout.flush()
+
+
+def receive():
+    line = sys.stdin.readline()
+    if not line:
+        sys.exit(0)
+    return json.loads(line)
+
+
+# -- expressions: or / and / not / comparisons / literals / dotted names ---------------------
+
+TOKEN = re.compile(
+    r'\s*(?:(-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?)|("(?:[^"\\]|\\.)*")|(==|!=|<=|>=|<|>|\(|\))|([A-Za-z_][A-Za-z0-9_-]*(?:\.[A-Za-z_][A-Za-z0-9_-]*)*))'
+)
+
+
+def tokenize(text):
+    tokens, pos = [], 0
+    while pos < len(text.rstrip()):
+        match = TOKEN.match(text, pos)
+        if not match:
+            raise ValueError(f"bad expression {text!r}")
+        pos = match.end()
+        number, string, op, name = match.groups()
+        if number is not None:
+            value = float(number)
+            tokens.append(
+                (
+                    "lit",
+                    int(value)
+                    if value.is_integer() and "." not in number and "e" not in number.lower()
+                    else value,
+                )
+            )
+        elif string is not None:
+            tokens.append(("lit", json.loads(string)))
+        elif op is not None:
+            tokens.append(("op", op))
+        elif name in ("and", "or", "not"):
+            tokens.append(("op", name))
+        elif name in ("true", "false", "null"):
+            tokens.append(("lit", {"true": True, "false": False, "null": None}[name]))
+        else:
+            tokens.append(("ref", name.split(".")))
+    return tokens
+
+
+class Expr:
+    def __init__(self, text):
+        self.tokens = tokenize(text)
+        self.pos = 0
+        self.tree = self.parse_or()
+
+    def peek(self):
+        return self.tokens[self.pos] if self.pos < len(self.tokens) else (None, None)
+
+    def take(self):
+        token = self.peek()
+        self.pos += 1
+        return token
+
+    def parse_or(self):
+        left = self.parse_and()
+        while self.peek() == ("op", "or"):
+            self.take()
+            left = ("or", left, self.parse_and())
+        return left
+
+    def parse_and(self):
+        left = self.parse_not()
+        while self.peek() == ("op", "and"):
+            self.take()
+            left = ("and", left, self.parse_not())
+        return left
+
+    def parse_not(self):
+        if self.peek() == ("op", "not"):
+            self.take()
+            return ("not", self.parse_not())
+        left = self.parse_atom()
+        kind, value = self.peek()
+        if kind == "op" and value in ("==", "!=", "<", "<=", ">", ">="):
+            self.take()
+            return ("cmp", value, left, self.parse_atom())
+        return left
+
+    def parse_atom(self):
+        kind, value = self.take()
+        if kind == "op" and value == "(":
+            inner = self.parse_or()
+            self.take()
+            return inner
+        return (kind, value)
+
+
+def evaluate(tree, env):
+    kind = tree[0]
+    if kind == "lit":
+        return tree[1]
+    if kind == "ref":
+        value = env
+        for name in tree[1]:
+            if not isinstance(value, dict) or name not in value:
+                return None
+            value = value[name]
+        return value
+    if kind == "not":
+        return evaluate(tree[1], env) is not True
+    if kind == "and":
+        return evaluate(tree[1], env) is True and evaluate(tree[2], env) is True
+    if kind == "or":
+        return evaluate(tree[1], env) is True or evaluate(tree[2], env) is True
+    _, op, left, right = tree
+    a, b = evaluate(left, env), evaluate(right, env)
+    number = lambda v: isinstance(v, (int, float)) and not isinstance(v, bool)  # noqa: E731
+    same = (a == b) if number(a) and number(b) else (type(a) is type(b) and a == b)
+    if op == "==":
+        return same
+    if op == "!=":
+        return not same
+    if not ((number(a) and number(b)) or (isinstance(a, str) and isinstance(b, str))):
+        return False
+    return {"<": a < b, "<=": a <= b, ">": a > b, ">=": a >= b}[op]
+
+
+def holds(tree, env):
+    return tree is None or evaluate(tree, env) is True
+
+
+# -- the runtime ---------------------------------------------------------------------------------
+
+
+class Runtime:
+    def __init__(self, bugs):
+        self.bugs = bugs
+        self.calls = 0
+
+    def load(self, text):
+        root = ET.fromstring(text)
+        self.nodes, self.order = {}, []
+        self.links, self.error_edges, self.compensation = [], {}, {}
+        for element in root:
+            tag = element.tag
+            if tag in ("node", "decision"):
+                node_id = element.get("id")
+                guard = element.find("guard")
+                self.nodes[node_id] = {
+                    "kind": tag,
+                    "guard": Expr(guard.text.strip()).tree
+                    if guard is not None and guard.text
+                    else None,
+                    "inputs": [
+                        {
+                            "name": i.get("name"),
+                            "required": i.get("required") == "true",
+                            "value": json.loads(i.get("value"))
+                            if i.get("value") is not None
+                            else None,
+                            "has_value": i.get("value") is not None,
+                            "default": json.loads(i.get("default"))
+                            if i.get("default") is not None
+                            else None,
+                            "has_default": i.get("default") is not None,
+                        }
+                        for i in element.findall("input")
+                    ],
+                    "outputs": [o.get("name") for o in element.findall("output")],
+                    "resources": (element.get("resourceRef") or "").split(),
+                    "idempotent": element.get("idempotent", "true") != "false",
+                    "join": element.get("joinPolicy", "all"),
+                    "quorum": int(element.get("quorum")) if element.get("quorum") else None,
+                    "attempts": int(element.find("retry").get("maxAttempts"))
+                    if element.find("retry") is not None
+                    else 1,
+                    "cases": [
+                        {
+                            "to": c.get("to"),
+                            "when": Expr(c.get("when")).tree if c.get("when") else None,
+                        }
+                        for c in element.findall("case")
+                    ],
+                }
+                self.order.append(node_id)
+        for element in root.findall("edge"):
+            kind = element.get("type", "control")
+            source, target = element.get("from"), element.get("to")
+            if kind == "error":
+                self.error_edges.setdefault(source, []).append(target)
+            elif kind == "compensation":
+                self.compensation.setdefault(source, []).append(target)
+            else:
+                condition = element.get("condition")
+                self.links.append(
+                    {
+                        "from": source,
+                        "to": target,
+                        "type": kind,
+                        "condition": Expr(condition).tree if condition else None,
+                        "fromPort": element.get("fromPort"),
+                        "toPort": element.get("toPort"),
+                    }
+                )
+        for node_id in self.order:
+            for k, case in enumerate(self.nodes[node_id]["cases"]):
+                self.links.append(
+                    {
+                        "from": node_id,
+                        "to": case["to"],
+                        "type": "case",
+                        "case": k,
+                        "condition": None,
+                    }
+                )
+        self.entry = (
+            [root.get("entry")]
+            if root.get("entry")
+            else [
+                n
+                for n in self.order
+                if not any(l["to"] == n for l in self.links)
+                and not any(n in ts for ts in self.error_edges.values())
+                and not any(n in ts for ts in self.compensation.values())
+            ]
+        )
+
+    def run(self, request):
+        self.load(request["document"])
+        self.params = request.get("params") or {}
+        self.failing = set(request.get("failingResources") or [])
+        self.state = {n: "PENDING" for n in self.order}
+        self.attempt = {n: 0 for n in self.order}
+        self.outputs = {}
+        self.error = {}
+        self.edge = ["unresolved"] * len(self.links)
+        self.unreached = set()
+        self.discard = set()
+        self.finished = []
+        self.outstanding = {}
+        self.unwinding = None
+        self.failed_node = None
+        for n in self.entry:
+            self.state[n] = "READY"
+        self.event("instance_started", entry=list(self.entry))
+        self.settle()
+        while True:
+            progressed = self.launch()
+            if self.outstanding:
+                send({"type": "wait"})
+                message = receive()
+                node = self.outstanding.pop(message["call"])
+                self.completed(node, message)
+                continue
+            if progressed:
+                continue
+            if self.unwinding:
+                target = self.unwinding.pop(0)
+                self.calls += 1
+                send({"type": "invoke", "call": self.calls, "node": target, "inputs": {}})
+                send({"type": "wait"})
+                message = receive()
+                ok = "error" not in message
+                self.state[target] = "SUCCEEDED" if ok else "FAILED"
+                self.event("node_compensated", node=target, status=self.state[target])
+                continue
+            break
+        status = "failed" if self.failed_node else "completed"
+        extra = {"failedNode": self.failed_node} if self.failed_node else {}
+        self.event("instance_completed", status=status, **extra)
+        return {
+            "status": status,
+            "failedNode": self.failed_node,
+            "nodes": {
+                n: {
+                    "state": self.state[n],
+                    "attempts": self.attempt[n],
+                    "outputs": self.outputs.get(n) if self.state[n] == "SUCCEEDED" else None,
+                    "error": self.error.get(n),
+                }
+                for n in self.order
+            },
+        }
+
+    def env(self):
+        env = {"params": self.params}
+        for n in self.order:
+            if self.state[n] == "SUCCEEDED":
+                env[n] = self.outputs.get(n, {})
+        return env
+
+    def launch(self):
+        """Start every READY node (each invocation outstanding at once)."""
+        started = False
+        while self.unwinding is None:
+            ready = [n for n in self.order if self.state[n] == "READY"]
+            if not ready:
+                break
+            self.start(ready[0])
+            started = True
+        return started
+
+    def start(self, n):
+        node = self.nodes[n]
+        env = self.env()
+        if not holds(node["guard"], env):
+            self.event("node_skipped", node=n)
+            self.terminal(n, "SKIPPED")
+            return
+        inputs = {}
+        for item in node["inputs"]:
+            bound = False
+            for link in self.links:
+                if (
+                    link["type"] == "data"
+                    and link["to"] == n
+                    and link.get("toPort") == item["name"]
+                ):
+                    if self.state[link["from"]] == "SUCCEEDED" and link[
+                        "fromPort"
+                    ] in self.outputs.get(link["from"], {}):
+                        inputs[item["name"]] = self.outputs[link["from"]][link["fromPort"]]
+                        bound = True
+                        break
+            if bound:
+                continue
+            if item["has_value"]:
+                inputs[item["name"]] = item["value"]
+            elif item["has_default"]:
+                inputs[item["name"]] = item["default"]
+            elif item["required"]:
+                if "null-for-unavailable" in self.bugs:
+                    inputs[item["name"]] = None
+                    continue
+                self.event("node_failed", node=n, error="HX-4101", input=item["name"])
+                self.terminal(n, "FAILED", error="HX-4101")
+                return
+        failing = [r for r in node["resources"] if r in self.failing]
+        if failing:
+            self.event("node_failed", node=n, error="HX-4102", resource=failing[0])
+            self.terminal(n, "FAILED", error="HX-4102")
+            return
+        if node["kind"] == "decision":
+            chosen = next((k for k, c in enumerate(node["cases"]) if holds(c["when"], env)), None)
+            for k, link in enumerate(self.links):
+                if link["from"] == n and link["type"] == "case":
+                    self.edge[k] = "satisfied" if link["case"] == chosen else "negative"
+            self.event(
+                "decision_routed",
+                node=n,
+                to=node["cases"][chosen]["to"] if chosen is not None else None,
+            )
+            self.outputs[n] = {}
+            self.terminal(n, "SUCCEEDED")
+            return
+        self.state[n] = "RUNNING"
+        self.attempt[n] = 1
+        self.event("node_started", node=n, inputs=inputs)
+        self.invoke(n, inputs)
+
+    def invoke(self, n, inputs):
+        self.calls += 1
+        self.outstanding[self.calls] = n
+        send({"type": "invoke", "call": self.calls, "node": n, "inputs": inputs})
+
+    def completed(self, n, message):
+        node = self.nodes[n]
+        if n in self.discard:
+            self.discard.discard(n)
+            self.event("node_cancelled", node=n, finished=True)
+            self.terminal(n, "CANCELLED")
+            return
+        if "error" in message:
+            code = str(message["error"].get("code", "error"))
+            if self.attempt[n] < node["attempts"]:
+                self.event("node_retrying", node=n, attempt=self.attempt[n], error=code)
+                self.attempt[n] += 1
+                self.event("node_started", node=n, attempt=self.attempt[n], retry=True)
+                self.invoke(n, {})
+                return
+            self.event("node_failed", node=n, error=code, attempt=self.attempt[n])
+            self.terminal(n, "FAILED", error=code)
+            return
+        outputs = {k: v for k, v in (message.get("outputs") or {}).items() if k in node["outputs"]}
+        self.outputs[n] = outputs
+        self.event("node_succeeded", node=n, outputs=outputs)
+        self.terminal(n, "SUCCEEDED")
+
+    def terminal(self, n, state, error=None):
+        self.state[n] = state
+        if error:
+            self.error[n] = error
+        self.finished.append(n)
+        env = self.env()
+        for k, link in enumerate(self.links):
+            if link["from"] == n and self.edge[k] == "unresolved":
+                ok = state in ("SUCCEEDED", "SKIPPED") and holds(link["condition"], env)
+                self.edge[k] = "satisfied" if ok else "negative"
+        if state == "FAILED":
+            if self.error_edges.get(n):
+                for target in self.error_edges[n]:
+                    if self.state[target] == "PENDING":
+                        self.state[target] = "READY"
+            elif self.failed_node is None:
+                self.failed_node = n
+                done = [j for j in reversed(self.finished) if self.state[j] == "SUCCEEDED"]
+                self.unwinding = [
+                    t
+                    for j in done
+                    for t in self.compensation.get(j, [])
+                    if self.state[t] == "PENDING"
+                ]
+                for m in self.order:
+                    if self.state[m] == "READY":
+                        self.state[m] = "CANCELLED"
+        self.settle()
+
+    def settle(self):
+        changed = True
+        while changed:
+            changed = False
+            for n in self.order:
+                if self.state[n] != "PENDING" or n in self.unreached:
+                    continue
+                incoming = [k for k, l in enumerate(self.links) if l["to"] == n]
+                if not incoming:
+                    continue
+                verdict = self.join(n, incoming)
+                if verdict == "ready" and self.unwinding is None:
+                    self.state[n] = "READY"
+                    changed = True
+                    if self.nodes[n]["join"] == "any":
+                        self.cancel_siblings(n)
+                elif verdict == "unreachable":
+                    if "all-negative-skipped" in self.bugs and all(
+                        self.edge[k] == "negative" for k in incoming
+                    ):
+                        self.state[n] = "SKIPPED"
+                        for k, l in enumerate(self.links):
+                            if l["from"] == n and self.edge[k] == "unresolved":
+                                self.edge[k] = "satisfied"
+                        changed = True
+                        continue
+                    self.unreached.add(n)
+                    if "no-unreachability" not in self.bugs:
+                        for k, l in enumerate(self.links):
+                            if l["from"] == n and self.edge[k] == "unresolved":
+                                self.edge[k] = "negative"
+                    changed = True
+
+    def join(self, n, incoming):
+        node = self.nodes[n]
+        satisfied = sum(self.edge[k] == "satisfied" for k in incoming)
+        unresolved = sum(self.edge[k] == "unresolved" for k in incoming)
+        for k in incoming:
+            link = self.links[k]
+            if link["type"] == "data" and self.edge[k] == "negative":
+                item = next((x for x in node["inputs"] if x["name"] == link.get("toPort")), None)
+                if item and item["required"] and not item["has_default"] and not item["has_value"]:
+                    return "unreachable"
+        if node["join"] == "any":
+            return "ready" if satisfied else ("unreachable" if not unresolved else "waiting")
+        if node["join"] == "quorum":
+            quorum = node["quorum"] or len(incoming)
+            if satisfied >= quorum:
+                return "ready"
+            return "unreachable" if satisfied + unresolved < quorum else "waiting"
+        if unresolved:
+            return "waiting"
+        return "ready" if satisfied else "unreachable"
+
+    def cancel_siblings(self, join):
+        for m in self.only_reaching(join):
+            if self.state[m] in ("READY", "RETRYING"):
+                self.state[m] = "CANCELLED"
+                self.negate(m)
+            elif self.state[m] == "RUNNING":
+                if self.nodes[m]["idempotent"] or "cancel-non-idempotent" in self.bugs:
+                    self.state[m] = "CANCELLED"
+                    self.negate(m)
+                    call = next(c for c, node in self.outstanding.items() if node == m)
+                    del self.outstanding[call]
+                    send({"type": "cancel", "call": call})
+                else:
+                    self.discard.add(m)
+
+    def negate(self, m):
+        for k, l in enumerate(self.links):
+            if l["from"] == m and self.edge[k] == "unresolved":
+                self.edge[k] = "negative"
+
+    def only_reaching(self, join):
+        succ = {n: {l["to"] for l in self.links if l["from"] == n} for n in self.order}
+
+        def reach(n):
+            seen, todo = set(), [n]
+            while todo:
+                for m in succ[todo.pop()]:
+                    if m not in seen:
+                        seen.add(m)
+                        todo.append(m)
+            return seen
+
+        beyond = reach(join) | {join}
+        found = []
+        for n in self.order:
+            down = reach(n)
+            if join not in down:
+                continue
+            sinks = {d for d in down if not succ[d]}
+            if sinks <= beyond and all(s == join or join in reach(s) for s in succ[n]):
+                found.append(n)
+        return found
+
+    def event(self, name, **fields):
+        send({"type": "event", "event": {"event": name, **fields}})
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--bug", action="append", default=[], choices=sorted(BUGS))
+    args = parser.parse_args()
+    runtime = Runtime(set(args.bug))
+    send({"type": "ready", "protocol": 1, "engine": "hx-lite", "spec": "harness"})
+    while True:
+        message = receive()
+        if message.get("type") == "shutdown":
+            return
+        if message.get("type") == "run":
+            state = runtime.run(message)
+            send({"type": "done", "run": message.get("runId"), "state": state})
+
+
+if __name__ == "__main__":
+    main()
