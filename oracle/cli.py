@@ -140,9 +140,12 @@ def _print_report(source: str, report: Any) -> None:
 
 def cmd_plan(args: argparse.Namespace) -> int:
     """Print the plan of a valid document, or its diagnostics."""
+    from wforacle.oracle import harness_commands
     from wforacle.properties.w6w.plan import TieBreak, plan_order
     from wforacle.properties.w6w.validate import validate
 
+    if harness_commands.is_harness(args.spec, args.file):
+        return harness_commands.plan(args)
     document = read_json(args.file)
     _check_spec(args.spec, document, args.file)
     result = validate(document)
@@ -437,8 +440,11 @@ def _load_run(args: argparse.Namespace) -> Any:
 def cmd_check(args: argparse.Namespace) -> int:
     """Check whether a recorded trace is one the specification permits for DOC."""
     from wforacle.model.w6w.semantics import Unsupported, config_key
+    from wforacle.oracle import harness_commands
     from wforacle.oracle.check import FrontierTooLarge, check
 
+    if harness_commands.is_harness(args.spec, args.file):
+        return harness_commands.check(args, _read_trace(args.trace))
     semantics = _load_run(args)
     if isinstance(semantics, int):
         return semantics

@@ -213,10 +213,16 @@ def cmd_fixtures(args: argparse.Namespace) -> int:
     """Write a deterministic conformance suite."""
     from wforacle.oracle.fixtures import write_suite
 
-    if args.spec not in ("w6w", "all"):
-        raise _usage(f"--spec {args.spec}: only w6w fixtures so far")
-    written = write_suite(Path(args.out), args.count, args.seed, args.profile)
-    print(f"wrote {len(written)} cases to {args.out} (seed {args.seed}, profile {args.profile})")
+    if args.spec not in ("w6w", "harness", "all"):
+        raise _usage(f"--spec {args.spec}: fixtures exist for w6w and harness")
+    if args.spec == "all":
+        for spec, profile in (("w6w", args.profile), ("harness", "harness")):
+            written = write_suite(Path(args.out) / spec, args.count, args.seed, profile)
+            print(f"wrote {len(written)} {spec} cases to {Path(args.out) / spec}")
+        return EXIT_OK
+    profile = "harness" if args.spec == "harness" else args.profile
+    written = write_suite(Path(args.out), args.count, args.seed, profile)
+    print(f"wrote {len(written)} cases to {args.out} (seed {args.seed}, profile {profile})")
     return EXIT_OK
 
 

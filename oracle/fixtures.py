@@ -80,6 +80,42 @@ def write_case(directory: Path, case: JSON, number: int = 0, extra: JSON = None)
     return here
 
 
+def write_harness_case(directory: Path, case: JSON, number: int = 0) -> Path:
+    """Write one Harness case: document.xml, scenario, schedule, outcomes, manifest."""
+    from wforacle.model.harness.semantics import config_key as harness_key
+    from wforacle.model.harness.semantics import outcome as harness_outcome
+    from wforacle.model.kernel.explore import explore
+    from wforacle.oracle.harness_oracle import model_of
+
+    model = model_of(case)
+    explored = explore(model, lambda c: harness_outcome(model, c), harness_key, 200_000)
+    outcomes = sorted(
+        ({"outcome": o.value, "witness": list(o.witness)} for o in explored.outcomes),
+        key=lambda o: canonical(o["outcome"]),
+    )
+    clauses = sorted({c for t in execute(model).steps for c in t.clauses})
+    digest = hashlib.blake2b(canonical(case).encode("utf-8"), digest_size=4).hexdigest()
+    here = directory / f"{number:04d}-{digest}"
+    here.mkdir(parents=True, exist_ok=True)
+    (here / "document.xml").write_text(case["document"] + "\n", encoding="utf-8")
+    files = {
+        "scenario.json": case["scenario"],
+        "schedule.json": case.get("schedule", []),
+        "outcomes.json": outcomes,
+        "manifest.json": {
+            "format": FORMAT,
+            "spec": "harness",
+            "id": here.name,
+            "clauses": clauses,
+            "outcomes": len(outcomes),
+            "complete": explored.complete,
+        },
+    }
+    for name, value in files.items():
+        (here / name).write_text(dump(value), encoding="utf-8")
+    return here
+
+
 def generate(count: int, seed_value: int, profile: str = "core") -> list[JSON]:
     """``count`` cases from a seeded generation (deterministic)."""
     from hypothesis import strategies as st
@@ -87,7 +123,19 @@ def generate(count: int, seed_value: int, profile: str = "core") -> list[JSON]:
     from wforacle.properties.strategies.w6w import engine_cases, engine_scenarios
     from wforacle.properties.strategies.w6w import parallel_workflows as fan_out
 
-    if profile == "core":
+    if profile == "harness":
+        from wforacle.oracle.harness_oracle import model_of as harness_model
+        from wforacle.properties.strategies.harness import harness_cases
+
+        def valid(case: JSON) -> bool:
+            try:
+                harness_model(case)
+            except ValueError:
+                return False
+            return True
+
+        strategy = harness_cases().filter(valid)
+    elif profile == "core":
         strategy = engine_cases()
     else:
 
@@ -128,13 +176,14 @@ def write_suite(directory: Path, count: int, seed_value: int, profile: str = "co
     if directory.exists():
         shutil.rmtree(directory)
     directory.mkdir(parents=True)
+    writer = write_harness_case if profile == "harness" else write_case
     written = [
-        write_case(directory, case, number)
+        writer(directory, case, number)
         for number, case in enumerate(generate(count, seed_value, profile), start=1)
     ]
     index = {
         "format": FORMAT,
-        "spec": "w6w",
+        "spec": "harness" if profile == "harness" else "w6w",
         "seed": seed_value,
         "profile": profile,
         "cases": [p.name for p in written],
@@ -171,6 +220,9 @@ def conform(engine: Engine, directory: Path) -> list[CaseResult]:
     cases = sorted(p for p in directory.iterdir() if (p / "manifest.json").is_file())
     results = []
     for here in cases:
+        if (here / "document.xml").is_file():
+            results.append(_conform_harness(engine, here))
+            continue
         try:
             case = load_case(here)
             model = model_of(case)
@@ -201,6 +253,28 @@ def conform(engine: Engine, directory: Path) -> list[CaseResult]:
             detail = ""
         results.append(CaseResult(here.name, judgement.verdict, detail, seconds))
     return results
+
+
+def _conform_harness(engine: Engine, here: Path) -> CaseResult:
+    from wforacle.oracle.harness_oracle import judge as judge_harness
+
+    try:
+        case = {
+            "document": (here / "document.xml").read_text("utf-8"),
+            "scenario": json.loads((here / "scenario.json").read_text("utf-8")),
+            "schedule": json.loads((here / "schedule.json").read_text("utf-8")),
+        }
+        judgement = judge_harness(engine, case)
+    except (OSError, ValueError) as exc:
+        return CaseResult(here.name, "invalid", f"unreadable case: {exc}", 0.0)
+    seconds = judgement.observation.seconds if judgement.observation else 0.0
+    if judgement.divergence is not None:
+        detail = f"event {judgement.divergence.index}: {judgement.divergence.message}"
+    elif judgement.fault is not None:
+        detail = f"{judgement.fault.kind}: {judgement.fault.message}"
+    else:
+        detail = ""
+    return CaseResult(here.name, judgement.verdict, detail, seconds)
 
 
 def junit(results: list[CaseResult], name: str = "wforacle.conform") -> str:

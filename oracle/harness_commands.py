@@ -125,3 +125,63 @@ def explore(args: argparse.Namespace) -> int:
             f"{result.transitions} transitions, {result.seconds:.3f} s"
         )
     return EXIT_OK
+
+
+def plan(args: argparse.Namespace) -> int:
+    """``wforacle plan`` for a Harness document: entry set, handlers, a topological order."""
+    from wforacle.oracle.cli import EXIT_FINDING, EXIT_OK, _print_report, emit_json
+    from wforacle.properties.harness.validate import validate
+
+    result = validate(_read(args.file))
+    if not result.report.valid or result.structure is None:
+        if args.json:
+            emit_json({"order": None, **result.report.to_json()})
+        else:
+            _print_report(args.file, result.report)
+        return EXIT_FINDING
+    structure = result.structure
+    found = {
+        "entry": list(structure.entry),
+        "handlers": sorted(structure.handlers),
+        "order": list(structure.order),
+    }
+    if args.json:
+        emit_json(found)
+    else:
+        print(f"entry:    {', '.join(found['entry'])}  (HX-START-1/2)")
+        print(f"handlers: {', '.join(found['handlers']) or '(none)'}  (HX-START-3)")
+        for position, node_id in enumerate(found["order"], start=1):
+            print(f"{position:>4}  {node_id}")
+    return EXIT_OK
+
+
+def check(args: argparse.Namespace, trace: list[JSON]) -> int:
+    """``wforacle check`` for a Harness document."""
+    from wforacle.model.harness.semantics import config_key
+    from wforacle.oracle.check import check as check_trace
+    from wforacle.oracle.cli import EXIT_FINDING, EXIT_OK, emit_json
+
+    semantics = _load(args)
+    if isinstance(semantics, int):
+        return semantics
+    verdict = check_trace(semantics, config_key, trace)
+    if args.json:
+        emit_json(
+            {
+                "permitted": verdict.permitted,
+                "events": verdict.events,
+                "maxFrontier": verdict.max_frontier,
+                "divergence": verdict.divergence.to_json() if verdict.divergence else None,
+            }
+        )
+    elif verdict.divergence is None:
+        print(f"permitted: {verdict.events} events match an execution chapter 5 allows")
+    else:
+        d = verdict.divergence
+        print(f"DIVERGES at event {d.index}: {d.message}")
+        if d.observed is not None:
+            print(f"  observed:  {json.dumps(d.observed, ensure_ascii=False)}")
+        for event in d.permitted:
+            print(f"  permitted: {json.dumps(event, ensure_ascii=False)}")
+        print(f"  clauses:   {', '.join(d.clauses) or '(none)'}")
+    return EXIT_OK if verdict.permitted else EXIT_FINDING

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
 
@@ -50,3 +51,42 @@ def test_a_campaign_finds_each_seeded_harness_bug(bug, clause):
     assert divergence is not None and divergence.clauses
     if clause is not None:
         assert clause in divergence.clauses
+
+
+def test_a_harness_suite_is_byte_identical_and_the_correct_engine_conforms(tmp_path):
+    from wforacle.oracle.fixtures import conform, write_suite
+
+    write_suite(tmp_path / "a", 8, seed_value=6, profile="harness")
+    write_suite(tmp_path / "b", 8, seed_value=6, profile="harness")
+    files = sorted(p.relative_to(tmp_path / "a") for p in (tmp_path / "a").rglob("*.*"))
+    assert any(p.name == "document.xml" for p in files)
+    for name in files:
+        assert (tmp_path / "a" / name).read_bytes() == (tmp_path / "b" / name).read_bytes()
+    engine = hx_lite()
+    try:
+        results = conform(engine, tmp_path / "a")
+    finally:
+        engine.stop()
+    assert [r.verdict for r in results] == ["pass"] * 8
+
+
+def test_check_pins_a_wrong_decision_in_a_harness_trace(tmp_path, capsys):
+    from wforacle.oracle.cli import main
+
+    document = tmp_path / "d.xml"
+    document.write_text(
+        '<harness id="h"><node id="src"/>'
+        '<decision id="d"><case to="a" when="params.go == true"/><case to="b"/></decision>'
+        '<node id="a"/><node id="b"/><edge from="src" to="d"/></harness>'
+    )
+    trace = tmp_path / "t.json"
+    assert main(["run", str(document), "--json"]) == 0
+    recorded = json.loads(capsys.readouterr().out)["trace"]
+    trace.write_text(json.dumps(recorded))
+    assert main(["check", str(document), "--trace", str(trace)]) == 0
+    routed = next(e for e in recorded if e["event"] == "decision_routed")
+    routed["to"] = "a"
+    trace.write_text(json.dumps(recorded))
+    capsys.readouterr()
+    assert main(["check", str(document), "--trace", str(trace)]) == 1
+    assert "HX-SCHED-4" in capsys.readouterr().out
