@@ -69,6 +69,10 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--nodes", type=int, default=1000)
     parser.add_argument("--diamonds", type=int, default=4)
+    parser.add_argument(
+        "--bugs", action="store_true", help="also time finding and shrinking each seeded bug"
+    )
+    parser.add_argument("--seeds", type=int, default=3)
     args = parser.parse_args()
     text = big_document(args.nodes)
     start = time.perf_counter()
@@ -87,6 +91,44 @@ def main() -> None:
         f"{len(found.outcomes)} outcome(s), {found.seconds:.2f} s, "
         f"{found.states / found.seconds:,.0f} states/s, complete={found.complete}"
     )
+    if args.bugs:
+        bugs()
+
+
+def bugs() -> None:
+    import statistics
+    import sys
+    from pathlib import Path
+
+    from wforacle.oracle.engine import Engine
+    from wforacle.oracle.harness_oracle import campaign
+
+    engine_path = Path(__file__).resolve().parent.parent / "examples" / "engines"
+    for bug in (
+        "all-negative-skipped",
+        "no-unreachability",
+        "cancel-non-idempotent",
+        "null-for-unavailable",
+    ):
+        finds, shrinks, sizes = [], [], []
+        for seed_value in range(3):
+            engine = Engine(f"{sys.executable} {engine_path / 'harness_engine.py'} --bug {bug}")
+            try:
+                _, finding = campaign(engine, examples=3000, seed_value=seed_value)
+            finally:
+                engine.stop()
+            if finding is None:
+                continue
+            finds.append(finding.seconds_to_find)
+            shrinks.append(finding.seconds_to_shrink)
+            sizes.append(
+                finding.case["document"].count("<node")
+                + finding.case["document"].count("<decision")
+            )
+        print(
+            f"{bug:<24} found {len(finds)}/3, median find {statistics.median(finds):.2f} s, "
+            f"shrink {statistics.median(shrinks):.2f} s, nodes {sizes}"
+        )
 
 
 if __name__ == "__main__":
