@@ -215,6 +215,8 @@ class HarnessRun:
             return [self._start(c)]
         if c.status in ("completed", "failed"):
             return []
+        # HX-SCHED-1 / HX-SCHED-3: any READY node, in any order; the core has no
+        # global concurrency control.
         found: list[Transition[Config]] = []
         for i, state in enumerate(c.states):
             if state == READY and c.status == "running":
@@ -603,7 +605,14 @@ class HarnessRun:
         return all(edges[k] == "negative" for k in self.incoming[i])
 
     def _join(self, i: int, edges: Sequence[str]) -> str:
-        """``ready``, ``unreachable`` or ``waiting`` (the join table, A-61)."""
+        """``ready``, ``unreachable`` or ``waiting`` (the join table, A-61).
+
+        HX-READY-1: "A node in PENDING becomes READY when its join condition
+        over incoming edges is satisfied"; HX-READY-4: a negative edge
+        "neither blocks forever nor counts toward a join"; HX-UNREACH-4:
+        unreachable when "every incoming forward edge is resolved-negative";
+        HX-JOIN-4 / HX-JOIN-6: not reached is not skipped — it stays PENDING.
+        """
         incoming = self.incoming[i]
         satisfied = sum(edges[k] == "satisfied" for k in incoming)
         unresolved = sum(edges[k] == "unresolved" for k in incoming)

@@ -21,7 +21,7 @@ import z3
 from wforacle.model.diagnostics import Diagnostic, Gate, Report, error, warning
 from wforacle.model.harness.document import EdgeType, Harness, JoinPolicy, Kind, Node
 from wforacle.model.harness.loader import load
-from wforacle.properties.harness.smt import Encoder, solve
+from wforacle.properties.harness.smt import Encoder, solve, witness
 
 JSON = Any
 
@@ -102,6 +102,7 @@ def validate(text: str | bytes) -> Validation:
         diagnostics.extend(_data(harness, g))
         diagnostics.extend(_smt(harness, g))
     report = Report(tuple(diagnostics))
+    # HX-INST-2: "Validation is a gate, not advice": no structure, no run.
     return Validation(report, harness, structure if report.valid else None)
 
 
@@ -407,13 +408,15 @@ def _never_fires(harness: Harness, g: nx.MultiDiGraph, encoder: Encoder) -> Iter
         count = z3.Sum([z3.If(flag, 1, 0) for flag, _ in satisfied])
         optimizer.maximize(count)
         if optimizer.check() == z3.sat:
-            best = optimizer.model().eval(count).as_long()
+            model = optimizer.model()
+            best = model.eval(count).as_long()
+            shown = {k: v for k, v in witness(model).items() if not k.startswith("edge ")}
             if best < node.quorum:
                 yield error(
                     "join_never_fires",
                     f"{node.path}/@quorum",
                     f"at most {best} of its incoming edges can be satisfied together, fewer than "
-                    f"quorum {node.quorum}: the join never fires",
+                    f"quorum {node.quorum}: the join never fires (a best valuation: {shown})",
                     "HX-JOIN-2",
                     Gate.SAVE,
                 )

@@ -385,3 +385,101 @@ def test_any_cancels_an_idempotent_sibling_that_could_only_reach_the_join():
     run = instance(RACE.replace('idempotent="false"', 'idempotent="true"'))
     found = {states(o)["b"] for o in outcomes(run)}
     assert CANCELLED in found and SUCCEEDED in found  # b lost the race, or won it
+
+
+# -- readiness and unreachability, clause by clause ------------------------------------------------
+
+
+def test_a_false_condition_resolves_negative_and_neither_blocks_nor_counts():
+    # HX-READY-1, HX-READY-3, HX-READY-4, HX-JOIN-1: the all-join fires on the other edge.
+    text = doc(
+        node("a"),
+        node("c"),
+        node("b"),
+        edge("a", "b", condition="params.go == true"),
+        edge("c", "b"),
+    )
+    (only,) = outcomes(instance(text, {"params": {"go": False}}))
+    assert states(only)["b"] == SUCCEEDED
+
+
+def test_error_edges_do_not_take_part_in_readiness():
+    # HX-READY-2: only control, data and dependency edges participate.
+    text = doc(node("a"), node("h"), node("b"), edge("a", "b"), edge("h", "b", "error"))
+    (only,) = outcomes(instance(text))
+    assert states(only)["b"] == SUCCEEDED and states(only)["h"] == SUCCEEDED
+
+
+def test_unreachability_propagates_down_a_chain():
+    # HX-UNREACH-1, HX-UNREACH-4, HX-JOIN-4, HX-JOIN-6: x, y, z never reached stay PENDING,
+    # and the join behind them fires on the taken branch.
+    text = doc(
+        node("src"),
+        '<decision id="d"><case to="x" when="params.go == true"/><case to="w"/></decision>',
+        node("x"),
+        node("y"),
+        node("z"),
+        node("w"),
+        node("j"),
+        edge("src", "d"),
+        edge("x", "y"),
+        edge("y", "z"),
+        edge("z", "j"),
+        edge("w", "j"),
+    )
+    (only,) = outcomes(instance(text, {"params": {"go": False}}))
+    assert [states(only)[n] for n in "xyz"] == [PENDING] * 3
+    assert states(only)["j"] == SUCCEEDED
+
+
+@pytest.mark.parametrize(("default", "expected"), [("", PENDING), (' default="1"', SUCCEEDED)])
+def test_a_required_input_fed_by_an_unreachable_source_is_unreachable(default, expected):
+    # HX-UNREACH-5: "the node can never obtain a value it declared it needs".
+    text = doc(
+        node("src"),
+        '<decision id="d"><case to="p" when="params.go == true"/><case to="q"/></decision>',
+        node("p", "<output name='v'/>"),
+        node("q"),
+        node("c", f"<input name='v' required='true'{default}/>"),
+        edge("src", "d"),
+        edge("p", "c", "data", fromPort="v", toPort="v"),
+        edge("q", "c"),
+    )
+    (only,) = outcomes(instance(text, {"params": {"go": False}}))
+    assert states(only)["c"] == expected
+
+
+def test_only_declared_outputs_are_bound():
+    # HX-EXEC-4, HX-EXEC-5: "Declared outputs become available to outgoing data edges".
+    text = doc(node("a", "<output name='v'/>"))
+    run = instance(text, {"nodes": {"a": {"attempts": [{"outputs": {"v": 1, "extra": 2}}]}}})
+    (only,) = outcomes(run)
+    assert only["nodes"]["a"]["outputs"] == {"v": 1}
+
+
+def test_an_entry_attribute_starts_that_single_node():
+    # HX-START-1: "if @entry is present, that single node"; HX-INST-1: every node has a state.
+    text = doc(node("a"), node("b"), entry="b")
+    (only,) = outcomes(instance(text))
+    assert states(only) == {"a": PENDING, "b": SUCCEEDED}
+
+
+def test_validation_is_a_gate():
+    # HX-INST-2, HX-INST-3: an invalid document has no structure to run.
+    result = validate(doc(node("a"), node("j", joinPolicy="quorum"), edge("a", "j")))
+    assert not result.report.valid and result.structure is None
+
+
+def test_loop_concurrency_and_sequence_order():
+    # HX-SCHED-2, HX-SCHED-4: maxConcurrency="1" executes iterations in sequence order.
+    text = doc(
+        '<loop id="l" over="params.items" maxConcurrency="1">'
+        + node("body", "<guard>params.item &gt; 1</guard>")
+        + "</loop>"
+    )
+    trace = execute(instance(text, {"params": {"items": [1, 2]}})).trace
+    loop = next(e for e in trace if e.get("node") == "l")
+    assert [[e["event"] for e in it if e["event"].startswith("node_")] for it in loop["inner"]] == [
+        ["node_skipped"],
+        ["node_started", "node_succeeded"],
+    ]
