@@ -22,6 +22,12 @@ HARNESS_ENGINE = EXAMPLE_ENGINE.with_name("harness_engine.py")
 def _engine(args: argparse.Namespace) -> Any:
     from wforacle.oracle.engine import Engine
 
+    bundled = (str(EXAMPLE_ENGINE), str(HARNESS_ENGINE))
+    if any(path in args.engine for path in bundled) and not EXAMPLE_ENGINE.is_file():
+        raise _usage(
+            "the bundled example engines live in the repository's examples/ folder, which this "
+            "installation does not have: pass --engine CMD"
+        )
     return Engine(args.engine, timeout=args.timeout)
 
 
