@@ -31,6 +31,7 @@ BUGS = [
     "last-output-by-time",
     "first-failure-by-time",
     "replay-reinvokes",
+    "resume-from-start",
 ]
 
 

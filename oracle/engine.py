@@ -31,6 +31,7 @@ import selectors
 import shlex
 import subprocess
 import time
+from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
@@ -217,11 +218,17 @@ class Engine:
         scenario: Scenario,
         schedule: Sequence[int],
         replay: JSON = None,
+        plan: Sequence[str] = (),
     ) -> Observation:
         """Run ``document`` on the engine, answering as ``scenario`` says.
 
         With ``replay`` (``{"runState", "from"}``) the engine is asked to replay
-        the recorded RunState instead (RFC "Replay").
+        the recorded RunState instead (RFC "Replay").  When the scenario scripts
+        crashes, the engine is asked for its checkpoints; after a scripted one
+        the oracle answers ``crash``, waits for ``crashed``, records the model's
+        ``crashed`` event (``resumeAt``: the first non-terminal step of
+        ``plan`` in the durable state) and sends ``resume`` with that state
+        (W6W-CONCEPT-3, W6W-HOST-2).
         """
         if self.process is None:
             self.start()
@@ -237,6 +244,8 @@ class Engine:
         }
         if replay is not None:
             request.update(type="replay", runState=replay["runState"], **{"from": replay["from"]})
+        if scenario.crashes:
+            request["checkpoints"] = True
         self.write(request)
         trace: list[JSON] = []
         invocations: list[tuple[str, JSON]] = []
@@ -264,6 +273,23 @@ class Engine:
                 step = outstanding.pop(call)
                 counts[step] = counts.get(step, 0) + 1
                 self.write(_result(call, step, counts[step], scenario))
+            elif kind == "checkpoint" and message.get("number") in scenario.crashes:
+                number, durable = message["number"], message.get("state")
+                self.write({"type": "crash"})
+                reply = self.read()
+                if not (isinstance(reply, dict) and reply.get("type") == "crashed"):
+                    raise Fault("protocol", f"expected crashed after a crash, got {reply!r}")
+                outstanding.clear()  # in-flight invocations die with the process
+                trace.append(
+                    {
+                        "event": "crashed",
+                        "afterCheckpoint": number,
+                        "resumeAt": _resume_at(plan, durable),
+                    }
+                )
+                self.write(
+                    {**request, "type": "resume", "runState": durable, "checkpoints": number}
+                )
             elif kind in ("checkpoint", "schedule"):
                 self.write({"type": "ack", "call": message.get("call")})
             elif kind == "log":
@@ -280,6 +306,18 @@ class Engine:
             else:
                 raise Fault("protocol", f"unknown message: {str(message)[:200]}")
         raise Fault("flood", f"more than {self.max_messages} messages in one run")
+
+
+def _resume_at(plan: Sequence[str], state: JSON) -> str | None:
+    steps = state.get("steps") if isinstance(state, dict) else None
+    steps = steps if isinstance(steps, dict) else {}
+    for step_id in plan:
+        record = steps.get(step_id)
+        if not (
+            isinstance(record, dict) and record.get("status") in ("succeeded", "failed", "skipped")
+        ):
+            return step_id
+    return None
 
 
 def _close(process: subprocess.Popen[bytes]) -> None:
@@ -314,7 +352,7 @@ def judge(
     For a replay, ``model`` is the replaying run and ``replay`` the request.
     """
     try:
-        seen = engine.drive(document, model.scenario, schedule, replay)
+        seen = engine.drive(document, model.scenario, schedule, replay, model.plan)
     except Fault as fault:
         try:
             engine.restart()
@@ -334,23 +372,39 @@ def judge(
 
 
 def _invocations_mismatch(model: W6wRun, seen: Observation) -> Divergence | None:
-    """The engine must invoke exactly the attempts its trace reports, with their inputs."""
+    """The engine must invoke exactly the attempts its trace reports, with their inputs.
+
+    An attempt in flight when the host crashed may or may not have reached
+    the action: it is allowed either way (W6W-CONCEPT-3).
+    """
     inputs: dict[str, JSON] = {}
     claimed: list[str] = []
+    in_flight: dict[str, str] = {}
+    lost: Counter[str] = Counter()
     for event in seen.trace:
         step = event.get("step")
-        if event.get("event") == "step_started":
+        name = event.get("event")
+        if name == "step_started":
             inputs[step] = event.get("input")
             claimed.append(canonical([step, event.get("input")]))
-        elif event.get("event") == "retry_scheduled":
+            in_flight[step] = claimed[-1]
+        elif name == "retry_scheduled":
             claimed.append(canonical([step, inputs.get(step)]))
+            in_flight[step] = claimed[-1]
+        elif name in ("step_succeeded", "attempt_failed"):
+            in_flight.pop(step, None)
+        elif name == "crashed":
+            lost.update(in_flight.values())
+            in_flight.clear()
     made = [canonical([step, value]) for step, value in seen.invocations]
-    if sorted(made) == sorted(claimed):
+    missing = Counter(claimed) - Counter(made)
+    extra = Counter(made) - Counter(claimed)
+    if not extra and not (missing - lost):
         return None
-    extra = sorted(set(made) - set(claimed)) or sorted(made)
+    shown = sorted(extra.elements()) or sorted(made)
     return Divergence(
         len(seen.trace),
-        {"invoked": [json.loads(x) for x in extra][:5]},
+        {"invoked": [json.loads(x) for x in shown][:5]},
         tuple({"reported": json.loads(x)} for x in claimed[:5]),
         ("W6W-FIELD-10", "W6W-STATE-4"),
         "the invocations the engine made are not the attempts its trace reports",

@@ -12,8 +12,9 @@ What it implements: planning (topological order, ties by declared order),
 continue-record, error edges, skip propagation, fanOut "parallel" strands
 with joins, draining, first-failure-by-plan-order reporting, lastOutput,
 step metadata from onExecuted reports, replay (from a step and its
-descendants).  Not implemented: templates, $expr, controls, @w6w/call, the
-run-level ladder.
+descendants), crash and resume (checkpoints sent when the host asks; a
+crashed run is rebuilt from the durable RunState).  Not implemented:
+templates, $expr, controls, @w6w/call, the run-level ladder.
 
 Seeded bugs, switched on with --bug NAME (repeatable), for showing that a
 campaign finds them:
@@ -28,6 +29,7 @@ campaign finds them:
   last-output-by-time     the run's output is the last step to finish, not the last by plan
   first-failure-by-time   the reported failure is the first to happen, not the first by plan
   replay-reinvokes        replay calls the actions of steps that succeeded in the original run
+  resume-from-start       after a crash, the run starts over instead of resuming its durable state
 """
 
 from __future__ import annotations
@@ -49,8 +51,13 @@ BUGS = {
     "last-output-by-time",
     "first-failure-by-time",
     "replay-reinvokes",
+    "resume-from-start",
 }
 CAP_MS = 300_000
+
+
+class Crash(Exception):
+    """The host crashed the process after a checkpoint (simulated: state is dropped)."""
 TERMINAL = ("succeeded", "failed", "skipped")
 
 
@@ -148,9 +155,7 @@ class Engine:
         self.variables = variables
         self.trigger = request.get("trigger", {"type": "manual"})
         self.documents = request.get("documents", {})
-        replaying = {"replay": True} if request.get("type") == "replay" else {}
-        self.event("run_started", status="running", attempt=1, runId=self.run_id,
-                   variables=variables, **replaying)
+        self.checkpoints = request.get("checkpoints") is True
         self.record = {s: {"status": "pending"} for s in order}
         self.skipped = set()
         self.strand = {}
@@ -164,6 +169,75 @@ class Engine:
         self.step_errors = []
         self.finished = []  # completion order of succeeded steps
         self.draining = False
+        replaying = {"replay": True} if request.get("type") == "replay" else {}
+        try:
+            self.event("run_started", status="running", attempt=1, runId=self.run_id,
+                       variables=variables, **replaying)
+            return self.loop()
+        except Crash:
+            return self.crashed(request)
+
+    def crashed(self, request):
+        """The host killed us after a checkpoint: wait to be resumed from the durable state."""
+        send({"type": "crashed"})
+        while True:
+            message = receive()
+            if message.get("type") != "resume":
+                raise SystemExit(f"expected resume after a crash, got {message!r}")
+            try:
+                self.resume(message)
+                return self.loop()
+            except Crash:
+                send({"type": "crashed"})
+
+    def resume(self, message):
+        """Rebuild the run from a durable RunState: terminal steps stay, running ones restart."""
+        state = message["runState"]
+        if "resume-from-start" in self.bugs:
+            state = {}
+        self.checkpoint = message.get("checkpoints", self.checkpoint)
+        self.record = {s: {"status": "pending"} for s in self.order}
+        self.skipped = set()
+        self.strand = {s: 0 for s in self.order if not self.inbound[s]}
+        self.next_strand = 1
+        self.busy, self.outstanding, self.failures, self.finished = {}, {}, [], []
+        self.step_errors = list(state.get("stepErrors") or [])
+        self.draining = False
+        for step_id in self.order:
+            saved = (state.get("steps") or {}).get(step_id)
+            if not saved or saved.get("status") not in ("succeeded", "failed", "skipped"):
+                continue
+            record = {k: v for k, v in saved.items() if k != "stepId"}
+            self.record[step_id] = record
+            status = record["status"]
+            if status == "succeeded":
+                self.finished.append(step_id)
+                self.skipped.update(k for k in self.outbound[step_id] if k[2] != "success")
+            elif status == "skipped":
+                self.skipped.update(self.outbound[step_id])
+            else:
+                has_error_edge = any(k[2] == "error" for k in self.outbound[step_id])
+                on_error = self.steps[step_id].get("onError", "fail")
+                if has_error_edge and not (on_error == "fail" and "error-edge-ignored" in self.bugs):
+                    self.skipped.update(k for k in self.outbound[step_id] if k[2] != "error")
+                elif on_error == "fail":
+                    self.failures.append((self.position[step_id], step_id, record["error"]))
+                    self.draining = True
+            self.assign(step_id, self.strand.get(step_id, 0))
+
+    def snapshot(self):
+        steps = {}
+        for step_id in self.order:
+            record = self.record[step_id]
+            if record["status"] != "pending":
+                steps[step_id] = {"stepId": step_id,
+                                  **{k: v for k, v in record.items() if k != "strand"}}
+        state = {"runId": self.run_id, "status": "running", "steps": steps}
+        if self.step_errors:
+            state["stepErrors"] = list(self.step_errors)
+        return state
+
+    def loop(self):
         while True:
             self.launch()
             if not self.outstanding:
@@ -426,6 +500,13 @@ class Engine:
             self.checkpoint += 1
             event["checkpoint"] = self.checkpoint
         send({"type": "event", "run": self.run_id, "event": event})
+        if checkpointed and self.checkpoints and name != "run_finished":
+            self.calls += 1
+            send({"type": "checkpoint", "call": self.calls, "number": self.checkpoint,
+                  "state": self.snapshot()})
+            reply = receive()
+            if reply.get("type") == "crash":
+                raise Crash()
 
 
 def main():

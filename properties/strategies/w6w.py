@@ -316,12 +316,16 @@ def engine_scenarios(draw: st.DrawFn, document: dict[str, Any]) -> dict[str, Any
 def engine_cases(draw: st.DrawFn, max_steps: int = 6) -> dict[str, Any]:
     """A document, a scenario and a schedule (which outstanding invocation completes next)."""
     document = draw(parallel_workflows(max_steps=max_steps, max_delay=200_000))
-    case = {
+    scenario = draw(engine_scenarios(document))
+    case: dict[str, Any] = {
         "document": document,
-        "scenario": draw(engine_scenarios(document)),
+        "scenario": scenario,
         "schedule": draw(st.lists(st.integers(0, 7), max_size=12)),
     }
     if draw(st.integers(0, 4)) == 0:
+        # The host crashes after a checkpoint and resumes the run (W6W-CONCEPT-3).
+        scenario["crashAfterCheckpoints"] = [draw(st.integers(1, 8))]
+    elif draw(st.integers(0, 4)) == 0:
         # Replay the model's reference run, whole or from a step (RFC "Replay").
         ids = [step["id"] for step in document["steps"]]
         case["replay"] = {"from": draw(st.none() | st.sampled_from(ids))}

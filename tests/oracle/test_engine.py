@@ -102,6 +102,7 @@ SLOW_BUGS = [
     "last-output-by-time",
     "first-failure-by-time",
     "replay-reinvokes",
+    "resume-from-start",
 ]
 
 
@@ -250,3 +251,33 @@ def test_the_correct_example_engine_passes_a_long_campaign():
     finally:
         engine.stop()
     assert result.finding is None and result.faults == 0
+
+
+def test_a_crash_is_injected_after_a_checkpoint_and_the_engine_resumes():
+    # W6W-CONCEPT-3: the host reads the RunState back and resumes from the first
+    # non-terminal step; the oracle crashes the engine after checkpoint 3 (a step start).
+    case = {
+        "document": {
+            "manifestVersion": "2",
+            "id": "wf",
+            "name": "two",
+            "steps": [
+                {"id": "a", "uses": {"app": "demo", "action": "run"}},
+                {"id": "b", "uses": {"app": "demo", "action": "run"}},
+            ],
+        },
+        "scenario": {"crashAfterCheckpoints": [4], "steps": {"a": {"attempts": [{"output": 1}]}}},
+        "schedule": [],
+    }
+    from wforacle.oracle.fuzz import judge_case
+
+    for bugs, verdict in (((), "pass"), (("resume-from-start",), "divergence")):
+        engine = Engine(toyflow(*bugs))
+        try:
+            judgement = judge_case(engine, case)
+        finally:
+            engine.stop()
+        assert judgement.verdict == verdict, judgement.to_json()
+        if verdict == "pass":
+            crashed = [e for e in judgement.observation.trace if e["event"] == "crashed"]
+            assert crashed == [{"event": "crashed", "afterCheckpoint": 4, "resumeAt": "b"}]
