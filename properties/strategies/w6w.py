@@ -17,6 +17,29 @@ STEP_ID_ALPHABET = "abcdefghijklmnopqrstuvwxyz0123456789_-"
 
 step_ids = st.text(STEP_ID_ALPHABET, min_size=1, max_size=6)
 
+# Strategies built once: constructing them inside draws costs Hypothesis a cache
+# lookup per call, which dominated case generation (benchmarks/bench_fuzz.py).
+_S0 = st.booleans()
+_S1 = st.sampled_from(["fixed", "exponential"])
+_S2 = st.sampled_from(["linear", "slack", "http"])
+_S3 = st.sampled_from(["fail", "continue", "continue-record"])
+_S4 = st.sampled_from(["sequential", "parallel"])
+_S5 = st.sampled_from(["success", "error"])
+_S6 = st.sampled_from(["timeout", "denied", "bad_output", "network_error"])
+_S7 = st.sampled_from(["execute", "auth", "output", "resolution"])
+_S8 = st.sampled_from(["fail", "continue-record"])
+_S9 = st.sampled_from(["if", "foreach", "parallel"])
+_S10 = st.lists(st.integers(0, 9), max_size=2)
+_S11 = st.integers(1, 2)
+_S12 = st.sampled_from(["exponential", "fixed"])
+_S13 = st.integers(2, 3)
+_S14 = st.sampled_from(["parallel", "parallel", "sequential"])
+_S15 = st.integers(0, 4)
+_S16 = st.integers(0, 3)
+_S17 = st.sampled_from(["done", 0, None, {"ok": True}])
+_S18 = st.lists(st.integers(0, 7), max_size=12)
+_S19 = st.integers(1, 8)
+
 # W6W-KEY-1 grammar: a lowercase letter, then runs of [a-z0-9] joined by
 # single hyphens, 3..39 characters in all.
 workflow_keys = st.from_regex(r"[a-z][a-z0-9]{2,10}(-[a-z0-9]{1,8}){0,3}", fullmatch=True)
@@ -43,13 +66,13 @@ def json_values(max_leaves: int = 20) -> st.SearchStrategy[Any]:
 @st.composite
 def retry_policies(draw: st.DrawFn) -> dict[str, Any] | None:
     """Well-formed RetryPolicy objects (W6W-RETRY-1..3), or null."""
-    if draw(st.booleans()):
+    if draw(_S0):
         return None
     policy: dict[str, Any] = {"maxAttempts": draw(st.integers(1, 10**6))}
-    if draw(st.booleans()):
+    if draw(_S0):
         policy["delayMs"] = draw(st.integers(0, 10**7) | st.floats(0, 1e9))
-    if draw(st.booleans()):
-        policy["backoff"] = draw(st.sampled_from(["fixed", "exponential"]))
+    if draw(_S0):
+        policy["backoff"] = draw(_S1)
     return policy
 
 
@@ -58,15 +81,15 @@ def steps(draw: st.DrawFn, step_id: str, presentation: bool = True) -> dict[str,
     """One runnable app step (with presentation fields, which the engine never reads)."""
     step: dict[str, Any] = {
         "id": step_id,
-        "uses": {"app": draw(st.sampled_from(["linear", "slack", "http"])), "action": "run"},
+        "uses": {"app": draw(_S2), "action": "run"},
     }
-    if draw(st.booleans()):
+    if draw(_S0):
         step["retry"] = draw(retry_policies())
-    if draw(st.booleans()):
-        step["onError"] = draw(st.sampled_from(["fail", "continue", "continue-record"]))
-    if draw(st.booleans()):
-        step["fanOut"] = draw(st.sampled_from(["sequential", "parallel"]))
-    if presentation and draw(st.booleans()):
+    if draw(_S0):
+        step["onError"] = draw(_S3)
+    if draw(_S0):
+        step["fanOut"] = draw(_S4)
+    if presentation and draw(_S0):
         # Presentation: arbitrary, never read (W6W-PRES-1).
         step["position"] = draw(json_values(4))
         step["notes"] = draw(json_values(4))
@@ -84,8 +107,8 @@ def workflows(draw: st.DrawFn, min_steps: int = 1, max_steps: int = 12) -> dict[
     edges = []
     for a, b in chosen:
         edge: dict[str, Any] = {"from": ids[a], "to": ids[b]}
-        if draw(st.booleans()):
-            edge["when"] = draw(st.sampled_from(["success", "error"]))
+        if draw(_S0):
+            edge["when"] = draw(_S5)
         edges.append(edge)
     doc: dict[str, Any] = {
         "manifestVersion": "2",
@@ -93,14 +116,14 @@ def workflows(draw: st.DrawFn, min_steps: int = 1, max_steps: int = 12) -> dict[
         "name": "generated",
         "steps": [draw(steps(step_id)) for step_id in ids],
     }
-    keep_empty_edges = draw(st.booleans())
+    keep_empty_edges = draw(_S0)
     if edges or keep_empty_edges:
         doc["edges"] = edges
-    if draw(st.booleans()):
+    if draw(_S0):
         doc["key"] = draw(workflow_keys)
-    if draw(st.booleans()):
+    if draw(_S0):
         doc["retry"] = draw(retry_policies())
-    if draw(st.booleans()):
+    if draw(_S0):
         doc["settings"] = draw(json_values(6))
     return doc
 
@@ -109,10 +132,10 @@ def workflows(draw: st.DrawFn, min_steps: int = 1, max_steps: int = 12) -> dict[
 def step_errors(draw: st.DrawFn) -> dict[str, Any]:
     """StepErrors of every phase, retryable or not."""
     return {
-        "code": draw(st.sampled_from(["timeout", "denied", "bad_output", "network_error"])),
+        "code": draw(_S6),
         "message": "generated",
-        "phase": draw(st.sampled_from(["execute", "auth", "output", "resolution"])),
-        "retryable": draw(st.booleans()),
+        "phase": draw(_S7),
+        "retryable": draw(_S0),
     }
 
 
@@ -148,7 +171,7 @@ def scenarios(
     """Scenarios for ``document``: per step, a few attempts' results and idempotency."""
     steps = {}
     for step in _all_steps(document["steps"]):
-        if draw(st.booleans()):
+        if draw(_S0):
             attempts = draw(
                 st.lists(
                     st.builds(
@@ -159,7 +182,7 @@ def scenarios(
                     max_size=4,
                 )
             )
-            steps[step["id"]] = {"attempts": attempts, "idempotent": draw(st.booleans())}
+            steps[step["id"]] = {"attempts": attempts, "idempotent": draw(_S0)}
     return {"steps": steps}
 
 
@@ -194,30 +217,30 @@ def control_steps(draw: st.DrawFn, step_id: str, ids: list[str]) -> dict[str, An
         found: list[dict[str, Any]] = []
         for _ in range(size):
             inner = {"id": f"{step_id}_{next(counter)}", "uses": {"app": "demo", "action": "run"}}
-            if draw(st.booleans()):
-                inner["onError"] = draw(st.sampled_from(["fail", "continue-record"]))
-            if draw(st.booleans()):
+            if draw(_S0):
+                inner["onError"] = draw(_S8)
+            if draw(_S0):
                 other = draw(st.sampled_from([*ids, *(s["id"] for s in found)]))
                 inner["with"] = {"seen": {"$": f"steps.{other}.output"}}
             found.append(inner)
         return found
 
-    action = draw(st.sampled_from(["if", "foreach", "parallel"]))
+    action = draw(_S9)
     with_: dict[str, Any]
     if action == "if":
-        with_ = {"condition": draw(st.booleans()), "then": block(2), "else": block(1)}
+        with_ = {"condition": draw(_S0), "then": block(2), "else": block(1)}
     elif action == "foreach":
-        with_ = {"items": draw(st.lists(st.integers(0, 9), max_size=2)), "body": block(1)}
+        with_ = {"items": draw(_S10), "body": block(1)}
     else:
-        with_ = {"branches": [block(draw(st.integers(1, 2))) for _ in range(2)]}
+        with_ = {"branches": [block(draw(_S11)) for _ in range(2)]}
     step: dict[str, Any] = {
         "id": step_id,
         "uses": {"app": "@w6w/control", "action": action},
         "with": with_,
     }
-    if draw(st.booleans()):
-        step["onError"] = draw(st.sampled_from(["fail", "continue", "continue-record"]))
-    if draw(st.booleans()):
+    if draw(_S0):
+        step["onError"] = draw(_S3)
+    if draw(_S0):
         step["fanOut"] = "parallel"
     return step
 
@@ -236,14 +259,14 @@ def _fan_out_workflow(
             delays = st.integers(0, min(max_delay, 3))
             if max_delay > 3:  # near and past the 300000 ms ceiling (W6W-RETRY-9)
                 delays |= st.sampled_from([1000, 80_000, 150_001, max_delay])
-                step["retry"]["backoff"] = draw(st.sampled_from(["exponential", "fixed"]))
-                step["retry"]["maxAttempts"] = draw(st.integers(2, 3))
+                step["retry"]["backoff"] = draw(_S12)
+                step["retry"]["maxAttempts"] = draw(_S13)
             step["retry"]["delayMs"] = draw(delays)
-        step["fanOut"] = draw(st.sampled_from(["parallel", "parallel", "sequential"]))
-        if draw(st.booleans()):
+        step["fanOut"] = draw(_S14)
+        if draw(_S0):
             other = draw(st.sampled_from(ids))
             step["with"] = {"seen": {"$": f"steps.{other}.output"}}
-        if controls and draw(st.integers(0, 4)) == 0:
+        if controls and draw(_S15) == 0:
             step = draw(control_steps(step_id, ids))
         doc_steps.append(step)
         if k:
@@ -251,8 +274,8 @@ def _fan_out_workflow(
             sources = draw(st.lists(earlier, min_size=1, max_size=2, unique=True))
             for source in sources:
                 edge: dict[str, Any] = {"from": source, "to": step_id}
-                if draw(st.integers(0, 3)) == 0:
-                    edge["when"] = draw(st.sampled_from(["success", "error"]))
+                if draw(_S16) == 0:
+                    edge["when"] = draw(_S5)
                 edges.append(edge)
     return {
         "manifestVersion": "2",
@@ -296,19 +319,19 @@ def engine_scenarios(draw: st.DrawFn, document: dict[str, Any]) -> dict[str, Any
     """Scenarios for engine campaigns: per step a few results, some with meta reports."""
     scenario = draw(scenarios(document, small_outputs))
     for step in document["steps"]:
-        if isinstance(step.get("retry"), dict) and draw(st.booleans()):
+        if isinstance(step.get("retry"), dict) and draw(_S0):
             # A retried step whose attempts keep failing retryably: the backoff ladder.
             error = {"code": "flaky", "message": "generated", "phase": "execute", "retryable": True}
             failures = draw(st.integers(1, step["retry"]["maxAttempts"]))
             attempts: list[dict[str, Any]] = [{"error": error}] * failures
-            if draw(st.booleans()):
+            if draw(_S0):
                 attempts.append({"output": draw(small_outputs)})
             scenario["steps"][step["id"]] = {"attempts": attempts, "idempotent": False}
     for script in scenario["steps"].values():
         for attempt in script["attempts"]:
-            if draw(st.integers(0, 3)) == 0:
+            if draw(_S16) == 0:
                 attempt["meta"] = draw(st.lists(meta_reports, min_size=1, max_size=2))
-    scenario["default"] = {"output": draw(st.sampled_from(["done", 0, None, {"ok": True}]))}
+    scenario["default"] = {"output": draw(_S17)}
     return scenario
 
 
@@ -320,12 +343,12 @@ def engine_cases(draw: st.DrawFn, max_steps: int = 6) -> dict[str, Any]:
     case: dict[str, Any] = {
         "document": document,
         "scenario": scenario,
-        "schedule": draw(st.lists(st.integers(0, 7), max_size=12)),
+        "schedule": draw(_S18),
     }
-    if draw(st.integers(0, 4)) == 0:
+    if draw(_S15) == 0:
         # The host crashes after a checkpoint and resumes the run (W6W-CONCEPT-3).
-        scenario["crashAfterCheckpoints"] = [draw(st.integers(1, 8))]
-    elif draw(st.integers(0, 4)) == 0:
+        scenario["crashAfterCheckpoints"] = [draw(_S19)]
+    elif draw(_S15) == 0:
         # Replay the model's reference run, whole or from a step (RFC "Replay").
         ids = [step["id"] for step in document["steps"]]
         case["replay"] = {"from": draw(st.none() | st.sampled_from(ids))}
