@@ -114,7 +114,7 @@ def bugs() -> None:
         for seed_value in range(3):
             engine = Engine(f"{sys.executable} {engine_path / 'harness_engine.py'} --bug {bug}")
             try:
-                _, finding = campaign(engine, examples=3000, seed_value=seed_value)
+                finding = campaign(engine, examples=3000, seed_value=seed_value).finding
             finally:
                 engine.stop()
             if finding is None:

@@ -120,10 +120,21 @@ def _fuzz_harness(args: argparse.Namespace) -> int:
         args.engine = f"{sys.executable} {HARNESS_ENGINE}"
     engine = _engine(args)
     try:
-        examples, finding = campaign(engine, examples=args.examples, seed_value=args.seed)
+        result = campaign(engine, examples=args.examples, seed_value=args.seed)
     finally:
         engine.stop()
+    examples, finding = result.examples, result.finding
+    if result.fault_cases:
+        case, judgement = result.fault_cases[0]
+        assert judgement.fault is not None
+        print(
+            f"{result.faults} engine fault(s), the engine restarted each time; first: "
+            f"{judgement.fault.kind}: {judgement.fault.message}"
+        )
+        print("  on document:", case["document"])
     if finding is None:
+        if result.fault_cases:
+            return EXIT_FINDING
         print(f"{examples} examples, seed {args.seed}: every run matched the model")
         return EXIT_OK
     divergence = finding.judgement.divergence
@@ -177,7 +188,10 @@ def cmd_shrink(args: argparse.Namespace) -> int:
     """Reduce a failing case from a bug report while the engine's divergence persists."""
     from wforacle.oracle.cli import read_json
     from wforacle.oracle.fuzz import Finding, explain, judge_case, model_of, reduce_case, signature
+    from wforacle.oracle.harness_commands import is_harness
 
+    if is_harness(None, args.file):
+        raise _usage("shrink reads w6w documents; Harness cases shrink inside fuzz --spec harness")
     case = {
         "document": read_json(args.file),
         "scenario": read_json(args.scenario) if args.scenario else {},

@@ -69,7 +69,12 @@ def _load(args: argparse.Namespace) -> Any:
         else:
             _print_report(args.file, result.report)
         return EXIT_FINDING
-    scenario = Scenario.of(read_json(args.scenario) if args.scenario else {})
+    from wforacle.oracle.cli import UsageError
+
+    try:
+        scenario = Scenario.of(read_json(args.scenario) if args.scenario else {})
+    except ValueError as exc:
+        raise UsageError(f"{args.scenario}: {exc}") from None
     options = Options(all_negative=getattr(args, "all_negative", None) or "pending")
     return HarnessRun(result.harness, scenario, options)
 

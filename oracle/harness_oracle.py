@@ -159,14 +159,27 @@ class _Failed(Exception):
         self.judgement = judgement
 
 
-def campaign(
-    engine: Engine, examples: int = 300, seed_value: int = 0
-) -> tuple[int, HarnessFinding | None]:
-    """Search generated Harness cases for a divergence; shrink the first."""
+@attrs.frozen
+class HarnessCampaign:
+    """What a Harness campaign did: examples, the finding, the engine faults met."""
+
+    examples: int
+    finding: HarnessFinding | None
+    faults: int = 0
+    fault_cases: tuple[tuple[JSON, Judgement], ...] = attrs.field(default=(), eq=False)
+
+
+def campaign(engine: Engine, examples: int = 300, seed_value: int = 0) -> HarnessCampaign:
+    """Search generated Harness cases for a divergence; shrink the first.
+
+    Engine faults are counted (the first ten kept with their cases), the
+    engine restarted, and the search goes on, as for w6w.
+    """
     from wforacle.oracle.fuzz import signature
     from wforacle.properties.strategies.harness import harness_cases
 
-    counted = {"examples": 0}
+    counted = {"examples": 0, "faults": 0}
+    fault_cases: list[tuple[JSON, Judgement]] = []
     first: dict[str, Any] = {}
     start = time.perf_counter()
 
@@ -188,6 +201,11 @@ def campaign(
             assume(False)
         counted["examples"] += 1
         judgement = judge(engine, case)
+        if judgement.verdict == "fault" and not first:
+            counted["faults"] += 1
+            if len(fault_cases) < 10:
+                fault_cases.append((case, judgement))
+            return
         if judgement.verdict != "divergence":
             return
         if not first:
@@ -201,11 +219,12 @@ def campaign(
     try:
         probe()
     except _Failed as failed:
-        return counted["examples"], HarnessFinding(
+        finding = HarnessFinding(
             failed.case,
             failed.judgement,
             first["examples"],
             first["at"] - start,
             time.perf_counter() - first["at"],
         )
-    return counted["examples"], None
+        return HarnessCampaign(counted["examples"], finding, counted["faults"], tuple(fault_cases))
+    return HarnessCampaign(counted["examples"], None, counted["faults"], tuple(fault_cases))

@@ -80,7 +80,15 @@ class Scenario:
     @classmethod
     def of(cls, value: JSON) -> Scenario:
         """A scenario from JSON (docs/harness.md)."""
-        value = value if isinstance(value, dict) else {}
+        if not isinstance(value, dict):
+            raise ValueError("a Harness scenario is a JSON object")
+        for name, kind, label in (
+            ("params", dict, "object"),
+            ("nodes", dict, "object"),
+            ("failingResources", list, "array"),
+        ):
+            if name in value and not isinstance(value[name], kind):
+                raise ValueError(f"scenario {name} must be a JSON {label}")
         nodes = {
             k: tuple(v.get("attempts", [])) if isinstance(v, dict) else ()
             for k, v in (value.get("nodes") or {}).items()

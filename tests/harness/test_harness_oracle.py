@@ -21,7 +21,8 @@ def hx_lite(*bugs: str) -> Engine:
 def test_the_correct_example_engine_passes_a_campaign():
     engine = hx_lite()
     try:
-        examples, finding = campaign(engine, examples=200, seed_value=4)
+        result = campaign(engine, examples=200, seed_value=4)
+        examples, finding = result.examples, result.finding
     finally:
         engine.stop()
     assert finding is None and examples > 100
@@ -43,7 +44,7 @@ def test_the_correct_example_engine_passes_a_campaign():
 def test_a_campaign_finds_each_seeded_harness_bug(bug, clause):
     engine = hx_lite(bug)
     try:
-        _, finding = campaign(engine, examples=1500, seed_value=0)
+        finding = campaign(engine, examples=1500, seed_value=0).finding
     finally:
         engine.stop()
     assert finding is not None, bug
@@ -90,3 +91,20 @@ def test_check_pins_a_wrong_decision_in_a_harness_trace(tmp_path, capsys):
     capsys.readouterr()
     assert main(["check", str(document), "--trace", str(trace)]) == 1
     assert "HX-SCHED-4" in capsys.readouterr().out
+
+
+def test_a_broken_harness_engine_gets_faults_not_a_pass():
+    engine = Engine(f"{sys.executable} -c 'import sys; sys.exit(1)'")
+    try:
+        result = campaign(engine, examples=5, seed_value=0)
+    finally:
+        engine.stop()
+    assert result.finding is None and result.faults == 5
+    assert all(j.fault.kind == "crash" for _, j in result.fault_cases)
+
+
+def test_a_malformed_harness_scenario_is_refused():
+    from wforacle.model.harness.semantics import Scenario
+
+    with pytest.raises(ValueError, match="params"):
+        Scenario.of({"params": 5})
