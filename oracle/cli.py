@@ -453,7 +453,12 @@ def cmd_check(args: argparse.Namespace) -> int:
         verdict = check(semantics, config_key, trace)
     except (Unsupported, FrontierTooLarge) as exc:
         raise UsageError(str(exc)) from None
-    if args.json:
+    return report_check(verdict, args.json, "a run the specification allows")
+
+
+def report_check(verdict: Any, as_json: bool, allowed: str) -> int:
+    """Print a trace-check verdict (any specification); the exit code."""
+    if as_json:
         emit_json(
             {
                 "permitted": verdict.permitted,
@@ -463,7 +468,7 @@ def cmd_check(args: argparse.Namespace) -> int:
             }
         )
     elif verdict.divergence is None:
-        print(f"permitted: {verdict.events} events match a run the specification allows")
+        print(f"permitted: {verdict.events} events match {allowed}")
     else:
         d = verdict.divergence
         print(f"DIVERGES at event {d.index}: {d.message}")
@@ -514,15 +519,19 @@ def cmd_explore(args: argparse.Namespace) -> int:
         result = explore_run(semantics, args.max_states, reduce=not args.naive)
     except Unsupported as exc:
         raise UsageError(f"not modelled: {exc}") from None
-    figures = result.figures()
-    if args.json:
+    return report_exploration(result, args.json)
+
+
+def report_exploration(result: Any, as_json: bool) -> int:
+    """Print an exploration's outcomes and figures (any specification); the exit code."""
+    if as_json:
         emit_json(
             {
                 "complete": result.complete,
                 "outcomes": [
                     {"outcome": o.value, "witness": list(o.witness)} for o in result.outcomes
                 ],
-                "figures": figures,
+                "figures": result.figures(),
             }
         )
     else:

@@ -32,7 +32,7 @@ import shlex
 import subprocess
 import time
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 import attrs
@@ -76,6 +76,8 @@ class Judgement:
     divergence: Divergence | None = None
     fault: EngineFault | None = None
     observation: Observation | None = attrs.field(default=None, eq=False)
+    # For a pass: the model's final configurations the observed trace reaches.
+    finals: tuple[Any, ...] = attrs.field(default=(), eq=False)
 
     def to_json(self) -> dict[str, JSON]:
         """The judgement as JSON."""
@@ -153,6 +155,14 @@ class Engine:
             self.process.wait()
         _close(self.process)
         self.process = None
+
+    def recover(self, fault: Fault) -> Judgement:
+        """Classify ``fault`` as the run's verdict and restart the engine for the next run."""
+        try:
+            self.restart()
+        except Fault:
+            self.process = None  # it cannot start: the next run reports that
+        return Judgement("fault", fault=EngineFault(fault.kind, str(fault)))
 
     def restart(self) -> None:
         """Kill a misbehaving engine and start a fresh one."""
@@ -268,8 +278,7 @@ class Engine:
             elif kind == "wait":
                 if not outstanding:
                     raise Fault("protocol", "wait with no invocation outstanding")
-                calls = sorted(outstanding, key=repr)
-                call = calls[next(choices, 0) % len(calls)]
+                call = choose(outstanding, choices)
                 step = outstanding.pop(call)
                 counts[step] = counts.get(step, 0) + 1
                 self.write(_result(call, step, counts[step], scenario))
@@ -306,6 +315,16 @@ class Engine:
             else:
                 raise Fault("protocol", f"unknown message: {str(message)[:200]}")
         raise Fault("flood", f"more than {self.max_messages} messages in one run")
+
+
+def choose(outstanding: dict[JSON, str], choices: Iterator[int]) -> JSON:
+    """The outstanding call the schedule completes next.
+
+    The next choice modulo the number outstanding, calls ordered by id (0
+    once the schedule runs out).
+    """
+    calls = sorted(outstanding, key=repr)
+    return calls[next(choices, 0) % len(calls)]
 
 
 def _resume_at(plan: Sequence[str], state: JSON) -> str | None:
@@ -354,11 +373,7 @@ def judge(
     try:
         seen = engine.drive(document, model.scenario, schedule, replay, model.plan)
     except Fault as fault:
-        try:
-            engine.restart()
-        except Fault:
-            engine.process = None
-        return Judgement("fault", fault=EngineFault(fault.kind, str(fault)))
+        return engine.recover(fault)
     verdict = check(model, config_key, seen.trace)
     if verdict.divergence is not None:
         return Judgement("divergence", divergence=verdict.divergence, observation=seen)
@@ -368,7 +383,7 @@ def judge(
         mismatch = _state_mismatch(states, seen)
     if mismatch is not None:
         return Judgement("divergence", divergence=mismatch, observation=seen)
-    return Judgement("pass", observation=seen)
+    return Judgement("pass", observation=seen, finals=verdict.finals)
 
 
 def _invocations_mismatch(model: W6wRun, seen: Observation) -> Divergence | None:

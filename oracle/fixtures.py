@@ -28,7 +28,7 @@ from wforacle.model.kernel.explore import canonical
 from wforacle.model.kernel.lts import execute
 from wforacle.model.w6w.independence import explore_run
 from wforacle.model.w6w.semantics import outcome
-from wforacle.oracle.engine import Engine
+from wforacle.oracle.engine import Engine, Judgement
 
 JSON = Any
 FORMAT = "wforacle-fixture/1"
@@ -42,9 +42,9 @@ def dump(value: JSON) -> str:
 
 def write_case(directory: Path, case: JSON, number: int = 0, extra: JSON = None) -> Path:
     """Write one case (document, scenario, schedule, outcomes, manifest) under ``directory``."""
-    from wforacle.oracle.fuzz import model_of
+    from wforacle.oracle.fuzz import prepare
 
-    model = model_of(case)
+    model, request = prepare(case)
     explored = explore_run(model, max_states=200_000)
     outcomes = sorted(
         ({"outcome": o.value, "witness": list(o.witness)} for o in explored.outcomes),
@@ -71,10 +71,8 @@ def write_case(directory: Path, case: JSON, number: int = 0, extra: JSON = None)
         "outcomes.json": outcomes,
         "manifest.json": manifest,
     }
-    if case.get("replay") is not None:
-        from wforacle.oracle.fuzz import replay_request
-
-        files["replay.json"] = replay_request(case)
+    if request is not None:
+        files["replay.json"] = request
     for name, value in files.items():
         (here / name).write_text(dump(value), encoding="utf-8")
     return here
@@ -215,7 +213,8 @@ def load_case(here: Path) -> JSON:
 
 def conform(engine: Engine, directory: Path) -> list[CaseResult]:
     """Run ``engine`` over every case of the suite at ``directory``."""
-    from wforacle.oracle.fuzz import judge_case, model_of
+    from wforacle.oracle.engine import judge
+    from wforacle.oracle.fuzz import prepare
 
     cases = sorted(p for p in directory.iterdir() if (p / "manifest.json").is_file())
     results = []
@@ -225,7 +224,7 @@ def conform(engine: Engine, directory: Path) -> list[CaseResult]:
             continue
         try:
             case = load_case(here)
-            model = model_of(case)
+            model, request = prepare(case)
             permitted = {
                 canonical(o["outcome"])
                 for o in json.loads((here / "outcomes.json").read_text("utf-8"))
@@ -233,26 +232,29 @@ def conform(engine: Engine, directory: Path) -> list[CaseResult]:
         except (OSError, ValueError, KeyError) as exc:
             results.append(CaseResult(here.name, "invalid", f"unreadable case: {exc}", 0.0))
             continue
-        judgement = judge_case(engine, case)
-        seconds = judgement.observation.seconds if judgement.observation else 0.0
-        if judgement.verdict == "pass" and judgement.observation is not None:
-            from wforacle.model.w6w.semantics import config_key
-            from wforacle.oracle.check import check
-
-            finals = check(model, config_key, list(judgement.observation.trace)).finals
-            if not any(canonical(outcome(model, c)) in permitted for c in finals):
-                results.append(
-                    CaseResult(here.name, "divergence", "outcome not among outcomes.json", seconds)
-                )
-                continue
-        if judgement.divergence is not None:
-            detail = f"event {judgement.divergence.index}: {judgement.divergence.message}"
-        elif judgement.fault is not None:
-            detail = f"{judgement.fault.kind}: {judgement.fault.message}"
-        else:
-            detail = ""
-        results.append(CaseResult(here.name, judgement.verdict, detail, seconds))
+        judgement = judge(engine, model, case["document"], case["schedule"], request)
+        if judgement.verdict == "pass" and not any(
+            canonical(outcome(model, c)) in permitted for c in judgement.finals
+        ):
+            seconds = judgement.observation.seconds if judgement.observation else 0.0
+            results.append(
+                CaseResult(here.name, "divergence", "outcome not among outcomes.json", seconds)
+            )
+            continue
+        results.append(_case_result(here, judgement))
     return results
+
+
+def _case_result(here: Path, judgement: Judgement) -> CaseResult:
+    """A conformance row from a judgement: its verdict and what departed."""
+    seconds = judgement.observation.seconds if judgement.observation else 0.0
+    if judgement.divergence is not None:
+        detail = f"event {judgement.divergence.index}: {judgement.divergence.message}"
+    elif judgement.fault is not None:
+        detail = f"{judgement.fault.kind}: {judgement.fault.message}"
+    else:
+        detail = ""
+    return CaseResult(here.name, judgement.verdict, detail, seconds)
 
 
 def _conform_harness(engine: Engine, here: Path) -> CaseResult:
@@ -267,14 +269,7 @@ def _conform_harness(engine: Engine, here: Path) -> CaseResult:
         judgement = judge_harness(engine, case)
     except (OSError, ValueError) as exc:
         return CaseResult(here.name, "invalid", f"unreadable case: {exc}", 0.0)
-    seconds = judgement.observation.seconds if judgement.observation else 0.0
-    if judgement.divergence is not None:
-        detail = f"event {judgement.divergence.index}: {judgement.divergence.message}"
-    elif judgement.fault is not None:
-        detail = f"{judgement.fault.kind}: {judgement.fault.message}"
-    else:
-        detail = ""
-    return CaseResult(here.name, judgement.verdict, detail, seconds)
+    return _case_result(here, judgement)
 
 
 def junit(results: list[CaseResult], name: str = "wforacle.conform") -> str:

@@ -69,8 +69,15 @@ class _Failed(Exception):
         self.judgement = judgement
 
 
-def model_of(case: JSON) -> W6wRun:
-    """The model run of a case (its document must be valid); a replaying run for a replay case."""
+def prepare(case: JSON) -> tuple[W6wRun, JSON]:
+    """The model run of a case and, for a replay case, the request the engine gets.
+
+    The document is validated and the scenario loaded once; a replay case's
+    ``{"runState", "from"}`` is the model's reference run of the same
+    document and scenario (unless the case carries its own ``runState``),
+    and the model is the run that replays it.  ValueError when the case is
+    not runnable.
+    """
     result = validate(copy.deepcopy(case["document"]))
     if not result.report.valid or result.workflow is None or result.plan is None:
         raise ValueError(f"the case's document is invalid: {result.report.codes()}")
@@ -78,40 +85,34 @@ def model_of(case: JSON) -> W6wRun:
     if problems:
         raise ValueError(f"the case's scenario is invalid: {[p.message for p in problems]}")
     run = W6wRun(result.workflow, result.plan, scenario)
-    request = replay_request(case)
-    if request is None:
-        return run
+    replay = case.get("replay")
+    if not isinstance(replay, dict):
+        return run, None
+    request = replay
+    if "runState" not in replay:
+        state = run_state(run, execute(run).final)
+        request = {"runState": state, "from": replay.get("from")}
     start = request["from"]
     if start is not None and start not in result.plan:
         raise ValueError(f"the case replays from {start!r}, which is not a step")
-    return W6wRun(
+    replaying = W6wRun(
         result.workflow,
         result.plan,
         scenario,
         Replay.of(request["runState"], result.workflow, start),
     )
+    return replaying, request
 
 
-def replay_request(case: JSON) -> JSON:
-    """For a replay case, ``{"runState", "from"}``: the model's reference run to replay."""
-    replay = case.get("replay")
-    if not isinstance(replay, dict):
-        return None
-    if "runState" in replay:
-        return replay
-    result = validate(copy.deepcopy(case["document"]))
-    scenario, _ = load_scenario(copy.deepcopy(case["scenario"]))
-    assert result.workflow is not None and result.plan is not None
-    original = W6wRun(result.workflow, result.plan, scenario)
-    state = run_state(original, execute(original).final)
-    return {"runState": state, "from": replay.get("from")}
+def model_of(case: JSON) -> W6wRun:
+    """The model run of a case (its document must be valid); a replaying run for a replay case."""
+    return prepare(case)[0]
 
 
 def judge_case(engine: Engine, case: JSON) -> Judgement:
     """Judge one case (document, scenario, schedule, and replay if any) on the engine."""
-    return judge(
-        engine, model_of(case), case["document"], case.get("schedule", []), replay_request(case)
-    )
+    model, request = prepare(case)
+    return judge(engine, model, case["document"], case.get("schedule", []), request)
 
 
 def signature(judgement: Judgement) -> tuple[str, ...]:

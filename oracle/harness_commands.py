@@ -105,31 +105,13 @@ def explore(args: argparse.Namespace) -> int:
     """``wforacle explore`` for a Harness document."""
     from wforacle.model.harness.semantics import config_key, outcome
     from wforacle.model.kernel.explore import explore as search
-    from wforacle.oracle.cli import EXIT_OK, emit_json
+    from wforacle.oracle.cli import report_exploration
 
     semantics = _load(args)
     if isinstance(semantics, int):
         return semantics
     result = search(semantics, lambda c: outcome(semantics, c), config_key, args.max_states)
-    if args.json:
-        emit_json(
-            {
-                "complete": result.complete,
-                "outcomes": [
-                    {"outcome": o.value, "witness": list(o.witness)} for o in result.outcomes
-                ],
-                "figures": result.figures(),
-            }
-        )
-    else:
-        for number, found in enumerate(result.outcomes, start=1):
-            print(f"outcome {number}: {json.dumps(found.value, ensure_ascii=False)}")
-        state = "complete" if result.complete else f"INCOMPLETE: {result.stopped_because}"
-        print(
-            f"\n{len(result.outcomes)} outcome(s); {state}; {result.states} states, "
-            f"{result.transitions} transitions, {result.seconds:.3f} s"
-        )
-    return EXIT_OK
+    return report_exploration(result, args.json)
 
 
 def plan(args: argparse.Namespace) -> int:
@@ -163,30 +145,15 @@ def plan(args: argparse.Namespace) -> int:
 def check(args: argparse.Namespace, trace: list[JSON]) -> int:
     """``wforacle check`` for a Harness document."""
     from wforacle.model.harness.semantics import config_key
+    from wforacle.oracle.check import FrontierTooLarge
     from wforacle.oracle.check import check as check_trace
-    from wforacle.oracle.cli import EXIT_FINDING, EXIT_OK, emit_json
+    from wforacle.oracle.cli import UsageError, report_check
 
     semantics = _load(args)
     if isinstance(semantics, int):
         return semantics
-    verdict = check_trace(semantics, config_key, trace)
-    if args.json:
-        emit_json(
-            {
-                "permitted": verdict.permitted,
-                "events": verdict.events,
-                "maxFrontier": verdict.max_frontier,
-                "divergence": verdict.divergence.to_json() if verdict.divergence else None,
-            }
-        )
-    elif verdict.divergence is None:
-        print(f"permitted: {verdict.events} events match an execution chapter 5 allows")
-    else:
-        d = verdict.divergence
-        print(f"DIVERGES at event {d.index}: {d.message}")
-        if d.observed is not None:
-            print(f"  observed:  {json.dumps(d.observed, ensure_ascii=False)}")
-        for event in d.permitted:
-            print(f"  permitted: {json.dumps(event, ensure_ascii=False)}")
-        print(f"  clauses:   {', '.join(d.clauses) or '(none)'}")
-    return EXIT_OK if verdict.permitted else EXIT_FINDING
+    try:
+        verdict = check_trace(semantics, config_key, trace)
+    except FrontierTooLarge as exc:
+        raise UsageError(str(exc)) from None
+    return report_check(verdict, args.json, "an execution chapter 5 allows")

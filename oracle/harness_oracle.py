@@ -21,7 +21,7 @@ from hypothesis import HealthCheck, Phase, assume, given, seed, settings
 
 from wforacle.model.harness.semantics import HarnessRun, Scenario, config_key, outcome
 from wforacle.oracle.check import Divergence, check
-from wforacle.oracle.engine import Engine, EngineFault, Fault, Judgement, Observation
+from wforacle.oracle.engine import Engine, Fault, Judgement, Observation, choose
 from wforacle.properties.harness.validate import validate
 
 JSON = Any
@@ -75,8 +75,7 @@ def drive(engine: Engine, case: JSON, schedule: Sequence[int]) -> Observation:
         elif kind == "wait":
             if not outstanding:
                 raise Fault("protocol", "wait with no invocation outstanding")
-            calls = sorted(outstanding, key=repr)
-            call = calls[next(choices, 0) % len(calls)]
+            call = choose(outstanding, choices)
             node = outstanding.pop(call)
             counts[node] = counts.get(node, 0) + 1
             result = model.result(nodes[node], counts[node])
@@ -101,11 +100,7 @@ def judge(engine: Engine, case: JSON) -> Judgement:
     try:
         seen = drive(engine, case, case.get("schedule", []))
     except Fault as fault:
-        try:
-            engine.restart()
-        except Fault:
-            engine.process = None
-        return Judgement("fault", fault=EngineFault(fault.kind, str(fault)))
+        return engine.recover(fault)
     verdict = check(model, config_key, list(seen.trace))
     if verdict.divergence is not None:
         return Judgement("divergence", divergence=verdict.divergence, observation=seen)
@@ -123,7 +118,7 @@ def judge(engine: Engine, case: JSON) -> Judgement:
             ),
             observation=seen,
         )
-    return Judgement("pass", observation=seen)
+    return Judgement("pass", observation=seen, finals=verdict.finals)
 
 
 def _comparable(state: JSON) -> JSON:
