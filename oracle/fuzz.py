@@ -62,7 +62,9 @@ class Campaign:
     fault_cases: tuple[tuple[JSON, Judgement], ...] = attrs.field(default=(), eq=False)
 
 
-class _Failed(Exception):
+class Failed(Exception):
+    """A failing example, carried out of a Hypothesis search to be shrunk and reported."""
+
     def __init__(self, case: JSON, judgement: Judgement) -> None:
         super().__init__(judgement.verdict)
         self.case = case
@@ -180,11 +182,11 @@ def campaign(
             )
         elif signature(judgement) != first["signature"]:
             return  # a different failure: not a smaller instance of this one
-        raise _Failed(case, judgement)
+        raise Failed(case, judgement)
 
     try:
         probe()
-    except _Failed as failed:
+    except Failed as failed:
         found_at = first["at"] - start
         wanted = signature(failed.judgement)
         last: dict[str, Judgement] = {}

@@ -147,13 +147,6 @@ class HarnessFinding:
     seconds_to_shrink: float
 
 
-class _Failed(Exception):
-    def __init__(self, case: JSON, judgement: Judgement) -> None:
-        super().__init__(judgement.verdict)
-        self.case = case
-        self.judgement = judgement
-
-
 @attrs.frozen
 class HarnessCampaign:
     """What a Harness campaign did: examples, the finding, the engine faults met."""
@@ -170,7 +163,7 @@ def campaign(engine: Engine, examples: int = 300, seed_value: int = 0) -> Harnes
     Engine faults are counted (the first ten kept with their cases), the
     engine restarted, and the search goes on, as for w6w.
     """
-    from wforacle.oracle.fuzz import signature
+    from wforacle.oracle.fuzz import Failed, signature
     from wforacle.properties.strategies.harness import harness_cases
 
     counted = {"examples": 0, "faults": 0}
@@ -209,11 +202,11 @@ def campaign(engine: Engine, examples: int = 300, seed_value: int = 0) -> Harnes
             )
         elif signature(judgement) != first["signature"]:
             return
-        raise _Failed(case, judgement)
+        raise Failed(case, judgement)
 
     try:
         probe()
-    except _Failed as failed:
+    except Failed as failed:
         finding = HarnessFinding(
             failed.case,
             failed.judgement,
