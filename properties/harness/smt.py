@@ -14,6 +14,7 @@ a reported witness is a real valuation under which the property fails.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from typing import Any
 
@@ -114,11 +115,8 @@ class Encoder:
             return left != right
         if left_sort == "bool":
             return z3.BoolVal(False)
-        if left_sort == "string":
-            ops = {"<": z3.StrLT, "<=": z3.StrLE}
-            if expr.op in ops:
-                return ops[expr.op](left, right)
-            return {">": z3.StrLT, ">=": z3.StrLE}[expr.op](right, left)
+        # Strings order lexicographically; z3 5 dropped ``StrLT``/``StrLE`` in
+        # favour of the comparison operators on SeqRef (z3 4.12 has both).
         return {"<": left < right, "<=": left <= right, ">": left > right, ">=": left >= right}[
             expr.op
         ]
@@ -142,13 +140,21 @@ def witness(model: Any) -> dict[str, JSON]:
         if z3.is_true(value) or z3.is_false(value):
             found[decl.name()] = z3.is_true(value)
         elif z3.is_string_value(value):
-            found[decl.name()] = value.as_string()
+            found[decl.name()] = _decoded(value.as_string())
         elif z3.is_rational_value(value):
             fraction = value.as_fraction()
             found[decl.name()] = int(fraction) if fraction.denominator == 1 else float(fraction)
         else:
             found[decl.name()] = str(value)
     return found
+
+
+def _decoded(text: str) -> str:
+    r"""A z3 string literal as Python text (z3 writes some code points as ``\u{hex}``)."""
+    return _Z3_ESCAPE.sub(lambda m: chr(int(m.group(1), 16)), text)
+
+
+_Z3_ESCAPE = re.compile(r"\\u\{([0-9a-fA-F]{1,6})\}")
 
 
 def solve(*formulas: Any) -> dict[str, JSON] | None:
