@@ -530,25 +530,24 @@ class Runtime:
                 self.edge[k] = "negative"
 
     def only_reaching(self, join):
+        """Nodes every path from which runs into ``join``: walking forward from them
+        without entering ``join`` never reaches a node with no successor."""
         succ = {n: {l["to"] for l in self.links if l["from"] == n} for n in self.order}
 
-        def reach(n):
+        def reach(n, avoid=None):
             seen, todo = set(), [n]
             while todo:
                 for m in succ[todo.pop()]:
-                    if m not in seen:
+                    if m != avoid and m not in seen:
                         seen.add(m)
                         todo.append(m)
             return seen
 
-        beyond = reach(join) | {join}
         found = []
         for n in self.order:
-            down = reach(n)
-            if join not in down:
+            if n == join or join not in reach(n):
                 continue
-            sinks = {d for d in down if not succ[d]}
-            if sinks <= beyond and all(s == join or join in reach(s) for s in succ[n]):
+            if not any(not succ[m] for m in reach(n, avoid=join) | {n}):
                 found.append(n)
         return found
 

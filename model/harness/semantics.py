@@ -187,21 +187,19 @@ class HarnessRun:
     def _branch(self, join: int) -> frozenset[int]:
         """Nodes that could only have reached ``join`` (HX-CANCEL-1).
 
-        Every forward path from them ends at or passes through ``join``.
+        Every forward path from them ends at or passes through ``join``: with
+        ``join`` taken out of the graph, they reach no node where a path can
+        end (a node without forward successors) — so an ancestor with a path
+        around the join is not in the branch.
         """
         g = nx.DiGraph()
         g.add_nodes_from(range(len(self.nodes)))
         g.add_edges_from((link.source, link.target) for link in self.links)
-        ancestors = nx.ancestors(g, join)
-        only = set()
-        for node in sorted(ancestors, key=lambda n: -len(nx.descendants(g, n))):
-            sinks = {d for d in nx.descendants(g, node) if g.out_degree(d) == 0}
-            beyond = nx.descendants(g, join) | {join}
-            if sinks <= beyond and all(
-                join in nx.descendants(g, s) or s == join for s in g.successors(node)
-            ):
-                only.add(node)
-        return frozenset(only)
+        ends = {n for n in g if g.out_degree(n) == 0}
+        around = g.subgraph(n for n in g if n != join)
+        return frozenset(
+            n for n in nx.ancestors(g, join) if not ({n} | nx.descendants(around, n)) & ends
+        )
 
     # -- kernel interface -------------------------------------------------------------
 
