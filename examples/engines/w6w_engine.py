@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import argparse
 import heapq
+import itertools
 import json
 import sys
 from collections import deque
@@ -430,10 +431,14 @@ class Engine:
 
     @staticmethod
     def descendants(doc, step_id):
+        edges = doc.get("edges") or []
+        if not edges:  # the implicit chain: each step leads to the next declared one
+            ids = [s["id"] for s in doc["steps"]]
+            edges = [{"from": a, "to": b} for a, b in itertools.pairwise(ids)]
         found, frontier = set(), [step_id]
         while frontier:
             current = frontier.pop()
-            for edge in doc.get("edges") or []:
+            for edge in edges:
                 if edge["from"] == current and edge["to"] not in found:
                     found.add(edge["to"])
                     frontier.append(edge["to"])

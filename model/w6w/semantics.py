@@ -41,6 +41,7 @@ stamps events and StepExecution times.
 from __future__ import annotations
 
 import functools
+import itertools
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
@@ -160,8 +161,18 @@ class Replay:
 
 
 def descendants(workflow: Workflow, step_id: str) -> set[str]:
-    """Every step reachable from ``step_id`` along edges of either lane."""
+    """Every step reachable from ``step_id`` along edges of either lane.
+
+    Without edges the graph is the implicit chain: RFC Workflow.edges "When
+    absent, the engine treats steps as a linear chain in declared order"
+    (W6W-PLAN-2: "If edges is empty or absent → the plan is steps in declared
+    order (implicit linear chain)"), so a step's descendants are the steps
+    declared after it.  With edges, only the edges count (finding F-12).
+    """
     successors: dict[str, list[str]] = {}
+    if not workflow.edges:
+        ids = [step.id for step in workflow.steps]
+        successors = {a: [b] for a, b in itertools.pairwise(ids)}
     for edge in workflow.edges:
         successors.setdefault(edge.from_, []).append(edge.to)
     seen: set[str] = set()

@@ -1,0 +1,57 @@
+"""The w6w model faults of issue 10: secrets, replay on the implicit chain, run rejection."""
+
+from __future__ import annotations
+
+import copy
+
+from wforacle.model.kernel.lts import execute
+from wforacle.model.w6w.scenario import load_scenario
+from wforacle.model.w6w.semantics import Replay, W6wRun, descendants, run_state
+from wforacle.properties.w6w.validate import validate
+
+from .helpers import app_step, workflow
+
+
+def semantics(doc, scenario=None, replay=None, start=None, **options):
+    result = validate(copy.deepcopy(doc))
+    assert result.report.valid, result.report.codes()
+    loaded, problems = load_scenario(scenario or {})
+    assert not problems
+    recorded = Replay.of(replay, result.workflow, start) if replay is not None else None
+    return W6wRun(result.workflow, result.plan, loaded, recorded, **options)
+
+
+def run(doc, scenario=None, replay=None, start=None, **options):
+    model = semantics(doc, scenario, replay, start, **options)
+    execution = execute(model)
+    return execution.trace, run_state(model, execution.final)
+
+
+def events(trace, name):
+    return [e for e in trace if e["event"] == name]
+
+
+# -- replay from a step on the implicit chain (W6W-FAN-11) ---------------------------------
+
+
+def test_replay_from_a_step_of_the_implicit_chain_reruns_every_later_step():
+    # W6W-FAN-11: "from replays that step plus all its graph descendants"; with no edges
+    # the graph is "a linear chain in declared order" (RFC Workflow.edges), so c descends
+    # from b and must run fresh, not keep its old output.
+    doc = workflow(app_step("a"), app_step("b"), app_step("c"))
+    first = {"steps": {s: {"attempts": [{"output": f"{s}1"}]} for s in "abc"}}
+    _, original = run(doc, first)
+    second = {"steps": {s: {"attempts": [{"output": f"{s}2"}]} for s in "abc"}}
+    trace, replayed = run(doc, second, original, "b")
+    assert [e["step"] for e in events(trace, "step_replayed")] == ["a"]
+    assert [e["step"] for e in events(trace, "step_started")] == ["b", "c"]
+    assert replayed["steps"]["c"]["output"] == "c2"
+
+
+def test_descendants_follow_edges_when_the_document_declares_them():
+    # W6W-FAN-11 on the chain a, b, c with only a → c: b has no graph descendant
+    # (finding F-12: the positional rule would also re-run c).
+    doc = workflow(app_step("a"), app_step("b"), app_step("c"), edges=[{"from": "a", "to": "c"}])
+    result = validate(doc)
+    assert descendants(result.workflow, "b") == set()
+    assert descendants(result.workflow, "a") == {"c"}
