@@ -1,9 +1,13 @@
 """How the extractor reads each specification: headings, prefixes, extras.
 
 Headings map to the clause-id prefix of their section; ``None`` marks an
-informative section (motivation, open questions) that has no clauses.
+informative section (motivation, open questions) that has no clauses, and
+``informative=True`` one whose keyword sentences alone are clauses.
 ``extra`` names table cells and rule sentences that carry no RFC 2119 keyword
-but are normative all the same (the field tables, the Planning list's lead).
+but are normative all the same (the field tables, the Planning list's lead,
+prose that states what a step's output is or what a host never does).  A
+sentence belongs here when an engine or host could be checked against it;
+rationale ("Why …"), history and pointers to other sections do not.
 """
 
 from __future__ import annotations
@@ -150,6 +154,130 @@ _W6W_EXTRA = (
     # fanOut
     'How the step’s direct successors run. Absent ⇒ "sequential". Governs the successors on both '
     "lanes (the normal lane and the Edge.when failure lane).",
+    # Prose without a keyword that states a rule (added 2026-12, issue 10).
+    # Concept
+    "Every step names an App and Action; when the step runs, the host packages { app, action, "
+    "connection, params } into an Invocation and calls the core runtime.",
+    "Whatever the action returns becomes the step’s output, which downstream steps can reference "
+    "through expressions in their own params.",
+    "Control flow — branching, looping, waiting, running steps in parallel — is expressed the same "
+    'way: as an Invocation of a control-type action (type: "control" in the Action RFC).',
+    "Control actions are declared like any action so the editor renders them uniformly, but they "
+    "are interpreted by the engine rather than called via the runtime.",
+    "The Engine RFC pins the four canonical control identities (if, foreach, parallel, wait, all "
+    "under the first-party @w6w/control app) that every conforming engine natively supports — a "
+    "workflow using only actions + canonical controls is portable across every engine.",
+    "After every step, the engine persists a StepExecution (input, output, status, timings) plus "
+    "the run’s updated status.",
+    "Retries apply to a single step’s Invocation; when retries are exhausted, onError selects one "
+    "of three outcomes: fail (the default) aborts the run, continue proceeds to the next step, and "
+    "continue-record proceeds and keeps the step’s StepError in the run’s end state so the failure "
+    "stays observable.",
+    'A step that declares an authored error edge (Edge.when: "error") is the exception: its '
+    "failure routes down that edge and its onError is not consulted — see Amendment — 2026-07-29: "
+    "failure-conditioned edges, which is the governing text for both.",
+    "The engine never touches the outside world directly.",
+    "Every operational effect — calling an app, writing a log, checkpointing state, scheduling a "
+    "delay, enqueueing a fan-out job — flows through WorkflowContext.",
+    # Field reference: the Step table's note
+    "Note: “Required” (✅) above describes what a valid, runnable Step needs — it is not a "
+    "storage-time constraint.",
+    "A host may persist a Step (and a Workflow containing it) as an incomplete draft, e.g. with "
+    "uses.app/uses.action unset.",
+    # Planning
+    "v0 executes them sequentially; parallel scheduling of independent branches is an "
+    "engine-level enhancement that consumes the same plan.",
+    # Expression markers
+    "Expression semantics — operators, coercion, error handling — are specified by @w6w/expr "
+    "(JSONLogic-based).",
+    # Host contract
+    "Every operational effect goes through WorkflowContext, which the host implements.",
+    # Edge.when
+    "An error edge is an edge that activates when its source step fails, instead of when it "
+    "succeeds.",
+    # Authoring presentation
+    "settings is itself optional; when the object is absent, every member below takes its own "
+    "default.",
+    "Because the coordinate travels with the step, renaming a step id carries its position along "
+    "untouched: there is no workflow-level id → {x,y} map to keep in step with renames, and "
+    "therefore no orphaned entries and no id fix-up.",
+    "No positions is a valid workflow.",
+    "Partial coverage is likewise valid: an editor places the steps that declare a position and "
+    "computes the rest.",
+    "This RFC pins no storage mechanism beyond that: what is normative is that both fields are "
+    "part of the portable workflow document, so a workflow exported from one host and imported "
+    "into another keeps its arrangement.",
+    # Envelope
+    'An ExprValue is a with value of the form { "type": "expr", "parts": [ … ] }: an ordered list '
+    "of parts, each resolved independently, concatenated into one string.",
+    "The consequence worth stating plainly, so that nobody meets it as a surprise: a document "
+    "rendered through a render part cannot be handed to an object-typed param.",
+    "Whatever the document holds, the envelope’s contribution is a string.",
+    "Pointing a render part’s ref at that parsed object does not stringify it either — it fails "
+    "the step, per The render part kind.",
+    "Nothing an author can type between {{ and }}, and nothing a document can contain, parses to a "
+    "render part.",
+    "Render mode’s grammar has exactly two productions, and neither one is a secret reference.",
+    "It has no production for a secret part and no production for a nested render part.",
+    "{{ secrets.API_KEY }} inside rendered content is therefore not a secret reference at all.",
+    'It matches the ordinary path production and parses to { "kind": "var", "ref": '
+    '"secrets.API_KEY" } — a path lookup like any other.',
+    "And the generic data root it is looked up in is the run scope minus secrets (Run-scope "
+    "roots), so the lookup finds nothing and contributes the empty string, exactly as every "
+    "unknown path does.",
+    "Two more are part of the model and are declared here; per the governing clause above, that "
+    "block is incomplete rather than exhaustive.",
+    "Exactly one production in this model may read it: a secret part of an ExprValue, which reads "
+    "secrets[ref] directly, never through expression evaluation.",
+    'It is excluded from the generic data root — the root that { "$": … }, { "$expr": … }, var '
+    "parts, expr parts and every rendered reference are evaluated against is the run scope with "
+    "secrets removed.",
+    'So { "$": "secrets.X" } is an unknown path rather than a secret read and resolves to nothing, '
+    "which is what an unknown path always does.",
+    "documents is ordinary data with no special handling: reachable as documents.<key> from any "
+    "expression, exactly like vars or steps.",
+    "The host populates it under the run’s own (tenant, subject, project) — a workflow reads its "
+    "own project’s documents.",
+    "a secret part with an absent or empty ref names no available secret and so fails the step, "
+    "per the secret rule above; a render part with an absent or empty ref has no resolved content "
+    "and so fails the step with render_ref_unresolved, per The render part kind.",
+    # Root-anchored strings
+    "The exported RunScope type in @w6w/workflow is canonical for this list: it is the single "
+    "source of truth for which roots exist, and a future member added to it extends this rule’s "
+    "root set automatically — no separate list to keep in step.",
+    # Chain
+    "It adds one new production to the {{ }} grammar — a flat fallback chain spelled with the "
+    "infix operators || and ?? — and that production exists in editor mode only.",
+    "|| reuses JSONLogic’s existing or operator unchanged; ?? is a new @w6w/expr evaluator "
+    "operator.",
+    "That refusal is a property of the parser, not a filter: a chain naming a secret operand is "
+    "never built, so there is no expr part in existence for a downstream evaluator to mishandle.",
+    "The new production does not exist in render mode.",
+    'A rendered {{ secrets.K || "x" }} is refused by the operand rule above before it ever '
+    "becomes a chain, and falls back to the ordinary <path> production, which in render mode "
+    "resolves against the secrets-free root exactly as every other path does.",
+    # Workflow key
+    "name keeps its pre-existing meaning and requiredness unchanged: a required, human-authored, "
+    "lowercase-kebab-case label.",
+    # RetryPolicy well-formedness and the per-wait ceiling
+    "An absent or null retry is not a malformed policy: it means no retry — one attempt, exactly "
+    "as the Step retry row’s “Defaults to no retry” already says.",
+    "Any single computed wait between two attempts is capped at 300000 ms (5 minutes): the host "
+    "waits the smaller of the wait the policy computes and 300000 ms.",
+    "The cap applies to every author-configured retry — Step.retry, Function.retry, "
+    "Endpoint.retry, Workflow.retry — and to the platform’s own trigger delivery constant "
+    "(trigger.md’s Retry backoff).",
+    "It bounds each computed wait, not the ladder or the clock: a policy with many attempts still "
+    "makes every one of them, with no computed wait between them longer than five minutes.",
+    # Step metadata
+    'Absent meta reads like any absent path: { "$": "steps.<id>.meta.version" } and JSONLogic var '
+    "yield null.",
+    "Records written before this amendment stay valid.",
+    "Nothing is backfilled and no null filler stands in for a missing meta.",
+    # Whole-value bindings
+    'A json or group param’s entire value may be a { "$" } marker (or a { "$expr" } marker).',
+    "It resolves type-preserved — an object, array, null, boolean or number stays itself — before "
+    "validation and before invocation, exactly as a marker resolves anywhere else in with.",
 )
 
 _HARNESS_SECTIONS = (
@@ -165,7 +293,7 @@ _HARNESS_SECTIONS = (
     Section("5.6 Data availability#", "DATA"),
     Section("5.7 Completion#", "DONE"),
     Section("5.8 Failure propagation#", "FAIL"),
-    Section("5.9 What is deliberately unspecified#", None),
+    Section("5.9 What is deliberately unspecified#", "UNSPEC", informative=True),
 )
 
 _HARNESS_EXTRA = (
@@ -207,6 +335,10 @@ _HARNESS_EXTRA = (
     "Nodes never reached remain PENDING at completion.",
     # 5.8
     "When a node reaches FAILED and its retry policy is exhausted:",
+    # 5.4 (added 2026-12, issue 10)
+    "Everything else is an implementation decision: which ready node to pick, how to distribute "
+    "work, how to recover from a crash.",
+    "If ordering matters, express it with an edge.",
 )
 
 CONFIGS: dict[str, SpecConfig] = {

@@ -5,15 +5,26 @@ clause ids; this extractor only *proposes* clauses.  ``merge`` keeps every id
 already given (matched by text) and numbers new clauses after the highest id
 of their section, so re-running it never renumbers a cited clause.
 
-What counts as a clause, in a section that is not informative:
+What counts as a clause, in a normative section:
 
 * a sentence containing an RFC 2119 keyword (MUST, MUST NOT, SHOULD,
-  SHOULD NOT, REQUIRED, MAY, SHALL) — the sentence;
+  SHOULD NOT, SHALL, SHALL NOT, REQUIRED, RECOMMENDED, NOT RECOMMENDED,
+  OPTIONAL, MAY) — the sentence;
 * a bullet (``•``) or numbered item (``1.``) — the whole item, including any
   ``Testably:`` sentence it carries;
+* a prose paragraph carrying a ``Testably:`` sentence — the whole paragraph;
+* a table row (a line with a tab, except a table's header row) — the whole
+  row, kind ``row``: the field, its type, whether it is required and its
+  description, or an enumeration's values.  Its keyword sentences and extras
+  are clauses of their own as well;
 * a titled rule paragraph (``Join once. A step with …``) in a section listed
   under ``titled`` — the whole paragraph;
-* a table row or sentence listed under ``extra`` in the spec's config.
+* a sentence listed under ``extra`` in the spec's config (normative text
+  without a keyword).
+
+A section marked ``informative`` ("What is deliberately unspecified") still
+yields its keyword sentences, and only those; a section whose code is None
+yields nothing.
 
 Run ``python -m wforacle.properties.clauses.extract w6w SPEC.txt`` to print
 the merged catalogue.
@@ -29,7 +40,10 @@ from pathlib import Path
 import attrs
 import yaml
 
-KEYWORDS = re.compile(r"\b(MUST NOT|MUST|SHOULD NOT|SHOULD|REQUIRED|SHALL|MAY)\b")
+KEYWORDS = re.compile(
+    r"\b(MUST NOT|MUST|SHOULD NOT|SHOULD|SHALL NOT|SHALL"
+    r"|NOT RECOMMENDED|RECOMMENDED|REQUIRED|OPTIONAL|MAY)\b"
+)
 BULLET = re.compile(r"^\s*(•|\d+\.)\s+")
 TITLED = re.compile(r"^(?!Why )[A-Z][^.:]{2,70}\.\s+\S")
 SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z“\"{(])")
@@ -40,8 +54,9 @@ class Section:
     """A heading of the specification and the clause-id prefix it gets."""
 
     heading: str
-    code: str | None  # None: informative, no clauses
+    code: str | None  # None: no clauses at all (Motivation, Open questions)
     titled: bool = False
+    informative: bool = False  # only its keyword sentences are clauses
 
 
 @attrs.frozen
@@ -75,7 +90,8 @@ def _kind(text: str) -> str:
     return "rule"
 
 
-def _sentences(paragraph: str) -> list[str]:
+def sentences(paragraph: str) -> list[str]:
+    """The sentences of one paragraph, each stripped."""
     return [s.strip() for s in SENTENCE_END.split(paragraph) if s.strip()]
 
 
@@ -111,35 +127,52 @@ def propose(config: SpecConfig, text: str) -> Iterator[Proposed]:
     # for it.
     pending = list(config.sections)
     current: Section | None = None
+    previous = ""  # the line before: a table's first row is its header
     numbered = _joined(text) if config.wrapped_bullets else enumerate(text.splitlines(), start=1)
     for number, raw in numbered:
         line = raw.strip()
+        header = "\t" not in previous
+        previous = raw
         if pending and line == pending[0].heading:
             current = pending.pop(0)
             continue
         if current is None or current.code is None or not line:
             continue
-        extras = [extra for extra in config.extra if extra in line]
-        for extra in extras:
-            yield Proposed(current.code, current.heading, number, _kind(extra), extra)
-        if line.startswith(("{", "}", "//", "interface ")):
-            continue  # code blocks
-        if "\t" in line:
-            line = line.rsplit("\t", 1)[1]  # a table row: its description cell
-            for sentence in _sentences(line):
-                if KEYWORDS.search(sentence) and not any(sentence in e for e in extras):
-                    yield Proposed(current.code, current.heading, number, _kind(sentence), sentence)
-            continue
-        if extras and not BULLET.match(line):
-            for sentence in _sentences(line):
-                if KEYWORDS.search(sentence) and not any(sentence in e for e in extras):
-                    yield Proposed(current.code, current.heading, number, _kind(sentence), sentence)
-        elif BULLET.match(line) or (current.titled and TITLED.match(line)):
-            yield Proposed(current.code, current.heading, number, _kind(line), line)
-        else:
-            for sentence in _sentences(line):
-                if KEYWORDS.search(sentence):
-                    yield Proposed(current.code, current.heading, number, _kind(sentence), sentence)
+        for text_, kind in _line_clauses(config, current, line, header=header):
+            yield Proposed(current.code, current.heading, number, kind, text_)
+
+
+def _keyword_sentences(paragraph: str, extras: list[str]) -> Iterator[tuple[str, str]]:
+    for sentence in sentences(paragraph):
+        if KEYWORDS.search(sentence) and not any(sentence in e for e in extras):
+            yield sentence, _kind(sentence)
+
+
+def _line_clauses(
+    config: SpecConfig, section: Section, line: str, *, header: bool
+) -> Iterator[tuple[str, str]]:
+    """The clauses of one paragraph (one line of the file), as ``(text, kind)``."""
+    if section.informative:
+        yield from _keyword_sentences(line, [])
+        return
+    extras = [extra for extra in config.extra if extra in line]
+    row = "\t" in line
+    if row and not header:
+        yield line, "row"  # a table row: field, type, requiredness, description
+    for extra in extras:
+        yield extra, _kind(extra)
+    if row:
+        # The description cell's keyword sentences are clauses of their own.
+        yield from _keyword_sentences(line.rsplit("\t", 1)[1], extras)
+        return
+    if line.startswith(("{", "}", "//", "interface ")):
+        return  # code blocks
+    if BULLET.match(line) or (section.titled and not extras and TITLED.match(line)):
+        yield line, _kind(line)
+        return
+    if "Testably:" in line:
+        yield line, "testably"  # a prose rule with its test: the whole paragraph
+    yield from _keyword_sentences(line, extras)
 
 
 def merge(
