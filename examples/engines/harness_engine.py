@@ -302,6 +302,10 @@ class Runtime:
                 message = receive()
                 ok = "error" not in message
                 self.state[target] = "SUCCEEDED" if ok else "FAILED"
+                if ok:
+                    declared = self.nodes[target]["outputs"]
+                    produced = message.get("outputs") or {}
+                    self.outputs[target] = {k: v for k, v in produced.items() if k in declared}
                 self.event("node_compensated", node=target, status=self.state[target])
                 continue
             break
@@ -350,11 +354,12 @@ class Runtime:
         inputs = {}
         for item in node["inputs"]:
             bound = False
-            for link in self.links:
+            for k, link in enumerate(self.links):
                 if (
                     link["type"] == "data"
                     and link["to"] == n
                     and link.get("toPort") == item["name"]
+                    and self.edge[k] == "satisfied"
                 ):
                     if self.state[link["from"]] == "SUCCEEDED" and link[
                         "fromPort"
@@ -462,10 +467,12 @@ class Runtime:
             for n in self.order:
                 if self.state[n] != "PENDING" or n in self.unreached:
                     continue
-                incoming = [k for k, l in enumerate(self.links) if l["to"] == n]
-                if not incoming:
+                if n in self.entry:
                     continue
-                verdict = self.join(n, incoming)
+                incoming = [k for k, l in enumerate(self.links) if l["to"] == n]
+                verdict = self.join(n, incoming) if incoming else "unreachable"
+                if verdict == "unreachable" and self.handler_may_run(n):
+                    continue
                 if verdict == "ready" and self.unwinding is None:
                     self.state[n] = "READY"
                     changed = True
@@ -488,13 +495,33 @@ class Runtime:
                                 self.edge[k] = "negative"
                     changed = True
 
+    def handler_may_run(self, n):
+        """Can an error edge (its source may still fail) or a compensation edge (its
+        source may still succeed, or has) still bring ``n`` in?"""
+        alive = ("PENDING", "READY", "RUNNING", "RETRYING")
+        for source, targets in self.error_edges.items():
+            if n in targets and self.state[source] in alive and source not in self.unreached:
+                return True
+        for source, targets in self.compensation.items():
+            if (
+                n in targets
+                and self.state[source] in (*alive, "SUCCEEDED")
+                and source not in self.unreached
+            ):
+                return True
+        return False
+
     def join(self, n, incoming):
         node = self.nodes[n]
         satisfied = sum(self.edge[k] == "satisfied" for k in incoming)
         unresolved = sum(self.edge[k] == "unresolved" for k in incoming)
         for k in incoming:
             link = self.links[k]
-            if link["type"] == "data" and self.edge[k] == "negative":
+            if (
+                link["type"] == "data"
+                and self.edge[k] == "negative"
+                and link["from"] in self.unreached
+            ):
                 item = next((x for x in node["inputs"] if x["name"] == link.get("toPort")), None)
                 if item and item["required"] and not item["has_default"] and not item["has_value"]:
                     return "unreachable"

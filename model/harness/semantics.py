@@ -172,6 +172,14 @@ class HarnessRun:
             t for ts in self.compensation.values() for t in ts
         }
         self.handlers = frozenset(h for h in handlers if not self.incoming[h])
+        self.errors_in: dict[int, list[int]] = {i: [] for i in range(len(self.nodes))}
+        self.compensation_in: dict[int, list[int]] = {i: [] for i in range(len(self.nodes))}
+        for s, targets in self.errors_out.items():
+            for t in targets:
+                self.errors_in[t].append(s)
+        for s, targets in self.compensation.items():
+            for t in targets:
+                self.compensation_in[t].append(s)
         if harness.entry is not None:
             self.entry: tuple[int, ...] = (self.index[harness.entry],)  # HX-START-1
         else:
@@ -319,10 +327,12 @@ class HarnessRun:
                     continue
                 source = link.source
                 # HX-DATA-1: available once its producer reaches SUCCEEDED; HX-DATA-2:
-                # a SKIPPED producer's outputs are unavailable.
+                # a SKIPPED producer's outputs are unavailable; HX-READY-3: an edge whose
+                # condition is false is "not satisfied" and carries nothing.
                 produced = c.outputs[source]
                 if (
                     c.states[source] == SUCCEEDED
+                    and c.edges[k] == "satisfied"
                     and isinstance(produced, dict)
                     and link.from_port in produced
                 ):
@@ -569,9 +579,13 @@ class HarnessRun:
             unreached = set(c.unreached)
             discard = set(c.discard)
             for i in range(len(self.nodes)):
-                if states[i] != PENDING or i in unreached or not self.incoming[i]:
+                if states[i] != PENDING or i in unreached or i in self.entry:
                     continue
-                verdict = self._join(i, edges)
+                verdict = self._join(i, edges, unreached) if self.incoming[i] else "unreachable"
+                if verdict == "unreachable" and self._may_be_handled(
+                    c.status, i, states, unreached
+                ):
+                    continue  # a handler whose source can still fail (HX-FAIL-2) waits
                 if verdict == "ready" and c.status == "running":
                     states[i] = READY
                     changed = True
@@ -607,10 +621,32 @@ class HarnessRun:
             )
         return c
 
+    def _may_be_handled(
+        self, status: str, i: int, states: Sequence[str], unreached: set[int]
+    ) -> bool:
+        """Whether an error or compensation edge can still reach ``i`` (A-84).
+
+        An error edge can while its source may still fail (HX-FAIL-2: "all are
+        traversed"); a compensation edge while its source may still succeed or
+        has succeeded and the instance may still unwind (HX-FAIL-3).  A node no
+        edge of any kind can still reach is unreachable (HX-UNREACH-1) — a
+        handler whose source succeeded, a root outside ``@entry`` (HX-START-1).
+        """
+        live = (PENDING, READY, RUNNING, RETRYING)
+
+        def can_act(s: int, also: tuple[str, ...] = ()) -> bool:
+            return states[s] in (*live, *also) and s not in unreached
+
+        if status not in ("running", "unwinding"):
+            return False
+        return any(can_act(s) for s in self.errors_in[i]) or any(
+            can_act(s, (SUCCEEDED,)) for s in self.compensation_in[i]
+        )
+
     def _all_negative(self, i: int, edges: Sequence[str]) -> bool:
         return all(edges[k] == "negative" for k in self.incoming[i])
 
-    def _join(self, i: int, edges: Sequence[str]) -> str:
+    def _join(self, i: int, edges: Sequence[str], unreached: set[int]) -> str:
         """``ready``, ``unreachable`` or ``waiting`` (the join table, A-61).
 
         HX-READY-1: "A node in PENDING becomes READY when its join condition
@@ -623,10 +659,13 @@ class HarnessRun:
         satisfied = sum(edges[k] == "satisfied" for k in incoming)
         unresolved = sum(edges[k] == "unresolved" for k in incoming)
         node = self.nodes[i]
-        # HX-UNREACH-5: a required input with no default fed by an unreachable source.
+        # HX-UNREACH-5: a required input with no default fed by an unreachable source
+        # ("comes from an unreachable source").  A source that FAILED, was CANCELLED or
+        # whose edge's condition is false was reached: the consumer runs and fails
+        # HX-4101 (HX-DATA-3; HX-DATA-4: "MUST fail rather than pass a null").
         for k in incoming:
             link = self.links[k]
-            if link.type == "data" and edges[k] == "negative":
+            if link.type == "data" and edges[k] == "negative" and link.source in unreached:
                 item = next((x for x in node.inputs if x.name == link.to_port), None)
                 if (
                     item is not None
