@@ -320,10 +320,12 @@ class Engine:
 def choose(outstanding: dict[JSON, str], choices: Iterator[int]) -> JSON:
     """The outstanding call the schedule completes next.
 
-    The next choice modulo the number outstanding, calls ordered by id (0
+    The next choice modulo the number outstanding, calls in the order the
+    engine sent their invokes (``outstanding`` keeps insertion order), so a
+    schedule means the same interleaving whatever ids the engine gives (0
     once the schedule runs out).
     """
-    calls = sorted(outstanding, key=repr)
+    calls = list(outstanding)
     return calls[next(choices, 0) % len(calls)]
 
 
