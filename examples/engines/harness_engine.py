@@ -278,7 +278,7 @@ class Runtime:
         self.discard = set()
         self.finished = []
         self.outstanding = {}
-        self.unwinding = None
+        self.unwinding = False
         self.failed_node = None
         for n in self.entry:
             self.state[n] = "READY"
@@ -294,8 +294,9 @@ class Runtime:
                 continue
             if progressed:
                 continue
-            if self.unwinding:
-                target = self.unwinding.pop(0)
+            owed = self.compensations_owed() if self.unwinding else []
+            if owed:
+                target = owed[0]
                 self.calls += 1
                 send({"type": "invoke", "call": self.calls, "node": target, "inputs": {}})
                 send({"type": "wait"})
@@ -326,6 +327,18 @@ class Runtime:
             },
         }
 
+    def compensations_owed(self):
+        """Compensation targets of every node that succeeded, latest first, each once,
+        not yet run."""
+        owed = []
+        for j in reversed(self.finished):
+            if self.state[j] != "SUCCEEDED":
+                continue
+            for t in self.compensation.get(j, []):
+                if self.state[t] == "PENDING" and t not in owed:
+                    owed.append(t)
+        return owed
+
     def env(self):
         env = {"params": self.params}
         for n in self.order:
@@ -336,7 +349,7 @@ class Runtime:
     def launch(self):
         """Start every READY node (each invocation outstanding at once)."""
         started = False
-        while self.unwinding is None:
+        while not self.unwinding:
             ready = [n for n in self.order if self.state[n] == "READY"]
             if not ready:
                 break
@@ -445,16 +458,15 @@ class Runtime:
             if self.error_edges.get(n):
                 for target in self.error_edges[n]:
                     if self.state[target] == "PENDING":
-                        self.state[target] = "READY"
+                        if self.unwinding:
+                            # nothing new starts while unwinding: the handler is cancelled
+                            self.state[target] = "CANCELLED"
+                            self.negate(target)
+                        else:
+                            self.state[target] = "READY"
             elif self.failed_node is None:
                 self.failed_node = n
-                done = [j for j in reversed(self.finished) if self.state[j] == "SUCCEEDED"]
-                self.unwinding = [
-                    t
-                    for j in done
-                    for t in self.compensation.get(j, [])
-                    if self.state[t] == "PENDING"
-                ]
+                self.unwinding = True
                 for m in self.order:
                     if self.state[m] == "READY":
                         self.state[m] = "CANCELLED"
@@ -473,7 +485,7 @@ class Runtime:
                 verdict = self.join(n, incoming) if incoming else "unreachable"
                 if verdict == "unreachable" and self.handler_may_run(n):
                     continue
-                if verdict == "ready" and self.unwinding is None:
+                if verdict == "ready" and not self.unwinding:
                     self.state[n] = "READY"
                     changed = True
                     if self.nodes[n]["join"] == "any":

@@ -1,15 +1,16 @@
 """Small-step operational semantics of a Harness execution instance (chapter 5).
 
 Notation: ``c = (status, states, attempts, outputs, errors, edges, unreached,
-discard, invocations, order, unwinding)``.  ``states[n]`` is one of PENDING,
+discard, invocations, order, failure)``.  ``states[n]`` is one of PENDING,
 READY, RUNNING, RETRYING, SUCCEEDED, FAILED, SKIPPED, CANCELLED; ``edges[e]``
 is ``unresolved``, ``satisfied`` or ``negative`` for every forward edge
 (control, data, dependency, and one per decision case — A-61); ``unreached``
 holds PENDING nodes known unreachable (HX-UNREACH-1: they stay PENDING, their
 outgoing edges are negative); ``discard`` holds RUNNING non-idempotent nodes
 cancelled under ``any`` whose result will be discarded (HX-CANCEL-2);
-``order`` is completion order (for compensation); ``unwinding`` the
-compensation handlers left to run after an unhandled failure.
+``order`` is completion order (for compensation); ``failure`` the node whose
+unhandled failure is propagating.  The compensation handlers left to run are
+computed from ``c`` when nothing runs any more (A-86), not kept.
 
 Transitions are the choices chapter 5 leaves to the runtime (HX-SCHED-1:
 "any READY nodes in any order, and any number of them concurrently"):
@@ -121,7 +122,6 @@ class Config:
     discard: frozenset[int] = frozenset()
     invocations: tuple[int, ...] = ()
     order: tuple[int, ...] = ()
-    unwinding: tuple[int, ...] = ()
     failure: int | None = None  # the node whose unhandled failure is propagating
 
 
@@ -241,8 +241,9 @@ class HarnessRun:
                 found.append(self._retry(c, i))
         if found:
             return found
-        if c.status == "unwinding" and c.unwinding:
-            return [self._compensate(c)]
+        due = self.compensation_due(c) if c.status == "unwinding" else ()
+        if due:
+            return [self._compensate(c, due[0])]
         return [self._finish(c)]
 
     # -- transitions ---------------------------------------------------------------------
@@ -493,15 +494,31 @@ class HarnessRun:
             ),
         )
 
-    def _compensate(self, c: Config) -> Transition[Config]:
+    def compensation_due(self, c: Config) -> tuple[int, ...]:
+        """The compensation handlers still to run, in the order they run (A-64, A-86).
+
+        The targets of the compensation edges of every SUCCEEDED node — also one
+        that succeeded while unwinding, since the list is taken once nothing runs
+        any more — in reverse completion order, each target once.
+        """
+        due: list[int] = []
+        for j in reversed(c.order):
+            if c.states[j] == SUCCEEDED:
+                due.extend(
+                    t for t in self.compensation[j] if c.states[t] == PENDING and t not in due
+                )
+        return tuple(due)
+
+    def _compensate(self, c: Config, i: int) -> Transition[Config]:
         """Run the next compensation handler while unwinding (HX-FAIL-3; chapter 8: A-64)."""
-        i = c.unwinding[0]
         node = self.nodes[i]
         invocation = c.invocations[i] + 1
         result = self.scenario.result(node, invocation)
         ok = not (isinstance(result, dict) and "error" in result)
         state = SUCCEEDED if ok else FAILED
-        outputs = result.get("outputs", {}) if ok and isinstance(result, dict) else None
+        outputs = None
+        if ok and isinstance(result, dict):
+            outputs = {k: v for k, v in result.get("outputs", {}).items() if k in node.outputs}
         return Transition(
             {"event": "node_compensated", "node": node.id, "status": state},
             "compensate",
@@ -511,7 +528,6 @@ class HarnessRun:
                 states=_put(c.states, i, state),
                 outputs=_put(c.outputs, i, outputs),
                 invocations=_put(c.invocations, i, invocation),
-                unwinding=c.unwinding[1:],
             ),
         )
 
@@ -549,24 +565,26 @@ class HarnessRun:
         c = attrs.evolve(c, edges=tuple(edges))
         if state == FAILED:
             if self.errors_out[i]:
-                # HX-FAIL-2: "all are traversed. The failure is handled".
+                # HX-FAIL-2: "all are traversed. The failure is handled".  While
+                # unwinding nothing new starts (A-64), so a handler reached then is
+                # CANCELLED at once, never left READY (HX-DONE-1; A-85).
+                reached = READY if c.status == "running" else CANCELLED
                 activated = list(c.states)
+                edges = list(c.edges)
                 for t in self.errors_out[i]:
                     if activated[t] == PENDING:
-                        activated[t] = READY
-                c = attrs.evolve(c, states=tuple(activated))
+                        activated[t] = reached
+                        if reached == CANCELLED:
+                            for k in self.outgoing[t]:
+                                if edges[k] == "unresolved":
+                                    edges[k] = "negative"
+                c = attrs.evolve(c, states=tuple(activated), edges=tuple(edges))
             elif c.failure is None:
                 # HX-FAIL-3: "the failure propagates: the runtime begins unwinding".
-                done = [j for j in reversed(c.order) if c.states[j] == SUCCEEDED]
-                unwinding = tuple(
-                    t for j in done for t in self.compensation[j] if c.states[t] == PENDING
-                )
                 # Nothing new starts while unwinding (A-64): READY nodes are cancelled;
-                # RUNNING ones finish.
+                # RUNNING ones finish; compensation runs once nothing runs (A-86).
                 stopped = tuple(CANCELLED if s == READY else s for s in c.states)
-                c = attrs.evolve(
-                    c, status="unwinding", failure=i, unwinding=unwinding, states=stopped
-                )
+                c = attrs.evolve(c, status="unwinding", failure=i, states=stopped)
         return self.settle(c)
 
     def settle(self, c: Config) -> Config:
