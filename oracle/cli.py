@@ -172,7 +172,12 @@ def cmd_plan(args: argparse.Namespace) -> int:
 
 
 def cmd_clauses(args: argparse.Namespace) -> int:
-    """List the clause catalogue of a spec with the rules and tests citing each clause."""
+    """List the clause catalogue of a spec with the rules and tests citing each clause.
+
+    A clause is covered when a rule site (wforacle's own source, generators
+    aside) and a test both cite it; ``rules-only``, ``tests-only`` and
+    ``uncovered`` say which half is missing.
+    """
     from wforacle.properties.clauses import Coverage, default_tests_dir
 
     tests_dir = Path(args.tests) if args.tests else default_tests_dir()
@@ -187,13 +192,17 @@ def cmd_clauses(args: argparse.Namespace) -> int:
             "line": c.line,
             "kind": c.kind,
             "text": c.text,
+            "status": coverage.status(c.id),
             "rules": [f"{x.file}:{x.line}" for x in coverage.rules.get(c.id, ())],
+            "rule_sites": coverage.rule_sites(c.id),
             "tests": [f"{x.file}:{x.line}" for x in coverage.tests.get(c.id, ())],
+            "test_files": coverage.test_files(c.id),
+            "generators": [f"{x.file}:{x.line}" for x in coverage.generators.get(c.id, ())],
         }
         for c in coverage.catalogue.clauses
     ]
     if args.uncovered:
-        rows = [r for r in rows if not r["rules"] or not r["tests"]]
+        rows = [r for r in rows if r["status"] != "covered"]
     unknown = [f"{u.clause} at {u.file}:{u.line}" for u in coverage.unknown]
     if args.json:
         emit_json(
@@ -201,6 +210,7 @@ def cmd_clauses(args: argparse.Namespace) -> int:
                 "spec": args.spec,
                 "file": coverage.catalogue.file,
                 "coverage": figures,
+                "sections": coverage.sections(),
                 "tests_scanned": coverage.tests_scanned,
                 "unknown_citations": unknown,
                 "clauses": rows,
@@ -208,22 +218,36 @@ def cmd_clauses(args: argparse.Namespace) -> int:
         )
     else:
         for r in rows:
-            text = r["text"] if len(r["text"]) <= 70 else r["text"][:69] + "…"
+            text = " ".join(r["text"].split("\t"))
+            text = text if len(text) <= 60 else text[:59] + "…"
             print(
-                f"{r['id']:<15} {r['kind']:<10} {len(r['rules']):>2}R {len(r['tests']):>2}T  {text}"
+                f"{r['id']:<15} {r['kind']:<10} {r['status']:<10} "
+                f"{len(r['rule_sites']):>2}R {len(r['test_files']):>2}T  {text}"
             )
-        total = figures["clauses"] or 1
-        print(
-            f"\n{args.spec}: {figures['clauses']} clauses; "
-            f"cited by rules {figures['by_rules']} ({100 * figures['by_rules'] / total:.0f}%), "
-            f"by tests {figures['by_tests']} ({100 * figures['by_tests'] / total:.0f}%), "
-            f"by both {figures['by_both']} ({100 * figures['by_both'] / total:.0f}%)"
-        )
+        _print_coverage(args.spec, figures)
         if not coverage.tests_scanned:
             print("tests not scanned: no tests/ folder found (pass --tests DIR)")
         for u in unknown:
             print(f"warning: cited clause not in the catalogue: {u}")
     return EXIT_FINDING if unknown else EXIT_OK
+
+
+def _print_coverage(spec: str, figures: dict[str, int]) -> None:
+    """The coverage summary of ``clauses``: per status, then per citing side."""
+    total = figures["clauses"] or 1
+
+    def share(key: str) -> str:
+        return f"{figures[key]} ({100 * figures[key] / total:.0f}%)"
+
+    print(
+        f"\n{spec}: {figures['clauses']} clauses; covered (a rule and a test) "
+        f"{share('covered')}, rules only {share('rules_only')}, "
+        f"tests only {share('tests_only')}, uncovered {share('uncovered')}"
+    )
+    print(
+        f"cited by rules {share('by_rules')}, by tests {share('by_tests')}, "
+        f"by both {share('by_both')}; aimed at by generators {figures['by_generators']}"
+    )
 
 
 # -- jsonlogic ---------------------------------------------------------------

@@ -9,7 +9,7 @@ import subprocess
 import pytest
 import yaml
 
-from wforacle.properties.clauses import CONFIGS, Coverage, catalogue_path, load
+from wforacle.properties.clauses import CONFIGS, Citation, Coverage, catalogue_path, load, scan
 from wforacle.properties.clauses.extract import (
     BULLET,
     KEYWORDS,
@@ -223,3 +223,73 @@ def test_coverage_counts_rules_and_tests_from_citations():
     assert "W6W-PLAN-6" in coverage.rules and "W6W-PLAN-6" in coverage.tests
     figures = coverage.figures()
     assert figures["by_both"] <= min(figures["by_rules"], figures["by_tests"])
+    statuses = ("covered", "rules_only", "tests_only", "uncovered")
+    assert sum(figures[s] for s in statuses) == figures["clauses"]
+    assert figures["covered"] == figures["by_both"]
+
+
+def test_a_clause_is_covered_only_by_a_rule_and_a_test():
+    catalogue = load("w6w")
+    here = Citation("W6W-PLAN-1", "wforacle.model/w6w/x.py", 1)
+    there = Citation("W6W-PLAN-1", "tests/test_x.py", 1)
+    both = Coverage(catalogue, {"W6W-PLAN-1": (here,)}, {"W6W-PLAN-1": (there,)}, (), True)
+    rules = Coverage(catalogue, {"W6W-PLAN-1": (here,)}, {}, (), True)
+    tests = Coverage(catalogue, {}, {"W6W-PLAN-1": (there,)}, (), True)
+    assert both.status("W6W-PLAN-1") == "covered"
+    assert rules.status("W6W-PLAN-1") == "rules-only"
+    assert tests.status("W6W-PLAN-1") == "tests-only"
+    assert tests.status("W6W-PLAN-2") == "uncovered"
+    assert rules.figures()["rules_only"] == 1 and rules.figures()["covered"] == 0
+
+
+def test_generators_and_the_catalogues_own_tests_are_not_coverage():
+    from wforacle.properties.clauses import GENERATORS, default_tests_dir
+
+    for spec in SPEC_FILES:
+        coverage = Coverage.compute(spec, default_tests_dir())
+        assert coverage.generators  # the strategies do aim at clauses …
+        for citations in coverage.generators.values():
+            assert all(c.file.startswith(GENERATORS) for c in citations)
+        for citations in coverage.rules.values():  # … but are not rule sites
+            assert not any(c.file.startswith(GENERATORS) for c in citations)
+        for citations in coverage.tests.values():  # this file names ids, it tests none
+            assert not any(c.file.endswith("test_clauses.py") for c in citations)
+
+
+def test_a_citation_names_the_function_or_class_that_holds_it():
+    module = (
+        '"""Notation (W6W-PLAN-1)."""\n\n\nclass Run:\n    @staticmethod\n'
+        "    def step():\n        return 1  # W6W-PLAN-2\n"
+    )
+    found = [(c.clause, c.owner) for c in scan([("m.py", module), ("g.lark", "// W6W-PLAN-3")])]
+    assert found == [
+        ("W6W-PLAN-1", "<module>"),
+        ("W6W-PLAN-2", "Run.step"),
+        ("W6W-PLAN-3", "<module>"),
+    ]
+
+
+@SPECS
+def test_clauses_command_reports_each_clause_status_and_sites(spec, capsys):
+    import json
+
+    from wforacle.oracle.cli import main
+
+    assert main(["clauses", "--spec", spec, "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert len(report["clauses"]) == report["coverage"]["clauses"] == len(load(spec).clauses)
+    for row in report["clauses"]:
+        assert row["status"] == (
+            ("covered" if row["tests"] else "rules-only")
+            if row["rule_sites"]
+            else ("tests-only" if row["tests"] else "uncovered")
+        )
+        assert len(row["test_files"]) <= len(row["tests"])
+    assert sum(s["clauses"] for s in report["sections"].values()) == len(report["clauses"])
+    assert main(["clauses", "--spec", spec, "--uncovered"]) == 0
+    rows = [
+        line.split()
+        for line in capsys.readouterr().out.splitlines()
+        if line.startswith(("W6W-", "HX-"))
+    ]
+    assert rows and all(row[2] != "covered" for row in rows)

@@ -6,13 +6,19 @@ specification file it stands on, its kind (must, should, testably, rule …)
 and its exact text.  ``extract.py`` proposes clauses from the specification
 text; the YAML is the source of truth and ids in it never change.
 
-Coverage is computed from citations, never from a hand-kept list: a clause is
-covered by a rule when its id appears in the source of ``wforacle`` itself,
-and by a test when its id appears in a file under ``tests/``.
+Coverage is computed from citations, never from a hand-kept list.  A clause
+is *covered* only when both hold: a rule site names it (its id appears in
+the source of ``wforacle`` itself — ``model/``, ``grammar/``, ``properties/``,
+``oracle/``) and a test names it (its id appears in a file under ``tests/``).
+A clause named only by rules, only by tests, or by neither is reported as
+such.  The Hypothesis strategies (``properties/strategies/``) aim generation
+at a clause without implementing it: their citations are listed apart as
+generators and are not rule sites.
 """
 
 from __future__ import annotations
 
+import ast
 import re
 from collections.abc import Iterable, Iterator
 from functools import cache
@@ -27,6 +33,11 @@ from wforacle.properties.clauses.configs import CONFIGS
 __all__ = ["CONFIGS", "Catalogue", "Citation", "Clause", "Coverage", "catalogue_path", "load"]
 
 CLAUSE_ID = re.compile(r"\b(?:W6W|HX|WF|ST)-[A-Z]+-\d+\b")
+
+# Citations here steer generation towards a clause; they implement nothing.
+GENERATORS = "wforacle.properties/strategies/"
+
+STATUSES = ("covered", "rules-only", "tests-only", "uncovered")
 
 
 @attrs.frozen
@@ -88,14 +99,50 @@ class Citation:
     clause: str
     file: str
     line: int
+    owner: str = "<module>"  # the function or class whose text holds the citation
+
+    def site(self) -> str:
+        """``file:line owner``, for reports."""
+        return f"{self.file}:{self.line} {self.owner}"
 
 
 def scan(files: Iterable[tuple[str, str]]) -> Iterator[Citation]:
     """Yield the clause ids cited in ``(name, text)`` files."""
     for name, text in files:
+        owners: list[tuple[int, int, str]] | None = None
         for number, line in enumerate(text.splitlines(), start=1):
             for match in CLAUSE_ID.finditer(line):
-                yield Citation(match.group(0), name, number)
+                if owners is None:
+                    owners = _definitions(text) if name.endswith(".py") else []
+                yield Citation(match.group(0), name, number, _owner(owners, number))
+
+
+def _definitions(text: str) -> list[tuple[int, int, str]]:
+    """``(first, last, qualified name)`` of every function and class of a module."""
+    try:
+        tree = ast.parse(text)
+    except SyntaxError:
+        return []
+    found: list[tuple[int, int, str]] = []
+
+    def visit(node: ast.AST, prefix: str) -> None:
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                name = f"{prefix}{child.name}"
+                first = min([child.lineno, *(d.lineno for d in child.decorator_list)])
+                found.append((first, child.end_lineno or child.lineno, name))
+                visit(child, f"{name}.")
+            else:
+                visit(child, prefix)
+
+    visit(tree, "")
+    return found
+
+
+def _owner(definitions: list[tuple[int, int, str]], line: int) -> str:
+    """The innermost definition spanning ``line``, or ``<module>``."""
+    spanning = [d for d in definitions if d[0] <= line <= d[1]]
+    return max(spanning, key=lambda d: d[0])[2] if spanning else "<module>"
 
 
 def package_sources() -> Iterator[tuple[str, str]]:
@@ -121,10 +168,15 @@ def _walk(node: object, name: str, skip: set[str]) -> Iterator[tuple[str, str]]:
             yield child_name, child.read_text("utf-8")
 
 
+# The catalogue's own tests name ids to check the catalogue, not the rules.
+CATALOGUE_TESTS = frozenset({"test_clauses.py"})
+
+
 def test_sources(tests_dir: Path) -> Iterator[tuple[str, str]]:
-    """The test files under ``tests_dir``."""
+    """The test files under ``tests_dir``, the catalogue's own tests aside."""
     for path in sorted(tests_dir.rglob("*.py")):
-        yield str(path.relative_to(tests_dir.parent)), path.read_text("utf-8")
+        if path.name not in CATALOGUE_TESTS:
+            yield str(path.relative_to(tests_dir.parent)), path.read_text("utf-8")
 
 
 def default_tests_dir() -> Path | None:
@@ -140,13 +192,14 @@ def default_tests_dir() -> Path | None:
 
 @attrs.frozen
 class Coverage:
-    """Which rules and tests cite which clauses of one catalogue."""
+    """Which rules, tests and generators cite which clauses of one catalogue."""
 
     catalogue: Catalogue
     rules: dict[str, tuple[Citation, ...]]
     tests: dict[str, tuple[Citation, ...]]
     unknown: tuple[Citation, ...]  # cited ids the catalogue does not have
     tests_scanned: bool
+    generators: dict[str, tuple[Citation, ...]] = attrs.field(factory=dict)
 
     @classmethod
     def compute(cls, spec: str, tests_dir: Path | None) -> Coverage:
@@ -155,35 +208,74 @@ class Coverage:
         ids = catalogue.ids()
         prefix = catalogue.clauses[0].id.split("-", 1)[0] + "-"
         rules: dict[str, list[Citation]] = {}
+        generators: dict[str, list[Citation]] = {}
         tests: dict[str, list[Citation]] = {}
         unknown: list[Citation] = []
-        sources: list[tuple[dict[str, list[Citation]], Iterable[tuple[str, str]]]] = [
-            (rules, package_sources())
-        ]
+        found: list[tuple[bool, Citation]] = [(False, c) for c in scan(package_sources())]
         if tests_dir is not None:
-            sources.append((tests, test_sources(tests_dir)))
-        for bucket, files in sources:
-            for citation in scan(files):
-                if not citation.clause.startswith(prefix):
-                    continue
-                if citation.clause in ids:
-                    bucket.setdefault(citation.clause, []).append(citation)
-                else:
-                    unknown.append(citation)
+            found += [(True, c) for c in scan(test_sources(tests_dir))]
+        for is_test, citation in found:
+            if not citation.clause.startswith(prefix):
+                continue
+            if citation.clause not in ids:
+                unknown.append(citation)
+                continue
+            if is_test:
+                bucket = tests
+            elif citation.file.startswith(GENERATORS):
+                bucket = generators
+            else:
+                bucket = rules
+            bucket.setdefault(citation.clause, []).append(citation)
         return cls(
             catalogue,
             {k: tuple(v) for k, v in rules.items()},
             {k: tuple(v) for k, v in tests.items()},
             tuple(unknown),
             tests_dir is not None,
+            {k: tuple(v) for k, v in generators.items()},
         )
 
+    def status(self, clause_id: str) -> str:
+        """``covered`` (a rule and a test), ``rules-only``, ``tests-only`` or ``uncovered``."""
+        by_rules, by_tests = clause_id in self.rules, clause_id in self.tests
+        if by_rules and by_tests:
+            return "covered"
+        if by_rules:
+            return "rules-only"
+        return "tests-only" if by_tests else "uncovered"
+
+    def rule_sites(self, clause_id: str) -> list[str]:
+        """The distinct ``file owner`` places whose code cites ``clause_id``."""
+        sites = {f"{c.file} {c.owner}": None for c in self.rules.get(clause_id, ())}
+        return list(sites)
+
+    def test_files(self, clause_id: str) -> list[str]:
+        """The distinct test files that cite ``clause_id``."""
+        return list({c.file: None for c in self.tests.get(clause_id, ())})
+
     def figures(self) -> dict[str, int]:
-        """Counts of clauses covered by rules, by tests, and by both."""
+        """Counts of clauses per status, and cited by rules, by tests, by both."""
         ids = [c.id for c in self.catalogue.clauses]
+        statuses = [self.status(i) for i in ids]
         return {
             "clauses": len(ids),
             "by_rules": sum(1 for i in ids if i in self.rules),
             "by_tests": sum(1 for i in ids if i in self.tests),
-            "by_both": sum(1 for i in ids if i in self.rules and i in self.tests),
+            "by_both": statuses.count("covered"),
+            "covered": statuses.count("covered"),
+            "rules_only": statuses.count("rules-only"),
+            "tests_only": statuses.count("tests-only"),
+            "uncovered": statuses.count("uncovered"),
+            "by_generators": sum(1 for i in ids if i in self.generators),
         }
+
+    def sections(self) -> dict[str, dict[str, int]]:
+        """Per section code (``PLAN``, ``EDGE`` …): its clauses and how many are covered."""
+        result: dict[str, dict[str, int]] = {}
+        for clause in self.catalogue.clauses:
+            code = clause.id.split("-")[1]
+            counts = result.setdefault(code, {"clauses": 0, "covered": 0})
+            counts["clauses"] += 1
+            counts["covered"] += self.status(clause.id) == "covered"
+        return result
