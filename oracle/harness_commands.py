@@ -57,7 +57,7 @@ def validate_files(files: list[str], as_json: bool) -> int:
 
 
 def _load(args: argparse.Namespace) -> Any:
-    from wforacle.model.harness.semantics import HarnessRun, Options, Scenario
+    from wforacle.model.harness.semantics import HarnessRun, Scenario
     from wforacle.oracle.cli import EXIT_FINDING, _print_report, emit_json, read_json
     from wforacle.properties.harness.validate import validate
 
@@ -75,8 +75,19 @@ def _load(args: argparse.Namespace) -> Any:
         scenario = Scenario.of(read_json(args.scenario) if args.scenario else {})
     except ValueError as exc:
         raise UsageError(f"{args.scenario}: {exc}") from None
-    options = Options(all_negative=getattr(args, "all_negative", None) or "pending")
-    return HarnessRun(result.harness, scenario, options)
+    return HarnessRun(result.harness, scenario, options_of(args))
+
+
+def options_of(args: argparse.Namespace) -> Any:
+    """The model's readings named on the command line, where a parser offers them (A-80..A-82)."""
+    from wforacle.model.harness.semantics import Options
+
+    chosen = {
+        name: getattr(args, name)
+        for name in ("all_negative", "any_cancels", "pre_execution_retry", "loop_start")
+        if getattr(args, name, None) is not None
+    }
+    return Options(**chosen)
 
 
 def run(args: argparse.Namespace) -> int:

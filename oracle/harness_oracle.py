@@ -19,7 +19,7 @@ from typing import Any
 import attrs
 from hypothesis import HealthCheck, Phase, assume, given, seed, settings
 
-from wforacle.model.harness.semantics import HarnessRun, Scenario, config_key, outcome
+from wforacle.model.harness.semantics import HarnessRun, Options, Scenario, config_key, outcome
 from wforacle.oracle.check import Divergence, check
 from wforacle.oracle.engine import Engine, Fault, Judgement, Observation, choose
 from wforacle.properties.harness.validate import validate
@@ -27,12 +27,15 @@ from wforacle.properties.harness.validate import validate
 JSON = Any
 
 
-def model_of(case: JSON) -> HarnessRun:
-    """The model instance of a case; ValueError when its document is invalid."""
+CHAPTER = Options()
+
+
+def model_of(case: JSON, options: Options = CHAPTER) -> HarnessRun:
+    """The model instance of a case under the readings ``options``; ValueError when invalid."""
     result = validate(case["document"])
     if not result.report.valid or result.harness is None:
         raise ValueError(f"invalid Harness document: {result.report.codes()}")
-    return HarnessRun(result.harness, Scenario.of(copy.deepcopy(case["scenario"])))
+    return HarnessRun(result.harness, Scenario.of(copy.deepcopy(case["scenario"])), options)
 
 
 def drive(engine: Engine, case: JSON, schedule: Sequence[int]) -> Observation:
@@ -94,9 +97,9 @@ def drive(engine: Engine, case: JSON, schedule: Sequence[int]) -> Observation:
     raise Fault("flood", f"more than {engine.max_messages} messages in one run")
 
 
-def judge(engine: Engine, case: JSON) -> Judgement:
-    """Run one case on the engine and compare it with the model."""
-    model = model_of(case)
+def judge(engine: Engine, case: JSON, options: Options = CHAPTER) -> Judgement:
+    """Run one case on the engine and compare it with the model read with ``options``."""
+    model = model_of(case, options)
     try:
         seen = drive(engine, case, case.get("schedule", []))
     except Fault as fault:
@@ -157,8 +160,13 @@ class HarnessCampaign:
     fault_cases: tuple[tuple[JSON, Judgement], ...] = attrs.field(default=(), eq=False)
 
 
-def campaign(engine: Engine, examples: int = 300, seed_value: int = 0) -> HarnessCampaign:
+def campaign(
+    engine: Engine, examples: int = 300, seed_value: int = 0, options: Options = CHAPTER
+) -> HarnessCampaign:
     """Search generated Harness cases for a divergence; shrink the first.
+
+    ``options`` selects the model's readings where the chapter is open
+    (docs/assumptions.md A-61, A-80..A-82), for an engine that takes another.
 
     Engine faults are counted (the first ten kept with their cases), the
     engine restarted, and the search goes on, as for w6w.
@@ -188,7 +196,7 @@ def campaign(engine: Engine, examples: int = 300, seed_value: int = 0) -> Harnes
         except ValueError:
             assume(False)
         counted["examples"] += 1
-        judgement = judge(engine, case)
+        judgement = judge(engine, case, options)
         if judgement.verdict == "fault" and not first:
             counted["faults"] += 1
             if len(fault_cases) < 10:

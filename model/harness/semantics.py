@@ -53,6 +53,7 @@ JSON = Any
 PENDING, READY, RUNNING, RETRYING = "PENDING", "READY", "RUNNING", "RETRYING"
 SUCCEEDED, FAILED, SKIPPED, CANCELLED = "SUCCEEDED", "FAILED", "SKIPPED", "CANCELLED"
 TERMINAL = frozenset({SUCCEEDED, FAILED, SKIPPED, CANCELLED})
+PRE_EXECUTION = frozenset({"HX-4101", "HX-4102"})  # failures of HX-EXEC steps 2 and 3
 
 
 @attrs.frozen
@@ -60,6 +61,18 @@ class Options:
     """Selectable readings where the chapter is ambiguous (docs/assumptions.md A-61)."""
 
     all_negative: str = "pending"  # "pending" (HX-JOIN-3) or "skipped" (the earlier draft)
+    # A-81: what `any` cancels — the whole branch, READY nodes too ("branch"), or only
+    # nodes RUNNING or RETRYING ("running").
+    any_cancels: str = attrs.field(
+        default="branch", validator=attrs.validators.in_(("branch", "running"))
+    )
+    # A-82: whether an HX-4101 / HX-4102 failure (before execution) is retried.
+    pre_execution_retry: bool = False
+    # A-80: with maxConcurrency above 1, loop iterations start in sequence order
+    # ("sequence") or in any order ("any").
+    loop_start: str = attrs.field(
+        default="sequence", validator=attrs.validators.in_(("sequence", "any"))
+    )
 
 
 @attrs.frozen
@@ -282,39 +295,69 @@ class HarnessRun:
             )
         inputs, missing = self._inputs(c, i)
         if missing is not None:
-            target = self._terminal(c, i, FAILED, error="HX-4101")
-            return Transition(
+            return self._pre_execution_failure(
+                c,
+                i,
                 {"event": "node_failed", "node": node.id, "error": "HX-4101", "input": missing},
-                "run",
                 ("HX-EXEC-2", "HX-DATA-3", "HX-DATA-4", "HX-EXEC-7"),
-                target,
             )
         failing = [r for r in node.resources if r in self.scenario.failing_resources]
         if failing:
-            target = self._terminal(c, i, FAILED, error="HX-4102")
-            return Transition(
+            return self._pre_execution_failure(
+                c,
+                i,
                 {
                     "event": "node_failed",
                     "node": node.id,
                     "error": "HX-4102",
                     "resource": failing[0],
                 },
-                "run",
                 ("HX-EXEC-3", "HX-EXEC-7"),
-                target,
             )
         if node.kind is Kind.DECISION:
             return self._decide(c, i, env)
         if node.kind is Kind.LOOP:
             return self._loop(c, i, env, inputs)
         states = _put(c.states, i, RUNNING)
-        attempts = _put(c.attempts, i, 1)
+        attempts = _put(c.attempts, i, c.attempts[i] + 1)
         return Transition(
             {"event": "node_started", "node": node.id, "inputs": inputs},
             "run",
             ("HX-SCHED-1", "HX-EXEC-2", "HX-EXEC-3", "HX-EXEC-4"),
             attrs.evolve(c, states=states, attempts=attempts),
         )
+
+    def _pre_execution_failure(
+        self, c: Config, i: int, event: JSON, clauses: tuple[str, ...]
+    ) -> Transition[Config]:
+        """HX-4101 / HX-4102: FAILED without side effects (HX-EXEC-7), never retried.
+
+        A-82: under ``Options(pre_execution_retry=True)`` the failure counts an
+        attempt and, while attempts remain, the node is RETRYING and goes through
+        steps 1–3 again (HX-FAIL-1: FAILED once "its retry policy is exhausted").
+        """
+        node = self.nodes[i]
+        if self.options.pre_execution_retry:
+            attempt = c.attempts[i] + 1
+            c = attrs.evolve(c, attempts=_put(c.attempts, i, attempt))
+            if attempt < node.max_attempts:
+                return Transition(
+                    {
+                        "event": "node_retrying",
+                        "node": node.id,
+                        "attempt": attempt,
+                        "error": event["error"],
+                    },
+                    "run",
+                    ("HX-FAIL-1",),
+                    attrs.evolve(
+                        c,
+                        states=_put(c.states, i, RETRYING),
+                        errors=_put(c.errors, i, event["error"]),
+                    ),
+                )
+            event = {**event, "attempt": attempt}
+        return Transition(event, "run", clauses, self._terminal(c, i, FAILED, error=event["error"]))
 
     def _inputs(self, c: Config, i: int) -> tuple[dict[str, JSON], str | None]:
         """HX-EXEC-2: each input from its data edge, else value, else default."""
@@ -482,7 +525,13 @@ class HarnessRun:
         )
 
     def _retry(self, c: Config, i: int) -> Transition[Config]:
+        """RETRYING → the next attempt (HX-FAIL-1); after HX-4101/HX-4102 steps 1–3 (A-82)."""
         node = self.nodes[i]
+        if c.errors[i] in PRE_EXECUTION:
+            again = self._run(
+                attrs.evolve(c, states=_put(c.states, i, READY), errors=_put(c.errors, i, None)), i
+            )
+            return Transition(again.event, "retry", ("HX-FAIL-1", *again.clauses), again.target)
         return Transition(
             {"event": "node_started", "node": node.id, "attempt": c.attempts[i] + 1, "retry": True},
             "retry",
@@ -609,8 +658,10 @@ class HarnessRun:
                     changed = True
                     if self.nodes[i].join is JoinPolicy.ANY:
                         for j in self.branches.get(i, ()):
-                            if states[j] in (READY, RETRYING) or (
-                                states[j] == RUNNING and self.nodes[j].idempotent
+                            if (
+                                states[j] == RETRYING
+                                or (states[j] == READY and self.options.any_cancels == "branch")
+                                or (states[j] == RUNNING and self.nodes[j].idempotent)
                             ):
                                 states[j] = CANCELLED  # HX-CANCEL-1
                                 for k in self.outgoing[j]:

@@ -85,8 +85,18 @@ def forward(g: nx.MultiDiGraph) -> nx.DiGraph:
     return f
 
 
-def validate(text: str | bytes) -> Validation:
-    """Load and check a Harness document."""
+QUORUM_EDGES = ("participating", "all")
+
+
+def validate(text: str | bytes, quorum_edges: str = "participating") -> Validation:
+    """Load and check a Harness document.
+
+    ``quorum_edges`` is the reading of HX-JOIN-2's "the number of incoming
+    edges" (A-83): the edges that take part in readiness (HX-READY-2, the
+    default) or every incoming edge, error and compensation edges too.
+    """
+    if quorum_edges not in QUORUM_EDGES:
+        raise ValueError(f"quorum_edges is one of {QUORUM_EDGES}, not {quorum_edges!r}")
     harness, problems = load(text)
     diagnostics = list(problems)
     if harness is None:
@@ -98,9 +108,9 @@ def validate(text: str | bytes) -> Validation:
         found = list(_structure(harness, g))
         diagnostics.extend(d for d in found if isinstance(d, Diagnostic))
         structure = next((s for s in found if isinstance(s, Structure)), None)
-        diagnostics.extend(_joins(harness, g))
+        diagnostics.extend(_joins(harness, g, quorum_edges))
         diagnostics.extend(_data(harness, g))
-        diagnostics.extend(_smt(harness, g))
+        diagnostics.extend(_smt(harness, g, quorum_edges))
     report = Report(tuple(diagnostics))
     # HX-INST-2: "Validation is a gate, not advice": no structure, no run.
     return Validation(report, harness, structure if report.valid else None)
@@ -214,41 +224,42 @@ def _structure(harness: Harness, g: nx.MultiDiGraph) -> Iterator[Diagnostic | St
 # -- joins: HX-2401, HX-2402 ---------------------------------------------------------------
 
 
-def _participating(g: nx.MultiDiGraph, node_id: str) -> int:
+def _incoming(g: nx.MultiDiGraph, node_id: str, quorum_edges: str) -> int:
+    """HX-JOIN-2's "the number of incoming edges" under the reading ``quorum_edges`` (A-83)."""
     return sum(
         1
         for _, _, t in g.in_edges(node_id, data="type")
-        if t in ("control", "data", "dependency", "case")
+        if quorum_edges == "all" or t in ("control", "data", "dependency", "case")
     )
 
 
-def _joins(harness: Harness, g: nx.MultiDiGraph) -> Iterator[Diagnostic]:
+def _joins(harness: Harness, g: nx.MultiDiGraph, quorum_edges: str) -> Iterator[Diagnostic]:
     for node in all_nodes(harness):
         if node.join is JoinPolicy.QUORUM:
-            if node.quorum is None:
-                # HX-JOIN-2: "quorum is required when joinPolicy="quorum"" (HX-2401).
+            if node.quorum is None or node.quorum < 1:
+                # HX-JOIN-2: "quorum is required when joinPolicy="quorum"" (HX-2401); a
+                # quorum below 1 is no quorum — it would fire on nothing (A-83).
                 yield error(
                     "HX-2401",
-                    node.path,
-                    'joinPolicy="quorum" needs a quorum',
+                    node.path if node.quorum is None else f"{node.path}/@quorum",
+                    'joinPolicy="quorum" needs a quorum'
+                    if node.quorum is None
+                    else f"quorum {node.quorum} is no quorum: it is at least 1",
                     "HX-JOIN-2",
                     Gate.SAVE,
                 )
-            elif node.id in g and node.quorum > _participating(g, node.id):
-                # HX-JOIN-2: "MUST NOT exceed the number of incoming edges" (HX-2402).
+            elif node.id in g and node.quorum > _incoming(g, node.id, quorum_edges):
+                # HX-JOIN-2: "MUST NOT exceed the number of incoming edges" (HX-2402);
+                # HX-READY-2: "Only control, data and dependency edges participate".
                 yield error(
                     "HX-2402",
                     f"{node.path}/@quorum",
-                    f"quorum {node.quorum} exceeds the {_participating(g, node.id)} "
-                    "incoming edge(s)",
-                    "HX-JOIN-2",
-                    Gate.SAVE,
-                )
-            elif node.quorum < 1:
-                yield error(
-                    "bad_attribute",
-                    f"{node.path}/@quorum",
-                    "quorum is at least 1",
+                    f"quorum {node.quorum} exceeds the {_incoming(g, node.id, quorum_edges)} "
+                    + (
+                        "incoming edge(s) that take part in readiness"
+                        if quorum_edges == "participating"
+                        else "incoming edge(s)"
+                    ),
                     "HX-JOIN-2",
                     Gate.SAVE,
                 )
@@ -319,7 +330,7 @@ def _data(harness: Harness, g: nx.MultiDiGraph) -> Iterator[Diagnostic]:
 # -- z3: guards, conditions, decisions, joins ------------------------------------------------------
 
 
-def _smt(harness: Harness, g: nx.MultiDiGraph) -> Iterator[Diagnostic]:
+def _smt(harness: Harness, g: nx.MultiDiGraph, quorum_edges: str) -> Iterator[Diagnostic]:
     exprs = [n.guard for n in all_nodes(harness)] + [e.condition for e in harness.edges]
     exprs += [c.when for n in harness.nodes for c in n.cases]
     encoder = Encoder(exprs)
@@ -342,7 +353,7 @@ def _smt(harness: Harness, g: nx.MultiDiGraph) -> Iterator[Diagnostic]:
             )
     for node in harness.nodes:
         yield from _decision(node, encoder)
-    yield from _never_fires(harness, g, encoder)
+    yield from _never_fires(harness, g, encoder, quorum_edges)
 
 
 def _decision(node: Node, encoder: Encoder) -> Iterator[Diagnostic]:
@@ -375,7 +386,9 @@ def _decision(node: Node, encoder: Encoder) -> Iterator[Diagnostic]:
         )
 
 
-def _never_fires(harness: Harness, g: nx.MultiDiGraph, encoder: Encoder) -> Iterator[Diagnostic]:
+def _never_fires(
+    harness: Harness, g: nx.MultiDiGraph, encoder: Encoder, quorum_edges: str
+) -> Iterator[Diagnostic]:
     """A quorum larger than the incoming edges that can be satisfied together (HX-JOIN-2)."""
     for node in harness.nodes:
         if node.join is not JoinPolicy.QUORUM or node.quorum is None:
@@ -385,7 +398,11 @@ def _never_fires(harness: Harness, g: nx.MultiDiGraph, encoder: Encoder) -> Iter
             for u, _, d in g.in_edges(node.id, data=True)
             if d["type"] in ("control", "data", "dependency", "case")
         ]
-        if node.quorum > len(incoming):
+        # Under the "all" reading (A-83) error and compensation edges count toward the
+        # bound but never toward the join (HX-READY-2): such a join cannot fire.
+        if node.quorum > len(incoming) and (
+            quorum_edges == "participating" or node.quorum > _incoming(g, node.id, "all")
+        ):
             continue  # HX-2402 already
         satisfied = []
         routes: dict[str, list[Any]] = {}
