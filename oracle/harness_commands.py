@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +23,18 @@ def is_harness(spec: str | None, source: str) -> bool:
             return handle.read(64).lstrip().startswith(b"<")
     except OSError:
         return False
+
+
+@contextlib.contextmanager
+def _within_limits() -> Iterator[None]:
+    """A document beyond what the model enumerates is a usage error, said in one line."""
+    from wforacle.model.harness.semantics import ModelLimit
+    from wforacle.oracle.cli import UsageError
+
+    try:
+        yield
+    except ModelLimit as exc:
+        raise UsageError(str(exc)) from None
 
 
 def _read(source: str) -> bytes:
@@ -100,7 +114,8 @@ def run(args: argparse.Namespace) -> int:
     if isinstance(semantics, int):
         return semantics
     scheduler = seeded(args.seed) if args.schedule == "random" else first
-    execution = execute(semantics, scheduler)
+    with _within_limits():
+        execution = execute(semantics, scheduler)
     result = outcome(semantics, execution.final)
     if args.json:
         emit_json({"trace": execution.trace, "outcome": result})
@@ -121,7 +136,8 @@ def explore(args: argparse.Namespace) -> int:
     semantics = _load(args)
     if isinstance(semantics, int):
         return semantics
-    result = search(semantics, lambda c: outcome(semantics, c), config_key, args.max_states)
+    with _within_limits():
+        result = search(semantics, lambda c: outcome(semantics, c), config_key, args.max_states)
     return report_exploration(result, args.json)
 
 
@@ -164,7 +180,8 @@ def check(args: argparse.Namespace, trace: list[JSON]) -> int:
     if isinstance(semantics, int):
         return semantics
     try:
-        verdict = check_trace(semantics, config_key, trace)
+        with _within_limits():
+            verdict = check_trace(semantics, config_key, trace)
     except FrontierTooLarge as exc:
         raise UsageError(str(exc)) from None
     return report_check(verdict, args.json, "an execution chapter 5 allows")

@@ -38,6 +38,7 @@ comparison; the chapter's is PENDING (HX-JOIN-3).
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Sequence
 from typing import Any
 
@@ -54,6 +55,11 @@ PENDING, READY, RUNNING, RETRYING = "PENDING", "READY", "RUNNING", "RETRYING"
 SUCCEEDED, FAILED, SKIPPED, CANCELLED = "SUCCEEDED", "FAILED", "SKIPPED", "CANCELLED"
 TERMINAL = frozenset({SUCCEEDED, FAILED, SKIPPED, CANCELLED})
 PRE_EXECUTION = frozenset({"HX-4101", "HX-4102"})  # failures of HX-EXEC steps 2 and 3
+MAX_LOOP_OUTCOMES = 4096  # executions of one loop the model enumerates before it says so
+
+
+class ModelLimit(Exception):
+    """A document whose permitted executions exceed what the model enumerates."""
 
 
 @attrs.frozen
@@ -151,6 +157,9 @@ class Link:
     case: int | None = None  # the case's position in its decision
 
 
+Execution = tuple[list[JSON], "Config", JSON]  # one iteration: trace, final configuration, error
+
+
 class HarnessRun:
     """The semantics of one execution instance of ``harness`` under ``scenario``."""
 
@@ -201,6 +210,7 @@ class HarnessRun:
             self.entry = tuple(
                 i for i in range(len(self.nodes)) if not self.incoming[i] and i not in every
             )  # HX-START-2, HX-START-3
+        self._iteration_cache: dict[tuple[int, int, str], list[Execution]] = {}
         self.branches = {
             i: self._branch(i) for i, node in enumerate(self.nodes) if node.join is JoinPolicy.ANY
         }
@@ -247,11 +257,14 @@ class HarnessRun:
         found: list[Transition[Config]] = []
         for i, state in enumerate(c.states):
             if state == READY and c.status == "running":
-                found.append(self._run(c, i))
+                if self.nodes[i].kind is Kind.LOOP and self._prepared(c, i):
+                    found.extend(self._loop(c, i, self.env(c), {}))
+                else:
+                    found.append(self._run(c, i))
             elif state == RUNNING:
                 found.append(self._complete(c, i))
             elif state == RETRYING:
-                found.append(self._retry(c, i))
+                found.extend(self._retry(c, i))
         if found:
             return found
         due = self.compensation_due(c) if c.status == "unwinding" else ()
@@ -317,7 +330,7 @@ class HarnessRun:
         if node.kind is Kind.DECISION:
             return self._decide(c, i, env)
         if node.kind is Kind.LOOP:
-            return self._loop(c, i, env, inputs)
+            raise AssertionError("a loop's transitions are enumerated by _loop")
         states = _put(c.states, i, RUNNING)
         attempts = _put(c.attempts, i, c.attempts[i] + 1)
         return Transition(
@@ -358,6 +371,15 @@ class HarnessRun:
                 )
             event = {**event, "attempt": attempt}
         return Transition(event, "run", clauses, self._terminal(c, i, FAILED, error=event["error"]))
+
+    def _prepared(self, c: Config, i: int) -> bool:
+        """Whether node ``i`` passes steps 1–3 of HX-EXEC (guard, inputs, resources)."""
+        node = self.nodes[i]
+        return (
+            holds(node.guard, self.env(c))
+            and self._inputs(c, i)[1] is None
+            and not any(r in self.scenario.failing_resources for r in node.resources)
+        )
 
     def _inputs(self, c: Config, i: int) -> tuple[dict[str, JSON], str | None]:
         """HX-EXEC-2: each input from its data edge, else value, else default."""
@@ -419,64 +441,127 @@ class HarnessRun:
             target,
         )
 
-    def _loop(self, c: Config, i: int, env: JSON, inputs: JSON) -> Transition[Config]:
-        """A loop runs its body once per item of ``over`` (big-step, A-65).
+    def _loop(self, c: Config, i: int, env: JSON, inputs: JSON) -> list[Transition[Config]]:
+        """A loop runs its body once per item of ``over``: one transition per outcome (A-65, A-80).
 
-        Iterations share no mutable state (HX-DATA-6: "Values are immutable
-        once bound"), so their order cannot change the outcome; they run in
-        sequence order, which is what maxConcurrency="1" requires
-        (HX-SCHED-4) and one of the orders any other bound permits
-        (HX-SCHED-2).  Each iteration is a run of the body's nodes with
-        ``params`` extended by ``item`` and ``index``.
+        Each iteration is a run of the body's nodes with ``params`` extended by
+        ``item`` and ``index``; every execution of each iteration the chapter
+        permits is enumerated.  Iterations share no mutable state (HX-DATA-6:
+        "Values are immutable once bound"), so a loop that succeeds reports
+        every iteration's execution in sequence order.  Which failing iteration
+        the loop reports depends on which iterations run together: at most
+        maxConcurrency (HX-SCHED-2: "bounds concurrent iterations"; absent, no
+        bound), started in sequence order — so with maxConcurrency="1" only the
+        first failing one (HX-SCHED-4) — or, under ``Options(loop_start="any")``,
+        in any order.  A failed loop reports the failing iteration's execution.
         """
         node = self.nodes[i]
         items = evaluate(node.over, env) if node.over is not None else None
         if not isinstance(items, list):
             target = self._terminal(c, i, FAILED, error="loop_over_not_a_list")
-            return Transition(
-                {"event": "node_failed", "node": node.id, "error": "loop_over_not_a_list"},
-                "run",
-                ("HX-SCHED-2",),
-                target,
-            )
-        body = Harness(f"{self.harness.id}/{node.id}", node.body)
-        results = []
-        events = []
-        for index, item in enumerate(items):
-            params = {**self.scenario.params, "item": item, "index": index}
-            inner = HarnessRun(body, attrs.evolve(self.scenario, params=params), self.options)
-            trace, final = reference_run(inner)
-            events.append(trace)
-            if final.status == "failed":
-                code = final.errors[final.failure] if final.failure is not None else "failed"
-                target = self._terminal(c, i, FAILED, error=str(code))
-                return Transition(
-                    {
-                        "event": "node_failed",
-                        "node": node.id,
-                        "error": code,
-                        "iteration": index,
-                        "inner": events,
-                    },
+            return [
+                Transition(
+                    {"event": "node_failed", "node": node.id, "error": "loop_over_not_a_list"},
                     "run",
-                    ("HX-SCHED-2", "HX-SCHED-4"),
+                    ("HX-SCHED-2",),
                     target,
                 )
-            results.append(
+            ]
+        runs = [self._iterations(i, index, item) for index, item in enumerate(items)]
+        bound = node.max_concurrency or max(len(items), 1)
+        found: list[Transition[Config]] = []
+        for j, executions in enumerate(runs):
+            if not self._may_report(runs, j, bound):
+                continue
+            for trace, final, code in executions:
+                if final.status != "failed":
+                    continue
+                found.append(
+                    Transition(
+                        {
+                            "event": "node_failed",
+                            "node": node.id,
+                            "error": code,
+                            "iteration": j,
+                            "inner": [trace],
+                        },
+                        "run",
+                        ("HX-SCHED-2", "HX-SCHED-4"),
+                        self._terminal(c, i, FAILED, error=str(code)),
+                    )
+                )
+        succeeded = [[e for e in executions if e[1].status != "failed"] for executions in runs]
+        combinations = 1
+        for executions in succeeded:
+            combinations *= len(executions)
+        if combinations > MAX_LOOP_OUTCOMES:
+            raise ModelLimit(
+                f"loop {node.id}: {combinations} combinations of iteration executions, "
+                f"more than the {MAX_LOOP_OUTCOMES} the model enumerates"
+            )
+        for chosen in itertools.product(*succeeded):
+            results = [
                 {
                     n.id: final.outputs[k]
-                    for k, n in enumerate(inner.nodes)
+                    for k, n in enumerate(node.body)
                     if final.states[k] == SUCCEEDED
                 }
+                for _, final, _ in chosen
+            ]
+            outputs = {"items": results}
+            found.append(
+                Transition(
+                    {
+                        "event": "node_succeeded",
+                        "node": node.id,
+                        "outputs": outputs,
+                        "inner": [trace for trace, _, _ in chosen],
+                    },
+                    "run",
+                    ("HX-SCHED-2", "HX-SCHED-4", "HX-DATA-6"),
+                    self._terminal(c, i, SUCCEEDED, outputs=outputs),
+                )
             )
-        outputs = {"items": results}
-        target = self._terminal(c, i, SUCCEEDED, outputs=outputs)
-        return Transition(
-            {"event": "node_succeeded", "node": node.id, "outputs": outputs, "inner": events},
-            "run",
-            ("HX-SCHED-2", "HX-SCHED-4", "HX-DATA-6"),
-            target,
+        return found
+
+    def _may_report(self, runs: Sequence[Sequence[Execution]], j: int, bound: int) -> bool:
+        """Whether iteration ``j`` can be the first to fail (HX-SCHED-2/4, A-80).
+
+        Started in sequence order with at most ``bound`` at once, ``j`` starts
+        only after every iteration ``i <= j - bound`` finished — all of which
+        must then have been able to succeed.
+        """
+        if self.options.loop_start == "any" and bound > 1:
+            return True
+        return all(
+            any(final.status != "failed" for _, final, _ in runs[k]) for k in range(j - bound + 1)
         )
+
+    def _iterations(self, i: int, index: int, item: JSON) -> list[Execution]:
+        """Every execution of one iteration of loop ``i``: trace, final configuration, error."""
+        key = (i, index, canonical(item))
+        if key not in self._iteration_cache:
+            node = self.nodes[i]
+            body = Harness(f"{self.harness.id}/{node.id}", node.body)
+            params = {**self.scenario.params, "item": item, "index": index}
+            inner = HarnessRun(body, attrs.evolve(self.scenario, params=params), self.options)
+            found: dict[str, Execution] = {}
+            stack: list[tuple[Config, tuple[JSON, ...]]] = [(inner.initial(), ())]
+            while stack:
+                config, trace = stack.pop()
+                following = inner.enabled(config)
+                if not following:
+                    code = config.errors[config.failure] if config.failure is not None else None
+                    found.setdefault(canonical(list(trace)), (list(trace), config, code))
+                    if len(found) > MAX_LOOP_OUTCOMES:
+                        raise ModelLimit(
+                            f"loop {node.id}: an iteration has more than {MAX_LOOP_OUTCOMES} "
+                            "executions"
+                        )
+                    continue
+                stack.extend((t.target, (*trace, t.event)) for t in reversed(following))
+            self._iteration_cache[key] = list(found.values())
+        return self._iteration_cache[key]
 
     def _complete(self, c: Config, i: int) -> Transition[Config]:
         """RUNNING → the scenario's result: SUCCEEDED with outputs, RETRYING, or FAILED."""
@@ -524,24 +609,35 @@ class HarnessRun:
             target,
         )
 
-    def _retry(self, c: Config, i: int) -> Transition[Config]:
+    def _retry(self, c: Config, i: int) -> list[Transition[Config]]:
         """RETRYING → the next attempt (HX-FAIL-1); after HX-4101/HX-4102 steps 1–3 (A-82)."""
         node = self.nodes[i]
         if c.errors[i] in PRE_EXECUTION:
-            again = self._run(
-                attrs.evolve(c, states=_put(c.states, i, READY), errors=_put(c.errors, i, None)), i
+            c = attrs.evolve(c, states=_put(c.states, i, READY), errors=_put(c.errors, i, None))
+            if node.kind is Kind.LOOP and self._prepared(c, i):
+                again = self._loop(c, i, self.env(c), {})
+            else:
+                again = [self._run(c, i)]
+            return [
+                Transition(t.event, "retry", ("HX-FAIL-1", *t.clauses), t.target) for t in again
+            ]
+        return [
+            Transition(
+                {
+                    "event": "node_started",
+                    "node": node.id,
+                    "attempt": c.attempts[i] + 1,
+                    "retry": True,
+                },
+                "retry",
+                ("HX-FAIL-1",),
+                attrs.evolve(
+                    c,
+                    states=_put(c.states, i, RUNNING),
+                    attempts=_put(c.attempts, i, c.attempts[i] + 1),
+                ),
             )
-            return Transition(again.event, "retry", ("HX-FAIL-1", *again.clauses), again.target)
-        return Transition(
-            {"event": "node_started", "node": node.id, "attempt": c.attempts[i] + 1, "retry": True},
-            "retry",
-            ("HX-FAIL-1",),
-            attrs.evolve(
-                c,
-                states=_put(c.states, i, RUNNING),
-                attempts=_put(c.attempts, i, c.attempts[i] + 1),
-            ),
-        )
+        ]
 
     def compensation_due(self, c: Config) -> tuple[int, ...]:
         """The compensation handlers still to run, in the order they run (A-64, A-86).
@@ -617,13 +713,13 @@ class HarnessRun:
                 # HX-FAIL-2: "all are traversed. The failure is handled".  While
                 # unwinding nothing new starts (A-64), so a handler reached then is
                 # CANCELLED at once, never left READY (HX-DONE-1; A-85).
-                reached = READY if c.status == "running" else CANCELLED
+                handler = READY if c.status == "running" else CANCELLED
                 activated = list(c.states)
                 edges = list(c.edges)
                 for t in self.errors_out[i]:
                     if activated[t] == PENDING:
-                        activated[t] = reached
-                        if reached == CANCELLED:
+                        activated[t] = handler
+                        if handler == CANCELLED:
                             for k in self.outgoing[t]:
                                 if edges[k] == "unresolved":
                                     edges[k] = "negative"
