@@ -27,6 +27,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
 import selectors
 import shlex
 import subprocess
@@ -38,6 +39,7 @@ from typing import Any
 import attrs
 
 from wforacle.model.kernel.explore import canonical
+from wforacle.model.w6w.resolve import REDACTED, stringify
 from wforacle.model.w6w.scenario import Scenario
 from wforacle.model.w6w.semantics import W6wRun, config_key, run_state
 from wforacle.oracle.check import Divergence, check
@@ -66,6 +68,8 @@ class Observation:
     invocations: tuple[tuple[str, JSON], ...] = attrs.field(eq=False)
     state: JSON = attrs.field(eq=False)
     seconds: float = 0.0
+    # The RunStates the engine checkpointed (sent only when the oracle asks).
+    durable: tuple[JSON, ...] = attrs.field(default=(), eq=False)
 
 
 @attrs.frozen
@@ -259,6 +263,7 @@ class Engine:
         self.write(request)
         trace: list[JSON] = []
         invocations: list[tuple[str, JSON]] = []
+        durable: list[JSON] = []
         outstanding: dict[JSON, str] = {}
         counts: dict[str, int] = {}
         choices = iter(schedule)
@@ -283,7 +288,8 @@ class Engine:
                 counts[step] = counts.get(step, 0) + 1
                 self.write(_result(call, step, counts[step], scenario))
             elif kind == "checkpoint" and message.get("number") in scenario.crashes:
-                number, durable = message["number"], message.get("state")
+                number, state = message["number"], message.get("state")
+                durable.append(state)
                 self.write({"type": "crash"})
                 reply = self.read()
                 if not (isinstance(reply, dict) and reply.get("type") == "crashed"):
@@ -293,13 +299,13 @@ class Engine:
                     {
                         "event": "crashed",
                         "afterCheckpoint": number,
-                        "resumeAt": _resume_at(plan, durable),
+                        "resumeAt": _resume_at(plan, state),
                     }
                 )
-                self.write(
-                    {**request, "type": "resume", "runState": durable, "checkpoints": number}
-                )
+                self.write({**request, "type": "resume", "runState": state, "checkpoints": number})
             elif kind in ("checkpoint", "schedule"):
+                if kind == "checkpoint":
+                    durable.append(message.get("state"))
                 self.write({"type": "ack", "call": message.get("call")})
             elif kind == "log":
                 continue
@@ -311,6 +317,7 @@ class Engine:
                     tuple(invocations),
                     message.get("state"),
                     time.perf_counter() - started,
+                    tuple(durable),
                 )
             else:
                 raise Fault("protocol", f"unknown message: {str(message)[:200]}")
@@ -376,6 +383,9 @@ def judge(
         seen = engine.drive(document, model.scenario, schedule, replay, model.plan)
     except Fault as fault:
         return engine.recover(fault)
+    leak = secret_leak(model.scenario, document, seen)
+    if leak is not None:
+        return Judgement("divergence", divergence=leak, observation=seen)
     verdict = check(model, config_key, seen.trace)
     if verdict.divergence is not None:
         return Judgement("divergence", divergence=verdict.divergence, observation=seen)
@@ -413,7 +423,17 @@ def _invocations_mismatch(model: W6wRun, seen: Observation) -> Divergence | None
         elif name == "crashed":
             lost.update(in_flight.values())
             in_flight.clear()
-    made = [canonical([step, value]) for step, value in seen.invocations]
+    # An action receives a secret's plaintext where the trace records the marker
+    # (A-70): an invocation made with the claimed input, secrets filled in, is it.
+    plain = _secret_texts(model.scenario)
+    claims: dict[str, list[JSON]] = {}
+    for text in dict.fromkeys(claimed):
+        step, value = json.loads(text)
+        claims.setdefault(step, []).append(value)
+    made = []
+    for step, value in seen.invocations:
+        match = [v for v in claims.get(step, []) if _fills(v, value, plain)]
+        made.append(canonical([step, match[0] if match else _masked(value, plain)]))
     missing = Counter(claimed) - Counter(made)
     extra = Counter(made) - Counter(claimed)
     if not extra and not (missing - lost):
@@ -468,3 +488,108 @@ def _first_difference(expected: JSON, observed: JSON, path: str = "$") -> str:
             if expected.get(key) != observed.get(key):
                 return _first_difference(expected.get(key), observed.get(key), f"{path}.{key}")
     return f"{path}: expected {json.dumps(expected)}, observed {json.dumps(observed)}"
+
+
+# -- secrets (W6W-ENV-17, assumption A-70) -------------------------------------------
+
+
+def _secret_texts(scenario: Scenario) -> list[str]:
+    """The plaintexts of the scenario's secrets, as a secret part contributes them."""
+    texts = {stringify(v) for v in scenario.secrets.values() if v is not None}
+    return sorted((t for t in texts if t), key=len, reverse=True)
+
+
+def _strings(value: JSON) -> Iterator[str]:
+    """Every string in a JSON-like value, member names included."""
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, dict):
+        for key, member in value.items():
+            yield str(key)
+            yield from _strings(member)
+    elif isinstance(value, list | tuple):
+        for item in value:
+            yield from _strings(item)
+    elif attrs.has(type(value)):
+        yield from _strings(attrs.asdict(value, recurse=False))
+
+
+def _masked(value: JSON, plain: Sequence[str]) -> JSON:
+    """``value`` with each plaintext in ``plain`` (longest first) shown as the marker."""
+    if isinstance(value, str):
+        for text in plain:
+            value = value.replace(text, REDACTED)
+        return value
+    if isinstance(value, dict):
+        return {_masked(k, plain): _masked(v, plain) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_masked(v, plain) for v in value]
+    return value
+
+
+def _fills(recorded: JSON, invoked: JSON, plain: Sequence[str]) -> bool:
+    """Whether ``invoked`` is ``recorded`` with each marker standing for a secret's plaintext."""
+    if isinstance(recorded, str) and isinstance(invoked, str):
+        if recorded == invoked:
+            return True
+        if REDACTED not in recorded or not plain:
+            return False
+        secret = "(?:" + "|".join(re.escape(t) for t in plain) + ")"
+        pattern = secret.join(re.escape(piece) for piece in recorded.split(REDACTED))
+        return re.fullmatch(pattern, invoked, re.DOTALL) is not None
+    if isinstance(recorded, dict) and isinstance(invoked, dict):
+        return recorded.keys() == invoked.keys() and all(
+            _fills(recorded[k], invoked[k], plain) for k in recorded
+        )
+    if isinstance(recorded, list) and isinstance(invoked, list):
+        return len(recorded) == len(invoked) and all(
+            _fills(r, v, plain) for r, v in zip(recorded, invoked, strict=True)
+        )
+    return bool(canonical(recorded) == canonical(invoked))
+
+
+def secret_leak(scenario: Scenario, document: JSON, seen: Observation) -> Divergence | None:
+    """A secret's plaintext in what the engine recorded: its trace, checkpoints or RunState.
+
+    W6W-ENV-17: "secrets is injected by the host from its vault before the
+    run and is never persisted with run state".  A secret counts when its
+    plaintext occurs nowhere else in the case (the document, or the
+    scenario's variables, trigger, documents and results): text an action
+    returned, or a variable holds, may be recorded verbatim.  The report
+    shows the marker, never the plaintext (assumption A-70).
+    """
+    public = [
+        *_strings(document),
+        *_strings([scenario.variables, scenario.trigger, scenario.documents, scenario.calls]),
+        *_strings([scenario.default, scenario.reroute, *scenario.resumes]),
+        *(
+            text
+            for script in scenario.steps.values()
+            for result in script.attempts
+            for text in _strings([result.output, result.error, list(result.meta)])
+        ),
+    ]
+    plain = [t for t in _secret_texts(scenario) if not any(t in s for s in public)]
+    if not plain:
+        return None
+    names = {stringify(v): k for k, v in scenario.secrets.items() if v is not None}
+    places = [
+        *((i, f"trace[{i}]", event) for i, event in enumerate(seen.trace)),
+        *((len(seen.trace), f"checkpoint {k + 1}", s) for k, s in enumerate(seen.durable)),
+        (len(seen.trace), "the final RunState", seen.state),
+    ]
+    for index, where, value in places:
+        for text in _strings(value):
+            found = next((t for t in plain if t in text), None)
+            if found is not None:
+                observed = _masked(value, plain)
+                return Divergence(
+                    index,
+                    observed if where.startswith("trace") else {"runState": observed},
+                    (),
+                    ("W6W-ENV-17",),
+                    f"{where} holds the plaintext of secret {names.get(found, '?')!r}: "
+                    "secrets are never persisted with run state (W6W-ENV-17); "
+                    f"a recorded input shows {REDACTED!r} in its place (A-70)",
+                )
+    return None

@@ -7,14 +7,16 @@ lines on stdout (docs/engine-protocol.md); the host (the oracle) answers its
 invocations and decides the order in which concurrent ones complete.
 
 What it implements: planning (topological order, ties by declared order),
-`$` path markers, step retry with fixed / exponential backoff capped at
-300000 ms, the retry classification, onError fail / continue /
-continue-record, error edges, skip propagation, fanOut "parallel" strands
-with joins, draining, first-failure-by-plan-order reporting, lastOutput,
-step metadata from onExecuted reports, replay (from a step and its
-descendants), crash and resume (checkpoints sent when the host asks; a
-crashed run is rebuilt from the durable RunState).  Not implemented:
-templates, $expr, controls, @w6w/call, the run-level ladder.
+`$` path markers, `{{ secrets.NAME }}` markers in strings (the action gets
+the plaintext; the trace and the RunState record "[secret]"), step retry
+with fixed / exponential backoff capped at 300000 ms, the retry
+classification, onError fail / continue / continue-record, error edges,
+skip propagation, fanOut "parallel" strands with joins, draining,
+first-failure-by-plan-order reporting, lastOutput, step metadata from
+onExecuted reports, replay (from a step and its descendants), crash and
+resume (checkpoints sent when the host asks; a crashed run is rebuilt from
+the durable RunState).  Not implemented: other templates, $expr, controls,
+@w6w/call, the run-level ladder.
 
 Seeded bugs, switched on with --bug NAME (repeatable), for showing that a
 campaign finds them:
@@ -38,6 +40,7 @@ import argparse
 import heapq
 import itertools
 import json
+import re
 import sys
 from collections import deque
 
@@ -55,6 +58,7 @@ BUGS = {
     "resume-from-start",
 }
 CAP_MS = 300_000
+SECRET_MARKER = re.compile(r"\{\{\s*secrets\.([A-Za-z0-9_-]+)\s*\}\}")
 
 
 class Crash(Exception):
@@ -155,6 +159,8 @@ class Engine:
                 return {"runId": self.run_id, "status": "rejected", "steps": {}}
         self.variables = variables
         self.trigger = request.get("trigger", {"type": "manual"})
+        self.secrets = request.get("secrets") or {}
+        self.plain = {}  # step -> the input its action gets (secrets in plaintext)
         self.documents = request.get("documents", {})
         self.checkpoints = request.get("checkpoints") is True
         self.record = {s: {"status": "pending"} for s in order}
@@ -301,11 +307,13 @@ class Engine:
             return
         step = self.steps[step_id]
         resolved = self.resolve(step.get("with", {}))
+        # The action gets the secrets' plaintext; the record shows a marker (never persisted).
+        self.plain[step_id] = self.resolve(step.get("with", {}), self.secrets)
         self.record[step_id] = {"status": "running", "attempt": 1, "input": resolved,
                                 "strand": strand}
         self.event("step_started", step=step_id, attempt=1, input=resolved)
         self.busy[strand] = step_id
-        self.invoke(step_id, resolved)
+        self.invoke(step_id, self.plain[step_id])
 
     def invoke(self, step_id, resolved):
         self.calls += 1
@@ -345,7 +353,7 @@ class Engine:
             self.clock += wait
             record["attempt"] += 1
             self.event("retry_scheduled", step=step_id, attempt=record["attempt"], waitMs=wait)
-            self.invoke(step_id, record["input"])
+            self.invoke(step_id, self.plain[step_id])
             return
         record.update(status="failed", error=error)
         has_error_edge = any(key[2] == "error" for key in self.outbound[step_id])
@@ -446,13 +454,25 @@ class Engine:
 
     # -- resolution -----------------------------------------------------------
 
-    def resolve(self, value):
+    def resolve(self, value, secrets=None):
+        """Resolve `$` markers, and `{{ secrets.NAME }}` markers in strings.
+
+        Without `secrets` a secret marker resolves to "[secret]": the form that
+        is recorded, since secrets are never persisted with run state.
+        """
         if isinstance(value, dict):
             if len(value) == 1 and "$" in value and isinstance(value["$"], str):
                 return self.lookup(value["$"])
-            return {k: self.resolve(v) for k, v in value.items()}
+            return {k: self.resolve(v, secrets) for k, v in value.items()}
         if isinstance(value, list):
-            return [self.resolve(v) for v in value]
+            return [self.resolve(v, secrets) for v in value]
+        if isinstance(value, str) and SECRET_MARKER.search(value):
+            def fill(match):
+                if secrets is None:
+                    return "[secret]"
+                plain = secrets.get(match.group(1))
+                return plain if isinstance(plain, str) else json.dumps(plain)
+            return SECRET_MARKER.sub(fill, value)
         return value
 
     def lookup(self, path):

@@ -53,6 +53,7 @@ from wforacle.model.expr.js import truthy
 from wforacle.model.kernel.explore import canonical, explore
 from wforacle.model.kernel.lts import Event
 from wforacle.model.w6w.document import Edge, Step, Workflow
+from wforacle.model.w6w.resolve import REDACTED
 from wforacle.model.w6w.scenario import Result, StepError
 
 if TYPE_CHECKING:
@@ -100,10 +101,20 @@ def endings(run: W6wRun, c: Config, i: int) -> list[Ending] | None:
     """
     step = run.by_id[run.plan[i]]
     state = c.steps[i]
-    params = state.input if isinstance(state.input, dict) else {}
+    params = state.invoked if isinstance(state.invoked, dict) else {}
     start = _Start(dict(c.sub_invocations), c.clock)
     if step.is_call:
-        return _call(run, step, params, start)
+        found = _call(run, step, params, start)
+        if found is None or state.plaintext is None:
+            return found
+        # The call's inputs carried a secret's plaintext, now the child run's
+        # variables: its recorded events and records show the marker (A-70).
+        secrets = run.scope(c).get("secrets")
+        plain = [v for v in (secrets or {}).values() if isinstance(v, str) and v]
+        return [
+            attrs.evolve(e, events=_masked(e.events, plain), records=_masked(e.records, plain))
+            for e in found
+        ]
     scope = run.scope(c)
     kind = action(step)
     if kind == "if":
@@ -355,3 +366,16 @@ def _too_many(run: W6wRun) -> Exception:
         f"a sub-block or called run of workflow {run.workflow.id!r} has more than "
         f"{MAX_ENDINGS} endings or 200000 states"
     )
+
+
+def _masked(value: Any, plain: list[str]) -> Any:
+    """``value`` with every occurrence of each plaintext in ``plain`` replaced (A-70)."""
+    if isinstance(value, str):
+        for text in sorted(plain, key=len, reverse=True):
+            value = value.replace(text, REDACTED)
+        return value
+    if isinstance(value, dict):
+        return {k: _masked(v, plain) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return type(value)(_masked(v, plain) for v in value)
+    return value

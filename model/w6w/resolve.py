@@ -63,6 +63,11 @@ ROOTS = frozenset(
 
 DEFAULT_LIMITS = Limits()
 
+# What a secret's plaintext is recorded as (assumption A-70): W6W-ENV-17 "secrets
+# is injected by the host from its vault before the run and is never persisted
+# with run state".
+REDACTED = "[secret]"
+
 
 class ResolutionError(Exception):
     """Resolution fails the step (phase "resolution"); ``code`` names why."""
@@ -134,6 +139,7 @@ class Resolver:
         secrets = scope.get("secrets")
         self.secrets: Mapping[str, JSON] = secrets if isinstance(secrets, dict) else {}
         self.limits = limits
+        self.read_secret = False  # whether a secret part contributed plaintext
 
     # -- values -------------------------------------------------------------
 
@@ -205,6 +211,7 @@ class Resolver:
         step; an absent or empty ref names none (W6W-ENV-27).
         """
         if ref and ref in self.secrets and self.secrets[ref] is not None:
+            self.read_secret = True
             return stringify(self.secrets[ref])
         raise ResolutionError("secret_unavailable", f"secret {ref!r} is not available to this run")
 
@@ -304,3 +311,26 @@ def _type_name(value: JSON) -> str:
 def resolve_with(value: JSON, scope: Mapping[str, JSON], limits: Limits = DEFAULT_LIMITS) -> JSON:
     """Resolve a step's ``with`` value against run scope ``scope``."""
     return Resolver(scope, limits).value(value)
+
+
+def resolve_recorded(
+    value: JSON, scope: Mapping[str, JSON], limits: Limits = DEFAULT_LIMITS
+) -> tuple[JSON, JSON]:
+    """A ``with`` value resolved twice: what the action receives, and what is recorded.
+
+    The action receives the plaintext of the secrets it names; the recorded
+    input (StepExecution.input, the step_started event) has each secret's
+    contribution replaced by ``REDACTED`` — W6W-ENV-17: secrets are "never
+    persisted with run state" (assumption A-70, finding F-11).  The second
+    resolution is the first with every available secret's value replaced by
+    the marker: a secret is read only by a secret part (W6W-ENV-22: "Read
+    plaintext from secrets for a secret part only, directly"), so nothing
+    else changes, and a missing secret fails both alike.  When no secret was
+    read, both are the same object.
+    """
+    resolver = Resolver(scope, limits)
+    invoked = resolver.value(value)
+    if not resolver.read_secret:
+        return invoked, invoked
+    masked = {name: REDACTED for name, plain in resolver.secrets.items() if plain is not None}
+    return invoked, Resolver({**scope, "secrets": masked}, limits).value(value)

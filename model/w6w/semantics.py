@@ -60,7 +60,7 @@ from wforacle.model.w6w.document import (
     When,
     Workflow,
 )
-from wforacle.model.w6w.resolve import ResolutionError, resolve_with
+from wforacle.model.w6w.resolve import ResolutionError, resolve_recorded, resolve_with
 from wforacle.model.w6w.scenario import Result, Scenario, StepError
 
 JSON = Any
@@ -87,6 +87,14 @@ class StepState:
     pending: StepError | None = None  # the failed attempt's error, awaiting the decision
     # A control's or call's sub-block records (controls.Ending.records), or None.
     inner: JSON = attrs.field(default=None, eq=False)
+    # The input the action receives when it differs from the recorded ``input``:
+    # it holds a secret's plaintext, which is never recorded (A-70); else None.
+    plaintext: JSON = attrs.field(default=None, eq=False)
+
+    @property
+    def invoked(self) -> JSON:
+        """The input the action is invoked with (plaintext secrets included)."""
+        return self.input if self.plaintext is None else self.plaintext
 
     @functools.cached_property
     def key(self) -> str:
@@ -716,14 +724,17 @@ def start_step(run: W6wRun, c: Config, i: int) -> Transition[Config] | None:
         return None  # replay_step's case
     pending: StepError | None = None
     try:
-        resolved = resolve_with(controls.parameters(run.by_id[step_id]), run.scope(c))
+        # W6W-ENV-17: the recorded input never holds a secret's plaintext (A-70).
+        invoked, resolved = resolve_recorded(controls.parameters(run.by_id[step_id]), run.scope(c))
     except ResolutionError as failure:
-        resolved, pending = None, StepError(failure.code, failure.message, "resolution", False)
+        invoked = resolved = None
+        pending = StepError(failure.code, failure.message, "resolution", False)
     started = evolve(
         state,
         status="running",
         attempt=1,
         input=resolved,
+        plaintext=None if invoked is resolved else invoked,
         started_at=c.clock,
         stage="decide" if pending else "invoke",
         pending=pending,
@@ -731,7 +742,7 @@ def start_step(run: W6wRun, c: Config, i: int) -> Transition[Config] | None:
     return Transition(
         _event(c, "step_started", step=step_id, attempt=1, input=resolved),
         "start_step",
-        ("W6W-FAN-4", "W6W-FAN-5", "W6W-PLAN-7", "W6W-STATE-4"),
+        ("W6W-FAN-4", "W6W-FAN-5", "W6W-PLAN-7", "W6W-STATE-4", "W6W-ENV-17"),
         evolve(c, steps=_replace(c, i, started)),
     )
 
@@ -1349,7 +1360,9 @@ def _renderer(name: str) -> Callable[[Any], str]:
 _STEP_RENDERERS: tuple[tuple[str, Callable[[Any], str]], ...] = tuple(
     (
         field.name,
-        _render_json if field.name in ("input", "output", "meta", "inner") else _render_hashable,
+        _render_json
+        if field.name in ("input", "output", "meta", "inner", "plaintext")
+        else _render_hashable,
     )
     for field in attrs.fields(StepState)
 )

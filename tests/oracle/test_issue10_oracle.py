@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
 
-from wforacle.oracle.engine import Engine
-from wforacle.oracle.fuzz import judge_case
+from wforacle.oracle.engine import Engine, Observation, judge
+from wforacle.oracle.fuzz import judge_case, model_of
 
 ENGINE = Path(__file__).resolve().parents[2] / "examples" / "engines" / "w6w_engine.py"
 
@@ -50,3 +51,117 @@ def test_replay_from_a_step_of_the_implicit_chain_passes_the_example_engine():
     assert judgement.verdict == "pass", judgement.to_json()
     assert judgement.observation is not None
     assert judgement.observation.state["steps"]["c"]["output"] == "c1"
+
+
+# -- secrets (W6W-ENV-17, assumption A-70) -------------------------------------------------
+
+SECRET = "sk-live-123"
+BEARER = {
+    "manifestVersion": "2",
+    "id": "wf",
+    "name": "bearer",
+    "steps": [
+        {
+            "id": "call",
+            "uses": {"app": "http", "action": "get"},
+            "with": {"auth": "Bearer {{ secrets.API_KEY }}"},
+        }
+    ],
+}
+SECRET_CASE = {"document": BEARER, "scenario": {"secrets": {"API_KEY": SECRET}}, "schedule": []}
+
+
+def test_the_example_engine_invokes_with_the_plaintext_and_records_the_marker():
+    judgement = judged(SECRET_CASE)
+    assert judgement.verdict == "pass", judgement.to_json()
+    seen = judgement.observation
+    assert seen is not None
+    assert seen.invocations == (("call", {"auth": f"Bearer {SECRET}"}),)
+    assert SECRET not in json.dumps([seen.trace, seen.state])
+
+
+class Recorded:
+    """A stand-in engine that replays a hand-written observation."""
+
+    def __init__(self, observation: Observation) -> None:
+        self.observation = observation
+
+    def drive(self, *args, **kwargs) -> Observation:
+        return self.observation
+
+
+def persisted(input_value, output=None):
+    trace = (
+        {
+            "event": "run_started",
+            "status": "running",
+            "attempt": 1,
+            "runId": "run_1",
+            "variables": {},
+            "checkpoint": 1,
+        },
+        {
+            "event": "step_started",
+            "step": "call",
+            "attempt": 1,
+            "input": input_value,
+            "checkpoint": 2,
+        },
+        {
+            "event": "step_succeeded",
+            "step": "call",
+            "attempt": 1,
+            "output": output,
+            "checkpoint": 3,
+        },
+        {"event": "run_finished", "status": "succeeded", "output": output, "checkpoint": 4},
+    )
+    state = {
+        "runId": "run_1",
+        "workflowId": "wf",
+        "status": "succeeded",
+        "output": output,
+        "variables": {},
+        "steps": {
+            "call": {
+                "stepId": "call",
+                "status": "succeeded",
+                "attempt": 1,
+                "input": input_value,
+                "output": output,
+            }
+        },
+    }
+    return Observation(trace, (("call", {"auth": f"Bearer {SECRET}"}),), state)
+
+
+def test_an_engine_that_persists_a_secret_diverges_citing_the_secrets_clause():
+    # W6W-ENV-17: "secrets is injected by the host from its vault before the run and is
+    # never persisted with run state."
+    engine = Recorded(persisted({"auth": f"Bearer {SECRET}"}))
+    judgement = judge(engine, model_of(SECRET_CASE), BEARER, [])  # type: ignore[arg-type]
+    assert judgement.verdict == "divergence"
+    assert judgement.divergence is not None
+    assert judgement.divergence.clauses == ("W6W-ENV-17",)
+    assert judgement.divergence.index == 1  # the checkpointed step_started event
+    report = json.dumps(judgement.to_json())
+    assert SECRET not in report and "API_KEY" in report and "[secret]" in report
+
+
+def test_the_redacted_record_passes_and_an_action_may_echo_a_secret():
+    # The hand-written correct engine passes; and text an action returned is recorded
+    # verbatim even when it equals a secret (RFC StepExecution.output: "Action's return
+    # value") — it is in the scenario's results, so the leak check leaves it alone.
+    model = model_of(SECRET_CASE)
+    good = judge(Recorded(persisted({"auth": "Bearer [secret]"})), model, BEARER, [])  # type: ignore[arg-type]
+    assert good.verdict == "pass", good.to_json()
+    echo = {
+        **SECRET_CASE,
+        "scenario": {
+            **SECRET_CASE["scenario"],
+            "steps": {"call": {"attempts": [{"output": SECRET}]}},
+        },
+    }
+    echoed = persisted({"auth": "Bearer [secret]"}, output=SECRET)
+    verdict = judge(Recorded(echoed), model_of(echo), BEARER, [])  # type: ignore[arg-type]
+    assert verdict.verdict == "pass", verdict.to_json()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import json
 
 from wforacle.model.kernel.lts import execute
 from wforacle.model.w6w.scenario import load_scenario
@@ -55,3 +56,53 @@ def test_descendants_follow_edges_when_the_document_declares_them():
     result = validate(doc)
     assert descendants(result.workflow, "b") == set()
     assert descendants(result.workflow, "a") == {"c"}
+
+
+# -- secrets are never persisted with run state (W6W-ENV-17) -------------------------------
+
+SECRET = "sk-live-123"
+BEARER = workflow(
+    app_step("call", **{"with": {"auth": "Bearer {{ secrets.API_KEY }}", "n": 1}}),
+    app_step("next", **{"with": {"seen": {"$": "steps.call.output"}}}),
+)
+
+
+def test_a_secret_never_reaches_the_recorded_input_the_trace_or_the_run_state():
+    # W6W-ENV-17: "secrets is injected by the host from its vault before the run and is
+    # never persisted with run state" — the recorded input shows the marker (A-70).
+    trace, state = run(BEARER, {"secrets": {"API_KEY": SECRET}})
+    assert SECRET not in json.dumps(trace) and SECRET not in json.dumps(state)
+    started = events(trace, "step_started")[0]
+    assert started["input"] == {"auth": "Bearer [secret]", "n": 1}
+    assert state["steps"]["call"]["input"] == {"auth": "Bearer [secret]", "n": 1}
+
+
+def test_the_action_still_receives_the_plaintext():
+    # W6W-ENV-22: a secret part reads "plaintext from secrets … directly"; only the record
+    # is redacted: the step's invoked input holds it, and a missing secret still fails.
+    model = semantics(BEARER, {"secrets": {"API_KEY": SECRET}})
+    execution = execute(model)
+    started = next(s for s in execution.steps if s.event["event"] == "step_started")
+    assert started.target.steps[0].invoked == {"auth": f"Bearer {SECRET}", "n": 1}
+    _, failed = run(BEARER)
+    assert failed["steps"]["call"]["error"]["code"] == "secret_unavailable"
+
+
+def test_a_control_reads_the_plaintext_its_with_block_resolved():
+    # A-70: redaction is of the record only; an if's condition built from a secret still
+    # decides the branch (W6W-ENV-22): the empty plaintext is falsy, the marker is not.
+    doc = workflow(
+        {
+            "id": "gate",
+            "uses": {"app": "@w6w/control", "action": "if"},
+            "with": {
+                "condition": "{{ secrets.FLAG }}",
+                "then": [app_step("yes")],
+                "else": [app_step("no")],
+            },
+        }
+    )
+    _, state = run(doc, {"secrets": {"FLAG": ""}})
+    assert state["steps"]["gate"]["input"] == {"condition": "[secret]"}
+    inner = json.dumps(state["steps"]["gate"]["inner"])
+    assert '"no"' in inner and '"yes"' not in inner
