@@ -1,82 +1,373 @@
-"""Hypothesis strategies for Harness documents and scenarios (chapter 5)."""
+"""Hypothesis strategies for Harness documents and scenarios (chapter 5).
+
+A campaign must reach each clause's interesting shapes by construction, not
+by chance (issue 10): an ``any`` join whose losing sibling is a RUNNING
+``idempotent="false"`` node turned up once in thousands of random graphs.
+So ``harness_cases`` draws either
+
+* a **shape** from a catalogue, one per clause family, each the smallest
+  graph in which that family's rules decide something, with its attributes,
+  scenario and schedule still drawn; or
+* a **swarm graph**: a random DAG whose feature set (which joins, guards,
+  edge kinds, failures, retries, conditions, resources) is drawn first, so a
+  feature is sometimes everywhere and sometimes absent (swarm testing).
+
+Notation: nodes are ``n0…nk`` in document order (edges go forward only);
+a case is ``{"document": XML, "scenario": JSON, "schedule": [int]}``.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
+import attrs
 from hypothesis import strategies as st
 
+JSON = Any
+GO = "params.go == true"
 
-def _node(node_id: str, body: str = "", **attributes: str) -> str:
-    extra = "".join(f' {k}="{v}"' for k, v in attributes.items())
-    return f'<node id="{node_id}"{extra}>{body}</node>'
+
+@attrs.define
+class _Builder:
+    """The parts of one document and its scenario, built in document order."""
+
+    parts: list[str] = attrs.field(factory=list)
+    attempts: dict[str, list[JSON]] = attrs.field(factory=dict)
+    failing_resources: list[str] = attrs.field(factory=list)
+    entry: str | None = None
+
+    def node(self, node_id: str, body: str = "", **attributes: str | None) -> None:
+        extra = "".join(f' {k}="{v}"' for k, v in attributes.items() if v is not None)
+        self.parts.append(f'<node id="{node_id}"{extra}>{body}</node>')
+
+    def edge(self, source: str, target: str, kind: str = "control", **attributes: str) -> None:
+        extra = "".join(f' {k}="{v}"' for k, v in attributes.items())
+        self.parts.append(f'<edge from="{source}" to="{target}" type="{kind}"{extra}/>')
+
+    def data(self, source: str, target: str, condition: str | None = None) -> None:
+        extra = {"condition": condition} if condition else {}
+        self.edge(source, target, "data", fromPort="v", toPort="v", **extra)
+
+    def decision(self, node_id: str, taken: str, other: str) -> None:
+        self.parts.append(
+            f'<decision id="{node_id}"><case to="{taken}" when="{GO}"/>'
+            f'<case to="{other}"/></decision>'
+        )
+
+    def fail(self, node_id: str, then_succeed: bool = False) -> None:
+        """Script the node's invocations: an error, then (optionally) a success."""
+        self.attempts[node_id] = [{"error": {"code": "x"}}]
+        if then_succeed:
+            self.attempts[node_id].append({"outputs": {"v": 1}})
+
+    def case(self, draw: st.DrawFn) -> dict[str, JSON]:
+        root = f' entry="{self.entry}"' if self.entry else ""
+        scenario: dict[str, JSON] = {
+            "params": {"go": draw(st.booleans())},
+            "nodes": {k: {"attempts": v} for k, v in self.attempts.items()},
+        }
+        if self.failing_resources:
+            scenario["failingResources"] = self.failing_resources
+        return {
+            "document": f'<harness id="h"{root}>' + "".join(self.parts) + "</harness>",
+            "scenario": scenario,
+            "schedule": draw(st.lists(st.integers(0, 5), max_size=10)),
+        }
+
+
+def _idempotent(draw: st.DrawFn) -> str | None:
+    return draw(st.sampled_from([None, "false"]))
+
+
+def _join(draw: st.DrawFn) -> dict[str, str | None]:
+    join = draw(st.sampled_from(["all", "any", "quorum"]))
+    return {
+        "joinPolicy": None if join == "all" else join,
+        "quorum": "1" if join == "quorum" else None,
+    }
+
+
+# -- the shape catalogue: one entry per clause family -------------------------------------
+
+
+def _any_race(draw: st.DrawFn, b: _Builder) -> None:
+    """HX-CANCEL-1/2: siblings racing into an ``any`` join.
+
+    ``n0`` and ``n1`` both run; whichever the schedule completes first makes
+    ``n2`` READY, and the other, still RUNNING, is cancelled, or, declared
+    ``idempotent="false"``, finishes with its result discarded.  A drawn edge
+    ``n1 → n3`` gives ``n1`` a path around the join, so it "could" reach
+    another node and must not be cancelled.
+    """
+    common = draw(st.booleans())  # both siblings downstream of one source
+    first = "s" if common else None
+    if first:
+        b.node("s")
+    b.node("n0", idempotent=_idempotent(draw))
+    b.node("n1", idempotent=_idempotent(draw))
+    b.node("n2", joinPolicy="any")
+    b.node("n3")
+    if first:
+        b.edge("s", "n0")
+        b.edge("s", "n1")
+    b.edge("n0", "n2")
+    b.edge("n1", "n2")
+    b.edge("n2", "n3")
+    if draw(st.booleans()):
+        b.edge("n1", "n3")
+    if draw(st.integers(0, 3)) == 0:
+        b.fail(draw(st.sampled_from(["n0", "n1"])))
+
+
+def _untaken_branch(draw: st.DrawFn, b: _Builder) -> None:
+    """HX-UNREACH-1..4, HX-JOIN-3, HX-DONE-2: a decision's untaken branch reconverges.
+
+    The untaken branch (one or two nodes long) must propagate unreachability
+    so the join resolves on the taken branch; with both branches joined by
+    an all-join whose other input is also negative, the join stays PENDING.
+    """
+    b.node("s")
+    b.decision("d", "n0", "n1")
+    b.node("n0")
+    long_branch = draw(st.booleans())
+    b.node("n1")
+    if long_branch:
+        b.node("n1b")
+    b.node("j", **_join(draw))
+    b.node("z")
+    b.edge("s", "d")
+    b.edge("n0", "j")
+    if long_branch:
+        b.edge("n1", "n1b")
+        b.edge("n1b", "j")
+    else:
+        b.edge("n1", "j")
+    b.edge("j", "z")
+
+
+def _unavailable_output(draw: st.DrawFn, b: _Builder) -> None:
+    """HX-DATA-2..4, HX-EXEC-2, HX-UNREACH-5: a required input whose producer gives no value.
+
+    The producer is guarded (SKIPPED: no outputs), fails with its failure
+    handled, or sits on an untaken branch; the consumer's required input
+    either has a default or must fail HX-4101, never receive a null.
+    """
+    how = draw(st.sampled_from(["guarded", "handled", "untaken", "condition"]))
+    default = ' default="0"' if draw(st.booleans()) else ""
+    b.node("a")
+    if how == "untaken":
+        b.decision("d", "p", "q")
+        b.edge("a", "d")
+        b.node("q")
+    guard = f"<guard>{GO}</guard>" if how == "guarded" else ""
+    b.node("p", guard + "<output name='v'/>")
+    if how == "handled":
+        b.node("h")
+        b.edge("p", "h", "error")
+        b.fail("p")
+    b.node("c", f"<input name='v' required='true'{default}/>")
+    b.node("z")
+    if how != "untaken":
+        b.edge("a", "p")
+    b.data("p", "c", condition=GO if how == "condition" else None)
+    b.edge("a", "c")
+    b.edge("c", "z")
+
+
+def _handled_failure(draw: st.DrawFn, b: _Builder) -> None:
+    """HX-FAIL-1, HX-UNREACH-2: error edges, and handlers whose source succeeded.
+
+    ``f`` fails (or not); its error edge makes ``h`` READY when it does; a
+    join ``x`` after both ``h`` and a sibling must resolve either way.
+    """
+    b.node("s")
+    retry = "<retry maxAttempts='2'/>" if draw(st.booleans()) else ""
+    b.node("f", retry, idempotent=_idempotent(draw))
+    b.node("h")
+    b.node("x", **_join(draw))
+    b.edge("s", "f")
+    b.edge("f", "h", "error")
+    b.edge("s", "x")
+    b.edge("h", "x")
+    if draw(st.booleans()):
+        b.fail("f", then_succeed=bool(retry) and draw(st.booleans()))
+
+
+def _unwinding(draw: st.DrawFn, b: _Builder) -> None:
+    """HX-FAIL-2, A-64: an unhandled failure unwinds; compensation runs for what succeeded.
+
+    ``a → b → c`` with compensation handlers on ``a`` and ``b``, a sibling
+    ``r`` that may still be RUNNING when ``c`` fails, and ``c`` failing.
+    """
+    b.node("a")
+    b.node("b")
+    b.node("c")
+    b.node("r", idempotent=_idempotent(draw))
+    b.node("ca")
+    b.node("cb")
+    b.edge("a", "b")
+    b.edge("b", "c")
+    b.edge("a", "r")
+    b.edge("a", "ca", "compensation")
+    b.edge("b", "cb", "compensation")
+    b.fail(draw(st.sampled_from(["c", "c", "b", "r"])))
+
+
+def _quorum(draw: st.DrawFn, b: _Builder) -> None:
+    """HX-JOIN-1/2, F-10: a quorum of two over three sources, some failing or guarded."""
+    for name in ("p0", "p1", "p2"):
+        guard = f"<guard>{GO}</guard>" if draw(st.integers(0, 2)) == 0 else ""
+        b.node(name, guard)
+    b.node("j", joinPolicy="quorum", quorum=str(draw(st.integers(1, 3))))
+    b.node("z")
+    for name in ("p0", "p1", "p2"):
+        b.edge(name, "j")
+    b.edge("j", "z")
+    for name in draw(st.lists(st.sampled_from(["p0", "p1", "p2"]), max_size=2, unique=True)):
+        b.fail(name)
+
+
+def _resources(draw: st.DrawFn, b: _Builder) -> None:
+    """HX-EXEC-3/7, HX-4102: an unresolvable resource fails the node before any invocation."""
+    b.node("a", resourceRef="db")
+    b.node("b", resourceRef="db cache", idempotent=_idempotent(draw))
+    b.node("c")
+    b.edge("a", "b")
+    b.edge("b", "c", draw(st.sampled_from(["control", "error"])))
+    b.failing_resources = draw(st.lists(st.sampled_from(["db", "cache"]), max_size=2, unique=True))
+
+
+def _conditions(draw: st.DrawFn, b: _Builder) -> None:
+    """HX-READY-3/4: a false condition is resolved-negative and never counts toward a join."""
+    b.node("a")
+    b.node("b")
+    b.node("j", **_join(draw))
+    b.node("z")
+    b.edge("a", "j", condition=GO)
+    b.edge("b", "j", condition="params.go == false" if draw(st.booleans()) else GO)
+    b.edge("j", "z")
+
+
+def _entry(draw: st.DrawFn, b: _Builder) -> None:
+    """HX-START-1..3: ``@entry`` names the single start; other roots are never reached."""
+    b.entry = "a"
+    b.node("a")
+    b.node("b")
+    b.node("orphan")
+    b.node("j", **_join(draw))
+    b.edge("a", "b")
+    b.edge("b", "j")
+    b.edge("orphan", "j")
+
+
+SHAPES: tuple[Callable[[st.DrawFn, _Builder], None], ...] = (
+    _any_race,
+    _untaken_branch,
+    _unavailable_output,
+    _handled_failure,
+    _unwinding,
+    _quorum,
+    _resources,
+    _conditions,
+    _entry,
+)
+
+
+# -- swarm graphs ----------------------------------------------------------------------
+
+
+@attrs.frozen
+class Features:
+    """Which features a swarm graph may use; drawn once per graph."""
+
+    decisions: bool
+    guards: bool
+    joins: tuple[str, ...]
+    non_idempotent: bool
+    edge_kinds: tuple[str, ...]
+    data: bool
+    retries: bool
+    failures: bool
 
 
 @st.composite
-def harness_cases(draw: st.DrawFn, max_nodes: int = 6) -> dict[str, Any]:
-    """A Harness document (XML text) with a scenario and a completion schedule.
+def features(draw: st.DrawFn) -> Features:
+    """A feature set for one swarm graph (swarm testing)."""
+    return Features(
+        decisions=draw(st.booleans()),
+        guards=draw(st.booleans()),
+        joins=("all", *draw(st.lists(st.sampled_from(["any", "quorum"]), unique=True))),
+        non_idempotent=draw(st.booleans()),
+        edge_kinds=(
+            "control",
+            *draw(st.lists(st.sampled_from(["dependency", "error"]), unique=True)),
+        ),
+        data=draw(st.booleans()),
+        retries=draw(st.booleans()),
+        failures=draw(st.booleans()),
+    )
 
-    Nodes n0…nk in document order; each later node takes one or two sources
-    among the earlier ones (control, dependency, data or error edges), may be
-    guarded, retried, non-idempotent, an ``any`` or ``quorum`` join, and a
-    third of the time a decision routes to the next two nodes.  Data edges
-    feed a required input, with or without a default.
+
+def _swarm_graph(draw: st.DrawFn, b: _Builder, max_nodes: int) -> None:
+    """A random DAG over n0…nk using only the drawn features.
+
+    Each later node takes one or two sources among the earlier ones; a
+    decision routes to the next two nodes; a data edge feeds a required
+    input, with or without a default.
     """
+    f = draw(features())
     n = draw(st.integers(2, max_nodes))
     ids = [f"n{i}" for i in range(n)]
-    parts: list[str] = []
     decided: set[str] = set()
     for i, node_id in enumerate(ids):
-        if i + 2 < n and node_id not in decided and draw(st.integers(0, 3)) == 0:
-            targets = ids[i + 1 : i + 3]
-            decided.update(targets)
-            parts.append(
-                f'<decision id="{node_id}"><case to="{targets[0]}" when="params.go == true"/>'
-                f'<case to="{targets[1]}"/></decision>'
-            )
-            sources: list[str] = []
-        else:
-            body = ""
-            if draw(st.integers(0, 4)) == 0:
-                body += "<guard>params.go == true</guard>"
-            if draw(st.booleans()):
-                body += "<output name='v'/>"
-            if draw(st.booleans()):
-                body += "<retry maxAttempts='2'/>"
-            attrs: dict[str, str] = {}
-            join = draw(st.sampled_from(["all", "all", "any", "quorum"]))
-            if join != "all":
-                attrs["joinPolicy"] = join
-            if join == "quorum":
-                attrs["quorum"] = "1"
-            if draw(st.integers(0, 2)) == 0:
-                attrs["idempotent"] = "false"
-            sources = []
-            if i and node_id not in decided:
-                sources = draw(
-                    st.lists(st.sampled_from(ids[:i]), min_size=1, max_size=2, unique=True)
-                )
-            data_source = None
-            if sources and draw(st.integers(0, 3)) == 0:
-                data_source = sources[0]
-                default = ' default="0"' if draw(st.booleans()) else ""
-                body += f"<input name='v' required='true'{default}/>"
-            parts.append(_node(node_id, body, **attrs))
-            for source in sources:
-                if source == data_source:
-                    kind = "data"
-                else:
-                    kind = draw(st.sampled_from(["control", "control", "dependency", "error"]))
-                extra = ' fromPort="v" toPort="v"' if kind == "data" else ""
-                parts.append(f'<edge from="{source}" to="{node_id}" type="{kind}"{extra}/>')
-    text = '<harness id="h">' + "".join(parts) + "</harness>"
-    failing = draw(st.lists(st.sampled_from(ids), max_size=2, unique=True))
-    scenario = {
-        "params": {"go": draw(st.booleans())},
-        "nodes": {f: {"attempts": [{"error": {"code": "x"}}]} for f in failing},
-    }
-    return {
-        "document": text,
-        "scenario": scenario,
-        "schedule": draw(st.lists(st.integers(0, 5), max_size=10)),
-    }
+        if f.decisions and i + 2 < n and node_id not in decided and draw(st.integers(0, 3)) == 0:
+            taken, other = ids[i + 1 : i + 3]
+            decided.update((taken, other))
+            b.decision(node_id, taken, other)
+            continue
+        body = ""
+        if f.guards and draw(st.integers(0, 2)) == 0:
+            body += f"<guard>{GO}</guard>"
+        if f.data or draw(st.booleans()):
+            body += "<output name='v'/>"  # a data edge may leave from any earlier node
+        if f.retries and draw(st.booleans()):
+            body += "<retry maxAttempts='2'/>"
+        sources: list[str] = []
+        if i and node_id not in decided:
+            sources = draw(st.lists(st.sampled_from(ids[:i]), min_size=1, max_size=2, unique=True))
+        join = draw(st.sampled_from(f.joins)) if sources else "all"
+        attributes: dict[str, str | None] = {
+            "joinPolicy": None if join == "all" else join,
+            "quorum": "1" if join == "quorum" else None,
+            "idempotent": "false" if f.non_idempotent and draw(st.booleans()) else None,
+        }
+        data_source = sources[0] if f.data and sources and draw(st.booleans()) else None
+        if data_source is not None:
+            default = ' default="0"' if draw(st.booleans()) else ""
+            body += f"<input name='v' required='true'{default}/>"
+        b.node(node_id, body, **attributes)
+        for source in sources:
+            if source == data_source:
+                b.data(source, node_id)
+            else:
+                b.edge(source, node_id, draw(st.sampled_from(f.edge_kinds)))
+    if f.failures:
+        for name in draw(st.lists(st.sampled_from(ids), min_size=1, max_size=2, unique=True)):
+            b.fail(name, then_succeed=f.retries and draw(st.booleans()))
+
+
+@st.composite
+def harness_cases(draw: st.DrawFn, max_nodes: int = 6) -> dict[str, JSON]:
+    """A Harness case: a document (XML text), its scenario and a completion schedule.
+
+    Half the cases are swarm graphs of at most ``max_nodes`` nodes, half are
+    shapes from the catalogue, so each clause family is met in a known share
+    of every campaign (``SHAPES``; measured by benchmarks/bench_power.py).
+    """
+    b = _Builder()
+    if draw(st.booleans()):
+        draw(st.sampled_from(SHAPES))(draw, b)
+    else:
+        _swarm_graph(draw, b, max_nodes)
+    return b.case(draw)

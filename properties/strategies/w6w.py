@@ -335,16 +335,111 @@ def engine_scenarios(draw: st.DrawFn, document: dict[str, Any]) -> dict[str, Any
     return scenario
 
 
+# -- the shape catalogue ------------------------------------------------------------------
+#
+# A seeded bug that needs a particular shape must not depend on luck (issue 10):
+# random fan-out graphs met "two parallel siblings both failing, the later one
+# first" in about one example in a thousand.  Each shape below is the smallest
+# document in which a clause family decides something; its scripts, retry
+# figures and schedule are still drawn.
+
+_ERROR = {"code": "boom", "message": "generated", "phase": "execute", "retryable": False}
+
+
+def _app_step(step_id: str, **fields: Any) -> dict[str, Any]:
+    return {"id": step_id, "uses": {"app": "demo", "action": "run"}, **fields}
+
+
+@st.composite
+def _parallel_siblings(draw: st.DrawFn) -> tuple[dict[str, Any], dict[str, Any], list[int]]:
+    """W6W-FAN-5/9/10: a parallel root whose two successors race; either may fail.
+
+    The reported error is the first failure by plan order and lastOutput the
+    last success by plan order, whichever finishes first (W6W-FAN-10); the
+    drain lets the in-flight sibling finish (W6W-FAN-9).
+    """
+    names = ["r", "a", "b"]
+    on_error = draw(st.sampled_from([None, None, "continue", "continue-record"]))
+    document_steps = [_app_step("r", fanOut="parallel")]
+    for name in names[1:]:
+        step = _app_step(name)
+        if on_error is not None:
+            step["onError"] = on_error
+        document_steps.append(step)
+    scripts: dict[str, Any] = {}
+    for name in names[1:]:
+        if draw(_S0):
+            scripts[name] = {"attempts": [{"error": dict(_ERROR, code=f"{name}-failed")}]}
+        else:
+            scripts[name] = {"attempts": [{"output": f"{name}-output"}]}
+    edges = [{"from": "r", "to": "a"}, {"from": "r", "to": "b"}]
+    if draw(_S0):  # a join after both, on the earlier-planned strand (W6W-FAN-8)
+        join = _app_step("j")
+        join["with"] = {"seen": {"$": "steps.b.output"}}
+        document_steps.append(join)
+        edges += [{"from": "a", "to": "j"}, {"from": "b", "to": "j"}]
+    document = {
+        "manifestVersion": "2",
+        "id": "wf_race",
+        "name": "generated",
+        "steps": document_steps,
+        "edges": edges,
+    }
+    # The first wait has r alone outstanding; the second picks which sibling finishes first.
+    return document, {"steps": scripts}, [0, int(draw(_S0))]
+
+
+@st.composite
+def _retry_ladder(draw: st.DrawFn) -> tuple[dict[str, Any], dict[str, Any], list[int]]:
+    """W6W-RETRY-*: one retried step whose attempts fail in each phase, near the 300000 ms cap.
+
+    Auth errors are never retried; execute errors only when idempotent or
+    marked retryable; every computed wait is capped at 300000 ms.
+    """
+    backoff = draw(_S12)
+    delay = draw(st.sampled_from([0, 1000, 80_000, 150_001, 299_999, 300_001]))
+    attempts = draw(st.integers(2, 4))
+    step = _app_step("s", retry={"maxAttempts": attempts, "backoff": backoff, "delayMs": delay})
+    error = {
+        "code": "flaky",
+        "message": "generated",
+        "phase": draw(_S7),
+        "retryable": draw(_S0),
+    }
+    failures = draw(st.integers(1, attempts))
+    script: list[dict[str, Any]] = [{"error": error}] * failures
+    if draw(_S0):
+        script.append({"output": "recovered"})
+    document = {
+        "manifestVersion": "2",
+        "id": "wf_retry",
+        "name": "generated",
+        "steps": [step, _app_step("t")],
+    }
+    return document, {"steps": {"s": {"attempts": script, "idempotent": draw(_S0)}}}, []
+
+
+W6W_SHAPES = (_parallel_siblings, _retry_ladder)
+_S20 = st.integers(0, 2)
+_S21 = st.sampled_from(W6W_SHAPES)
+
+
 @st.composite
 def engine_cases(draw: st.DrawFn, max_steps: int = 6) -> dict[str, Any]:
-    """A document, a scenario and a schedule (which outstanding invocation completes next)."""
-    document = draw(parallel_workflows(max_steps=max_steps, max_delay=200_000))
-    scenario = draw(engine_scenarios(document))
-    case: dict[str, Any] = {
-        "document": document,
-        "scenario": scenario,
-        "schedule": draw(_S18),
-    }
+    """A document, a scenario and a schedule (which outstanding invocation completes next).
+
+    A third of the cases come from the shape catalogue (``W6W_SHAPES``), the
+    rest are random fan-out graphs.
+    """
+    if draw(_S20) == 0:
+        document, scenario, schedule = draw(draw(_S21)())
+        scenario["default"] = {"output": draw(_S17)}
+        schedule += draw(_S18)
+    else:
+        document = draw(parallel_workflows(max_steps=max_steps, max_delay=200_000))
+        scenario = draw(engine_scenarios(document))
+        schedule = draw(_S18)
+    case: dict[str, Any] = {"document": document, "scenario": scenario, "schedule": schedule}
     if draw(_S15) == 0:
         # The host crashes after a checkpoint and resumes the run (W6W-CONCEPT-3).
         scenario["crashAfterCheckpoints"] = [draw(_S19)]

@@ -1,0 +1,131 @@
+"""Campaign power: how many generated examples a campaign needs to find a seeded bug.
+
+A test that says "the campaign finds bug X" must hold for every Hypothesis
+release the pyproject admits, so it is stated over several seeds with a
+measured budget (issue 10), not over one random stream.  ``examples_to_find``
+runs the generation phase of a campaign against a bundled example engine with
+one seeded bug and returns the number of examples judged up to and including
+the first divergence; shrinking is left out because it is not part of
+finding.  ``benchmarks/bench_power.py`` prints the figures; tests/test_power.py
+holds the budgets.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from hypothesis import HealthCheck, Phase, assume, given, seed, settings
+from hypothesis import strategies as st
+
+from wforacle.oracle.engine import Engine, Judgement
+
+JSON = Any
+
+ENGINES = Path(__file__).resolve().parents[1] / "examples" / "engines"
+ENGINE_FILES = {"w6w": "w6w_engine.py", "harness": "harness_engine.py"}
+
+# The seeded bugs of each bundled engine (each engine's --bug choices).
+BUGS: dict[str, tuple[str, ...]] = {
+    "w6w": (
+        "no-skip",
+        "meta-from-output",
+        "error-edge-ignored",
+        "retry-auth",
+        "uncapped-backoff",
+        "plan-fifo",
+        "record-drops",
+        "last-output-by-time",
+        "first-failure-by-time",
+        "replay-reinvokes",
+        "resume-from-start",
+    ),
+    "harness": (
+        "all-negative-skipped",
+        "no-unreachability",
+        "cancel-non-idempotent",
+        "null-for-unavailable",
+    ),
+}
+
+
+class _Found(Exception):
+    pass
+
+
+def example_engine(spec: str, *bugs: str) -> Engine:
+    """The bundled example engine of a specification, with seeded bugs switched on."""
+    path = ENGINES / ENGINE_FILES[spec]
+    return Engine(f"{sys.executable} {path}" + "".join(f" --bug {b}" for b in bugs))
+
+
+def _search(spec: str) -> tuple[st.SearchStrategy[JSON], Callable[[Engine, JSON], Judgement]]:
+    if spec == "w6w":
+        from wforacle.oracle.fuzz import judge_case
+        from wforacle.properties.strategies.w6w import engine_cases
+
+        return engine_cases(max_steps=6), judge_case
+    from wforacle.oracle.harness_oracle import judge, model_of
+    from wforacle.properties.strategies.harness import harness_cases
+
+    def judge_valid(engine: Engine, case: JSON) -> Judgement:
+        try:
+            model_of(case)
+        except ValueError:
+            assume(False)
+        return judge(engine, case)
+
+    return harness_cases(), judge_valid
+
+
+def examples_to_find(spec: str, bug: str, seed_value: int, budget: int) -> int | None:
+    """Examples judged until the first divergence against the seeded engine; None past the budget.
+
+    Engine faults are not findings here: the correct engine raises none, so a
+    fault would mean the seeded bug broke the protocol, which a campaign
+    reports separately.  A divergence counts only when the correct engine
+    passes the same case; otherwise ``FalseAlarm`` is raised, since the model
+    and the correct engine disagree and the figure would measure nothing.
+    """
+    cases, judge = _search(spec)
+    engine = example_engine(spec, bug)
+    correct = example_engine(spec)
+    counted = [0]
+
+    @seed(seed_value)
+    @settings(
+        max_examples=budget,
+        database=None,
+        deadline=None,
+        phases=[Phase.generate],
+        suppress_health_check=list(HealthCheck),
+        print_blob=False,
+        report_multiple_bugs=False,
+    )
+    @given(cases)
+    def probe(case: JSON) -> None:
+        counted[0] += 1
+        if judge(engine, case).verdict == "divergence":
+            # Found only if the bug is what diverges: the correct engine passes the case.
+            verdict = judge(correct, case)
+            if verdict.verdict != "pass":
+                raise FalseAlarm(case, verdict)
+            raise _Found
+
+    try:
+        probe()
+    except _Found:
+        return counted[0]
+    finally:
+        engine.stop()
+        correct.stop()
+    return None
+
+
+class FalseAlarm(Exception):
+    """The correct example engine fails a case: the model and that engine disagree."""
+
+    def __init__(self, case: JSON, judgement: Judgement) -> None:
+        super().__init__(f"the correct engine gets {judgement.verdict} on {case}: {judgement}")
