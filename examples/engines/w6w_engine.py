@@ -154,9 +154,13 @@ class Engine:
             if "default" in var:
                 variables[var["key"]] = var["default"]
             elif var.get("required"):
-                detail = {"reason": "missing_variable", "variable": var["key"]}
-                self.event("run_rejected", checkpointed=False, **detail)
-                return {"runId": self.run_id, "status": "rejected", "steps": {}}
+                # Refused at the start: a failed run that never ran (no "rejected" status).
+                error = {"code": "missing_variable",
+                         "message": f"required variable {var['key']!r} has no value",
+                         "phase": "resolution", "retryable": False}
+                self.event("run_rejected", checkpointed=False, status="failed",
+                           variable=var["key"], error=error)
+                return {"runId": self.run_id, "status": "failed", "steps": {}, "error": error}
         self.variables = variables
         self.trigger = request.get("trigger", {"type": "manual"})
         self.secrets = request.get("secrets") or {}

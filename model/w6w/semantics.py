@@ -5,10 +5,11 @@ Notation (RFC "Execution model", "Run state", Amendments 2026-07-29, -08-21,
 
     c = (status, clock, steps, activated, skipped, failure, errors, …)
 
-``status`` is the run's (queued → running → succeeded | failed | canceled,
-or rejected at start).  ``steps`` holds one StepState per plan position
-``P`` (W6W-PLAN-7); a running step's ``stage`` is ``invoke`` (an attempt is
-due) or ``decide`` (an attempt failed with ``pending``: retry or finish).
+``status`` is the run's (queued → running → succeeded | failed | canceled;
+a run refused at its start goes from queued to failed, A-72).  ``steps``
+holds one StepState per plan position ``P`` (W6W-PLAN-7); a running step's
+``stage`` is ``invoke`` (an attempt is due) or ``decide`` (an attempt
+failed with ``pending``: retry or finish).
 ``activated`` and ``skipped`` hold edge keys ``(from, to, when)``
 (W6W-EDGE-11: "The engine keys a skipped edge by (from, to, when)").
 ``failure`` is the StepError that ends the run (the first by plan order,
@@ -27,11 +28,13 @@ at every point (W6W-FAN-4: "the plan's order, one step at a time") and a
 sequential run has one outcome.  With strands, the interleavings are the
 nondeterminism; ``model/w6w/independence.py`` says which of them commute.
 
-Modelled: run start, plan order, strands, resolution, retry and backoff,
-onError and error edges, skipping, terminal status, draining, the run-level
-handler, replay, checkpoints with crash and resume, step metadata, and
-cancellation between steps.  Not yet: the canonical controls, @w6w/call and
-wait resumption — a document using them is refused with ``Unsupported``.
+Modelled: run start (and refusal), plan order, strands, resolution, retry
+and backoff, onError and error edges, skipping, terminal status, draining,
+the run-level handler, replay, checkpoints with crash and resume, step
+metadata, cancellation between steps, the canonical controls, wait
+suspension and resumption, and @w6w/call (model/w6w/controls.py).  An
+extension control, or a wait inside a sub-block, is refused with
+``Unsupported``.
 
 Virtual time: an attempt takes no time; a retry wait advances the clock by
 the computed wait (model/kernel/time.py).  No rule reads the clock: it only
@@ -295,7 +298,10 @@ class W6wRun:
         if config.crash_due:
             found = [crash_and_resume(self, config)]
         elif config.status == "queued":
-            found = [resume_run(self, config) if config.suspension else start_run(self, config)]
+            if config.suspension:
+                found = [resume_run(self, config)]
+            else:
+                found = [rule(self, config) for rule in START_RULES]
         elif config.status != "running":
             found = []
         else:
@@ -534,31 +540,121 @@ def _event(config: Config, name: str, **fields: JSON) -> dict[str, JSON]:
 # -- run start -------------------------------------------------------------------
 
 
-def start_run(run: W6wRun, c: Config) -> Transition[Config] | None:
-    """Start a queued run: bind the variables, or reject the run.
+def bind_variables(run: W6wRun) -> tuple[dict[str, JSON], str | None]:
+    """The run's variables: supplied values, then defaults; and a missing required key.
 
-    W6W-FIELD-18: "If true and no value provided at run start, the run is
-    rejected."  W6W-FIELD-19: a default is "Used when the caller doesn't
-    supply a value" (a required variable with a default is satisfied by it,
-    assumption A-42).
+    W6W-FIELD-19: a default is "Used when the caller doesn't supply a value"
+    (a required variable with a default is satisfied by it, assumption A-42).
     """
-    if c.status != "queued":
-        return None
     supplied = run.scenario.variables
     bound: dict[str, JSON] = dict(supplied)
+    missing = None
     for variable in run.workflow.variables:
         if variable.key in supplied:
             continue
         if variable.has_default:
             bound[variable.key] = variable.default
-        elif variable.required:
-            rejection = {"reason": "missing_variable", "variable": variable.key}
-            return Transition(
-                _event(c, "run_rejected", **rejection),
-                "start_run",
-                ("W6W-FIELD-18",),
-                evolve(c, status="rejected", rejection=rejection),
-            )
+        elif variable.required and missing is None:
+            missing = variable.key
+    return bound, missing
+
+
+VARIABLE_TYPES: dict[str, Callable[[JSON], bool]] = {
+    "string": lambda v: isinstance(v, str),
+    "number": lambda v: isinstance(v, int | float) and not isinstance(v, bool),
+    "boolean": lambda v: isinstance(v, bool),
+    "object": lambda v: isinstance(v, dict),
+    "array": lambda v: isinstance(v, list),
+}
+
+
+def mistyped_variable(run: W6wRun, bound: dict[str, JSON]) -> tuple[str, str] | None:
+    """The first bound variable whose value is not of its declared type: (key, type)."""
+    for variable in run.workflow.variables:
+        check = VARIABLE_TYPES.get(variable.type or "")
+        if check is not None and variable.key in bound and not check(bound[variable.key]):
+            return variable.key, variable.type or ""
+    return None
+
+
+def _rejected(
+    c: Config, variable: str, error: StepError, clause: str, rule: str
+) -> Transition[Config]:
+    """The transition of a run refused at its start: a failed run that never ran (A-72)."""
+    rejection = {"status": "failed", "variable": variable, "error": error.to_json()}
+    return Transition(
+        _event(c, "run_rejected", **rejection),
+        rule,
+        (clause,),
+        evolve(c, status="failed", failure=(RUN_BOUNDARY, error), rejection=rejection),
+    )
+
+
+RUN_BOUNDARY = "(run)"  # the failure's "step" when the run is refused at its start
+
+
+def reject_missing_variable(run: W6wRun, c: Config) -> Transition[Config] | None:
+    """Refuse a run a required variable of which has no value.
+
+    W6W-FIELD-18: "If true and no value provided at run start, the run is
+    rejected."  The refused run is failed, with a resolution-phase error
+    ``missing_variable``, no step and no handler read (assumption A-72).
+    """
+    if c.status != "queued":
+        return None
+    _, missing = bind_variables(run)
+    if missing is None:
+        return None
+    error = StepError(
+        "missing_variable", f"required variable {missing!r} has no value", "resolution"
+    )
+    return _rejected(c, missing, error, "W6W-FIELD-18", "reject_missing_variable")
+
+
+def reject_mistyped_variable(run: W6wRun, c: Config) -> Transition[Config] | None:
+    """Refuse a run a variable of which is not of its declared type — a host that validates.
+
+    W6W-FIELD-17: the type is "Advisory; hosts SHOULD validate at
+    trigger/run boundary."  A SHOULD: a host may also start the run
+    (``start_run``), so both are permitted (assumption A-73).
+    """
+    if c.status != "queued":
+        return None
+    bound, missing = bind_variables(run)
+    mistyped = mistyped_variable(run, bound)
+    if missing is not None or mistyped is None:
+        return None
+    key, declared = mistyped
+    error = StepError(
+        "variable_type_mismatch",
+        f"variable {key!r} is declared {declared} and was given {_json_type(bound[key])}",
+        "resolution",
+    )
+    return _rejected(c, key, error, "W6W-FIELD-17", "reject_mistyped_variable")
+
+
+def _json_type(value: JSON) -> str:
+    if value is None:
+        return "null"
+    for name, check in VARIABLE_TYPES.items():
+        if check(value):
+            return name
+    return type(value).__name__
+
+
+def start_run(run: W6wRun, c: Config) -> Transition[Config] | None:
+    """Start a queued run with its variables bound.
+
+    W6W-FIELD-18: not when a required variable has no value (then
+    ``reject_missing_variable``).  W6W-FIELD-19: defaults fill what the
+    caller did not supply.  A value of another type than declared does not
+    stop a host that treats the type as advisory (W6W-FIELD-17, A-73).
+    """
+    if c.status != "queued":
+        return None
+    bound, missing = bind_variables(run)
+    if missing is not None:
+        return None
     replaying = {"replay": True} if run.replay is not None else {}
     return Transition(
         _event(
@@ -574,6 +670,9 @@ def start_run(run: W6wRun, c: Config) -> Transition[Config] | None:
         ("W6W-FIELD-18", "W6W-FIELD-19"),
         evolve(c, status="running", variables=bound),
     )
+
+
+START_RULES: tuple[Rule, ...] = (reject_missing_variable, reject_mistyped_variable, start_run)
 
 
 # -- crash and resume ----------------------------------------------------------------
@@ -1438,8 +1537,6 @@ def run_state(run: W6wRun, c: Config) -> dict[str, JSON]:
         out["error"] = c.failure[1].to_json()
     if c.errors:
         out["stepErrors"] = [{"stepId": s, **e.to_json()} for s, e in c.errors]
-    if c.rejection is not None:
-        out["rejection"] = c.rejection
     if c.suspension is not None:
         out["suspension"] = {"stepId": c.suspension[0], "resumeToken": c.suspension[1]}
     return out

@@ -165,3 +165,12 @@ def test_the_redacted_record_passes_and_an_action_may_echo_a_secret():
     echoed = persisted({"auth": "Bearer [secret]"}, output=SECRET)
     verdict = judge(Recorded(echoed), model_of(echo), BEARER, [])  # type: ignore[arg-type]
     assert verdict.verdict == "pass", verdict.to_json()
+
+
+def test_a_run_refused_at_its_start_is_failed_in_the_engine_and_the_model():
+    # W6W-FIELD-18 with RunState.status among the RFC's five.
+    document = {**CHAIN, "variables": [{"key": "channel", "required": True}]}
+    judgement = judged({"document": document, "scenario": {}, "schedule": []})
+    assert judgement.verdict == "pass", judgement.to_json()
+    assert judgement.observation is not None
+    assert judgement.observation.state["status"] == "failed"

@@ -106,3 +106,56 @@ def test_a_control_reads_the_plaintext_its_with_block_resolved():
     assert state["steps"]["gate"]["input"] == {"condition": "[secret]"}
     inner = json.dumps(state["steps"]["gate"]["inner"])
     assert '"no"' in inner and '"yes"' not in inner
+
+
+# -- a run refused at its start, and declared variable types (W6W-FIELD-17, -18) -----------
+
+STATUSES = {"queued", "running", "succeeded", "failed", "canceled"}  # RFC RunState.status
+TYPED = workflow(
+    app_step("a", **{"with": {"c": {"$": "vars.channel"}}}),
+    variables=[
+        {"key": "channel", "type": "string", "required": True},
+        {"key": "n", "type": "number"},
+    ],
+)
+
+
+def test_a_refused_run_has_a_status_the_rfc_lists():
+    # W6W-FIELD-18: "If true and no value provided at run start, the run is rejected";
+    # RunState.status is "queued" | "running" | "succeeded" | "failed" | "canceled" (A-72).
+    trace, state = run(TYPED)
+    assert state["status"] in STATUSES and state["status"] == "failed"
+    assert state["error"]["code"] == "missing_variable" and state["steps"] == {}
+    assert events(trace, "run_rejected")[0]["variable"] == "channel"
+
+
+def outcomes(doc, scenario):
+    from wforacle.model.kernel.explore import explore
+    from wforacle.model.w6w.semantics import config_key, outcome
+
+    model = semantics(doc, scenario)
+    found = explore(model, lambda c: outcome(model, c), config_key)
+    assert found.complete
+    return [o.value for o in found.outcomes]
+
+
+def test_a_value_of_another_type_than_declared_may_refuse_the_run():
+    # W6W-FIELD-17: "Advisory; hosts SHOULD validate at trigger/run boundary" — a host that
+    # validates refuses "5" for a number, one that does not runs: both permitted (A-73).
+    found = outcomes(TYPED, {"variables": {"channel": "#ops", "n": "5"}})
+    assert sorted(o["status"] for o in found) == ["failed", "succeeded"]
+    refused = next(o for o in found if o["status"] == "failed")
+    assert refused["error"]["code"] == "variable_type_mismatch" and refused["steps"] == {}
+    assert [o["status"] for o in outcomes(TYPED, {"variables": {"channel": "#ops", "n": 5}})] == [
+        "succeeded"
+    ]
+
+
+def test_declared_types_are_json_types():
+    # W6W-FIELD-17's enumeration: "string" | "number" | "boolean" | "object" | "array";
+    # true is not a number (A-03's reading of JSON numbers).
+    from wforacle.model.w6w.semantics import VARIABLE_TYPES
+
+    assert VARIABLE_TYPES["number"](1.5) and not VARIABLE_TYPES["number"](True)
+    assert VARIABLE_TYPES["boolean"](False) and not VARIABLE_TYPES["object"]([])
+    assert VARIABLE_TYPES["array"]([]) and not VARIABLE_TYPES["string"](None)

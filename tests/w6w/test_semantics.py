@@ -49,7 +49,9 @@ def test_a_required_variable_without_value_rejects_the_run():
     doc = workflow(variables=[{"key": "channel", "required": True}])
     trace, state, _, _ = run(doc)
     assert [e["event"] for e in trace] == ["run_rejected"]
-    assert state["status"] == "rejected" and state["steps"] == {}
+    # RunState.status is one of the RFC's five: a refused run is failed.
+    assert state["status"] == "failed" and state["steps"] == {}
+    assert state["error"]["code"] == "missing_variable"
 
 
 def test_defaults_fill_missing_variables_and_supplied_values_win():
@@ -406,7 +408,7 @@ def test_a_rejected_run_never_reads_the_handler():
         variables=[{"key": "v", "required": True}],
     )
     trace, state, _, _ = run(doc)
-    assert state["status"] == "rejected" and len(trace) == 1
+    assert state["status"] == "failed" and len(trace) == 1  # never retried
 
 
 def test_configuration_keys_cover_every_field():
