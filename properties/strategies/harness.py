@@ -37,7 +37,7 @@ class _Builder:
     failing_resources: list[str] = attrs.field(factory=list)
     entry: str | None = None
 
-    def node(self, node_id: str, body: str = "", **attributes: str | None) -> None:
+    def node(self, node_id: str, body: str = "", /, **attributes: str | None) -> None:
         extra = "".join(f' {k}="{v}"' for k, v in attributes.items() if v is not None)
         self.parts.append(f'<node id="{node_id}"{extra}>{body}</node>')
 
