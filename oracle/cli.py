@@ -703,6 +703,34 @@ def build_parser() -> argparse.ArgumentParser:
         command.add_argument("file", metavar="DOC", help="the workflow document")
         command.add_argument("--scenario", metavar="S", help="the scenario (docs/scenario.md)")
         command.add_argument("--spec", choices=SPECS, help="specification (default: detected)")
+        readings = command.add_argument_group(
+            "Harness readings", "where chapter 5 is open (docs/assumptions.md); default first"
+        )
+        readings.add_argument(
+            "--all-negative",
+            dest="all_negative",
+            choices=("pending", "skipped"),
+            help="an all-negative join stays PENDING (HX-JOIN-3) or is SKIPPED (the draft)",
+        )
+        readings.add_argument(
+            "--any-cancels",
+            dest="any_cancels",
+            choices=("branch", "running"),
+            help="A-81: an any join cancels its whole branch or only running nodes",
+        )
+        readings.add_argument(
+            "--pre-execution-retry",
+            dest="pre_execution_retry",
+            action="store_const",
+            const=True,
+            help="A-82: retry HX-4101/HX-4102 failures like any other (default: never)",
+        )
+        readings.add_argument(
+            "--loop-start",
+            dest="loop_start",
+            choices=("sequence", "any"),
+            help="A-80: loop iterations start in sequence order or in any order",
+        )
         return command
 
     run = document_and_scenario(

@@ -257,3 +257,28 @@ def test_check_accepts_runs_own_trace_and_pins_a_changed_one(capsys, tmp_path):
         capsys, "check", doc, "--scenario", scenario, "--trace", write(tmp_path, "{]", "t.txt")
     )
     assert code == 2 and "line 1" in err
+
+
+def test_the_harness_readings_are_selectable_on_the_command_line(tmp_path, capsys):
+    # under "branch" an any join also cancels READY nodes of a losing branch,
+    # which adds outcomes where the branch never started; "running" does not.
+    from wforacle.oracle.cli import main
+
+    document = tmp_path / "any.xml"
+    document.write_text(
+        '<harness id="h"><node id="s"/><node id="a"/><node id="b"/><node id="c"/>'
+        '<node id="j" joinPolicy="any"/><edge from="s" to="a"/><edge from="s" to="b"/>'
+        '<edge from="b" to="c"/><edge from="a" to="j"/><edge from="c" to="j"/></harness>'
+    )
+
+    def outcomes(*flags):
+        assert main(["explore", str(document), "--json", *flags]) == 0
+        found = json.loads(capsys.readouterr().out)["outcomes"]
+        return {json.dumps(o["outcome"], sort_keys=True) for o in found}
+
+    branch, running = outcomes(), outcomes("--any-cancels", "running")
+    assert running < branch
+    # Only under "branch" can a node be CANCELLED before it ever ran.
+    never_ran = {"state": "CANCELLED", "attempts": 0, "outputs": None, "error": None}
+    assert all(never_ran not in json.loads(o)["nodes"].values() for o in running)
+    assert any(never_ran in json.loads(o)["nodes"].values() for o in branch - running)
