@@ -277,7 +277,7 @@ def test_the_harness_readings_are_selectable_on_the_command_line(tmp_path, capsy
         return {json.dumps(o["outcome"], sort_keys=True) for o in found}
 
     branch, running = outcomes(), outcomes("--any-cancels", "running")
-    assert running < branch
+    assert running != branch
     # Only under "branch" can a node be CANCELLED before it ever ran.
     never_ran = {"state": "CANCELLED", "attempts": 0, "outputs": None, "error": None}
     assert all(never_ran not in json.loads(o)["nodes"].values() for o in running)
