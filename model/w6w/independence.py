@@ -54,7 +54,15 @@ import attrs
 
 from wforacle.model.kernel.explore import Exploration, canonical, explore
 from wforacle.model.kernel.lts import Transition
-from wforacle.model.w6w.semantics import TERMINAL, Config, W6wRun, config_key, outcome, routing
+from wforacle.model.w6w.semantics import (
+    TERMINAL,
+    Config,
+    Launch,
+    W6wRun,
+    config_key,
+    outcome,
+    routing,
+)
 
 COMPLETIONS = frozenset({"step_succeeded", "step_failed", "step_skipped", "step_replayed"})
 LAUNCHES = frozenset({"start_step", "skip_step", "replay_step"})
@@ -126,7 +134,13 @@ class Reduction:
     def __init__(self, run: W6wRun) -> None:
         self.run = run
         self.footprints = footprints(run)
-        self.active = not (run.scenario.crashes or run.scenario.cancel_after is not None)
+        # The eager launch reading (A-74) makes a launch disable other strands'
+        # completions for a moment: the independence argument does not cover it.
+        self.active = not (
+            run.scenario.crashes
+            or run.scenario.cancel_after is not None
+            or run.launch is not Launch.SEPARATE
+        )
         self.composite = frozenset(
             i for i, step_id in enumerate(run.plan) if run.by_id[step_id].is_control
         )

@@ -46,6 +46,7 @@ from __future__ import annotations
 import functools
 import itertools
 from collections.abc import Callable, Sequence
+from enum import StrEnum
 from typing import Any, TypeVar
 
 import attrs
@@ -196,6 +197,25 @@ def descendants(workflow: Workflow, step_id: str) -> set[str]:
     return seen
 
 
+class Launch(StrEnum):
+    """When a strand launches its next step (assumption A-74; W6W-FAN-5, W6W-FAN-9).
+
+    ``separate``: a launch is a transition of its own, so another strand's
+    completion — a failure that starts the drain — may come between a step's
+    end and its strand's next launch.  ``eager``: every launch a completion
+    makes possible happens before any other step's attempt ends (an engine
+    that launches from its completion handler).  Every ``eager`` trace is a
+    ``separate`` trace, so the default judges both kinds of engine; select
+    ``eager`` to hold an engine to it (as ``TieBreak`` selects a plan).
+    """
+
+    SEPARATE = "separate"
+    EAGER = "eager"
+
+
+LAUNCH_RULES = frozenset({"start_step", "skip_step", "replay_step"})
+
+
 class Unsupported(Exception):
     """The document uses something this semantics does not model yet."""
 
@@ -217,6 +237,7 @@ class W6wRun:
         separate_roots: bool = False,
         start_invocations: Sequence[int] | None = None,
         depth: int = 0,
+        launch: Launch = Launch.SEPARATE,
     ) -> None:
         """The run of ``workflow`` in ``plan`` order under ``scenario``.
 
@@ -225,7 +246,7 @@ class W6wRun:
         (with any extra root, such as ``foreach``), ``separate_roots`` puts each
         root on a strand of its own (parallel branches), ``start_invocations``
         continues the scenario's per-step invocation counts; ``depth`` is the
-        @w6w/call depth of this run.
+        @w6w/call depth of this run; ``launch`` the reading of A-74.
         """
         for step in workflow.steps:
             if step.is_control and (step.uses.action if step.uses else None) not in CONTROLS:
@@ -244,6 +265,7 @@ class W6wRun:
         self.separate_roots = separate_roots
         self.start_invocations = tuple(start_invocations or ())
         self.depth = depth
+        self.launch = launch
         self.replay = replay
         self.plan = list(plan)
         self.scenario = scenario
@@ -313,6 +335,9 @@ class W6wRun:
             )
             strands = range(len(self.strands))
             found = [t for k in strands for t in self.strand_transitions(config, k, launching)]
+            if self.launch is Launch.EAGER:
+                # A-74 "eager": what can launch launches before any attempt ends.
+                found = [t for t in found if t is not None and t.rule in LAUNCH_RULES] or found
             if not found:
                 # The abort signal is polled between steps (W6W-HOST-3) and wins.
                 rules: tuple[Rule, ...] = (abort_run,) if config.signalled else RUN_RULES

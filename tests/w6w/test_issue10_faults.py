@@ -159,3 +159,56 @@ def test_declared_types_are_json_types():
     assert VARIABLE_TYPES["number"](1.5) and not VARIABLE_TYPES["number"](True)
     assert VARIABLE_TYPES["boolean"](False) and not VARIABLE_TYPES["object"]([])
     assert VARIABLE_TYPES["array"]([]) and not VARIABLE_TYPES["string"](None)
+
+
+# -- when a strand launches (W6W-FAN-5, W6W-FAN-9; assumption A-74) ------------------------
+
+FAN = workflow(
+    app_step("r", fanOut="parallel"),
+    app_step("x"),
+    app_step("a"),
+    app_step("b"),
+    edges=[{"from": "r", "to": "x"}, {"from": "r", "to": "b"}, {"from": "x", "to": "a"}],
+)
+BOTH_FAIL = {
+    "steps": {
+        "a": {"attempts": [{"error": {"code": "a_failed", "message": "a"}}]},
+        "b": {"attempts": [{"error": {"code": "b_failed", "message": "b"}}]},
+    }
+}
+
+
+def launched(doc, scenario, **options):
+    from wforacle.model.kernel.explore import explore
+    from wforacle.model.w6w.semantics import config_key, outcome
+
+    model = semantics(doc, scenario, **options)
+    found = explore(model, lambda c: outcome(model, c), config_key)
+    assert found.complete
+    return sorted(
+        (o.value["error"]["code"], tuple(sorted(o.value["steps"]))) for o in found.outcomes
+    )
+
+
+def test_the_launch_reading_is_selectable_and_eager_permits_fewer_runs():
+    # W6W-FAN-9: "On a plain fail … the engine stops launching new steps".  A-74: with a
+    # launch its own transition, b's failure can come before x or b ever launches; an
+    # engine that launches from its completion handler ("eager") cannot leave them out.
+    from wforacle.model.w6w.semantics import Launch
+
+    separate = launched(FAN, BOTH_FAIL)
+    eager = launched(FAN, BOTH_FAIL, launch=Launch.EAGER)
+    assert ("b_failed", ("b", "r")) in separate and ("a_failed", ("a", "r", "x")) in separate
+    assert eager == [("a_failed", ("a", "b", "r", "x")), ("b_failed", ("b", "r", "x"))]
+    assert set(eager) < set(separate)
+    # W6W-FAN-10 says the reported error does "not depend on timing"; it does (F-13).
+    assert {code for code, _ in eager} == {"a_failed", "b_failed"}
+
+
+def test_a_mixed_chain_is_refused_though_its_first_segment_is_a_root():
+    # W6W-CHAIN-4: the arm refuses a chain that "mixes || and ??" and falls through to
+    # <path>; the refused chain token keeps that path from counting as rooted (F-14).
+    from wforacle.model.w6w.resolve import resolve_with
+
+    text = "{{ vars.a || vars.b ?? vars.c }}"
+    assert resolve_with(text, {"vars": {"a": "A", "b": "B", "c": "C"}}) == text
