@@ -460,10 +460,12 @@ class HarnessRun:
         if not isinstance(items, list):
             target = self._terminal(c, i, FAILED, error="loop_over_not_a_list")
             return [
+                # the chapter does not say what an `over` that is not a list
+                # does; the loop fails (HX-EXEC-6: "Transition to SUCCEEDED or FAILED").
                 Transition(
                     {"event": "node_failed", "node": node.id, "error": "loop_over_not_a_list"},
                     "run",
-                    ("HX-SCHED-2",),
+                    ("HX-EXEC-6",),
                     target,
                 )
             ]

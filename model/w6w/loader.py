@@ -187,7 +187,7 @@ class _Loader:
                 Gate.RUN,
             )
         workflow_id = self.string(doc, "id", root, "W6W-FIELD-26", required=True)
-        name = self.string(doc, "name", root, "W6W-FIELD-3", required=True)
+        name = self.string(doc, "name", root, "W6W-FIELD-27", required=True)
         if name is not None and not KEBAB_CASE.fullmatch(name):
             # W6W-FIELD-3: "Lowercase, kebab-case." — advisory, and never
             # enforced unique (W6W-KEY-8).

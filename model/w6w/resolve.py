@@ -163,8 +163,11 @@ class Resolver:
         """``{"$": path}``: the value at ``path``, type-preserved; absent is null.
 
         W6W-BIND-4: "A $ binding to an absent, skipped or failed upstream path
-        resolves to null".  A non-string or empty path names nothing and is
-        null too (assumption A-35).
+        resolves to null" — absent meta too (W6W-META-24: "Absent meta reads
+        like any absent path").  A whole-value marker resolves type-preserved
+        (W6W-BIND-10: "an object, array, null, boolean or number stays
+        itself").  A non-string or empty path names nothing and is null too
+        (assumption A-35).
         """
         if not isinstance(path, str) or path == "":
             return None
@@ -208,7 +211,8 @@ class Resolver:
         """A secret part: ``secrets[ref]``, read directly (W6W-ENV-22).
 
         W6W-ENV-3 / W6W-ROOT-11: a ref naming no available secret fails the
-        step; an absent or empty ref names none (W6W-ENV-27).
+        step; an absent or empty ref names none (W6W-ENV-27, W6W-ENV-56: "a
+        secret part with an absent or empty ref names no available secret").
         """
         if ref and ref in self.secrets and self.secrets[ref] is not None:
             self.read_secret = True
@@ -220,6 +224,8 @@ class Resolver:
 
         W6W-ENV-8..11 and W6W-ENV-25: absent, null or undefined fails with
         render_ref_unresolved; any other non-string with render_ref_not_a_string.
+        W6W-ENV-56: "a render part with an absent or empty ref has no resolved
+        content and so fails the step with render_ref_unresolved".
         """
         found = lookup(self.root, ref) if ref else UNDEFINED
         if found is None or found is UNDEFINED:

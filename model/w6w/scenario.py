@@ -30,6 +30,7 @@ import attrs
 from wforacle.model.diagnostics import Diagnostic, Gate, error, json_path
 
 JSON = Any
+# W6W-STATE-21: StepError.phase is "resolution" | "auth" | "execute" | "output".
 PHASES = ("resolution", "auth", "execute", "output")
 
 

@@ -315,6 +315,18 @@ def test_a_loop_runs_its_body_per_item_in_sequence_order():
     assert len(only["nodes"]["l"]["outputs"]["items"]) == 3
 
 
+def test_a_loop_over_something_other_than_a_list_fails():
+    # the chapter is silent; the loop fails (HX-EXEC-6), its body never runs.
+    text = doc('<loop id="l" over="params.items">' + node("body") + "</loop>")
+    run = instance(text, {"params": {"items": 5}})
+    (only,) = outcomes(run)
+    assert only["nodes"]["l"]["state"] == "FAILED"
+    assert only["nodes"]["l"]["error"] == "loop_over_not_a_list"
+    steps = execute(run, seeded(0)).steps
+    failed = next(t for t in steps if t.event.get("error") == "loop_over_not_a_list")
+    assert failed.clauses == ("HX-EXEC-6",)
+
+
 def test_any_ready_node_may_run_first():
     # HX-SCHED-1: two independent READY nodes run in either order; the explorer sees both.
     text = doc(node("a"), node("b"))

@@ -48,7 +48,7 @@ def test_defaults_apply_when_fields_are_omitted():
 
 @pytest.mark.parametrize("field", ["manifestVersion", "id", "name", "steps"])
 def test_required_workflow_fields(field):
-    # W6W-FIELD-1, W6W-FIELD-2, W6W-FIELD-3, W6W-FIELD-4: required members.
+    # W6W-FIELD-1, W6W-FIELD-26 (id), W6W-FIELD-27 (name), W6W-FIELD-4: required members.
     doc = workflow()
     del doc[field]
     found = diagnostics(doc)
