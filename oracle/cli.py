@@ -455,8 +455,11 @@ def _load_run(args: argparse.Namespace) -> Any:
         replay = Replay.of(recorded, result.workflow, args.replay_from)
     elif getattr(args, "replay_from", None):
         raise UsageError("--replay-from needs --replay RUNSTATE")
+    from wforacle.model.w6w.semantics import Launch
+
+    launch = Launch(getattr(args, "launch", None) or Launch.SEPARATE)
     try:
-        return W6wRun(result.workflow, result.plan, scenario, replay)
+        return W6wRun(result.workflow, result.plan, scenario, replay, launch=launch)
     except Unsupported as exc:
         raise UsageError(f"not modelled yet: {exc}") from None
 
@@ -703,6 +706,12 @@ def build_parser() -> argparse.ArgumentParser:
         command.add_argument("file", metavar="DOC", help="the workflow document")
         command.add_argument("--scenario", metavar="S", help="the scenario (docs/scenario.md)")
         command.add_argument("--spec", choices=SPECS, help="specification (default: detected)")
+        command.add_argument(
+            "--launch",
+            choices=("separate", "eager"),
+            help="w6w, A-74: a strand's next launch is its own transition (default) or happens "
+            "in the completion that enables it",
+        )
         readings = command.add_argument_group(
             "Harness readings", "where chapter 5 is open (docs/assumptions.md); default first"
         )

@@ -282,3 +282,42 @@ def test_the_harness_readings_are_selectable_on_the_command_line(tmp_path, capsy
     never_ran = {"state": "CANCELLED", "attempts": 0, "outputs": None, "error": None}
     assert all(never_ran not in json.loads(o)["nodes"].values() for o in running)
     assert any(never_ran in json.loads(o)["nodes"].values() for o in branch - running)
+
+
+def test_the_w6w_launch_reading_is_selectable_on_the_command_line(tmp_path, capsys):
+    # A-74 on the F-13 witness: the eager reading permits a subset of the default's outcomes.
+    from wforacle.oracle.cli import main
+
+    step = {"uses": {"app": "x", "action": "y"}}
+    document = tmp_path / "doc.json"
+    document.write_text(
+        json.dumps(
+            {
+                "manifestVersion": "2",
+                "id": "w",
+                "name": "w",
+                "steps": [
+                    {"id": "r", **step, "fanOut": "parallel"},
+                    {"id": "x", **step},
+                    {"id": "a", **step},
+                    {"id": "b", **step},
+                ],
+                "edges": [
+                    {"from": "r", "to": "x"},
+                    {"from": "r", "to": "b"},
+                    {"from": "x", "to": "a"},
+                ],
+            }
+        )
+    )
+    scenario = tmp_path / "s.json"
+    failing = {"attempts": [{"error": {"code": "failed", "message": "m"}}]}
+    scenario.write_text(json.dumps({"steps": {"a": failing, "b": failing}}))
+
+    def outcomes(*flags):
+        assert main(["explore", str(document), "--scenario", str(scenario), "--json", *flags]) == 0
+        found = json.loads(capsys.readouterr().out)["outcomes"]
+        return {json.dumps(o["outcome"], sort_keys=True) for o in found}
+
+    separate, eager = outcomes(), outcomes("--launch", "eager")
+    assert eager < separate
