@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.test_power import BUDGETS
 from wforacle.model.kernel.explore import canonical
 from wforacle.oracle.engine import Engine, judge
 from wforacle.oracle.fixtures import conform, junit, write_suite
@@ -107,9 +108,14 @@ SLOW_BUGS = [
 
 
 def found(bug: str, examples: int) -> None:
+    # Being found is a statement over seeds (tests/test_power.py); these tests are
+    # about the finding, so they take the first of three seeds that finds.
     engine = Engine(toyflow(bug))
     try:
-        result = campaign(engine, examples=examples, seed_value=0)
+        for seed_value in range(3):
+            result = campaign(engine, examples=examples, seed_value=seed_value)
+            if result.finding is not None:
+                break
     finally:
         engine.stop()
     assert result.finding is not None, f"{bug} not found in {examples} examples"
@@ -122,14 +128,14 @@ def found(bug: str, examples: int) -> None:
 
 @pytest.mark.parametrize("bug", FAST_BUGS)
 def test_a_campaign_finds_and_shrinks_a_seeded_bug(bug):
-    finding = found(bug, 400)
+    finding = found(bug, BUDGETS["w6w", bug])
     assert finding.size["steps"] <= 3
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("bug", SLOW_BUGS)
 def test_a_campaign_finds_every_seeded_bug(bug):
-    found(bug, 4000)
+    found(bug, BUDGETS["w6w", bug])
 
 
 def test_the_same_seed_gives_the_same_campaign():
