@@ -126,3 +126,25 @@ def json_path(parts: Sequence[str | int]) -> str:
             escaped = part.replace("\\", "\\\\").replace("'", "\\'")
             out.append(f"['{escaped}']")
     return "".join(out)
+
+
+class InvalidInput(ValueError):
+    """A document, scenario, case or trace a user gave that the model cannot take.
+
+    Raised by loaders for input that is wrong (the user's to fix) and turned
+    into diagnostics or a usage error by the oracle.  A plain ``ValueError``
+    from the model is a bug in wforacle and is never reported as bad input.
+    """
+
+    def __init__(self, message: str, path: str = "$") -> None:
+        super().__init__(message)
+        self.message = message
+        self.path = path
+
+
+class InvalidScenario(InvalidInput):
+    """A scenario that is not one the specification's scenario contract admits."""
+
+
+class InvalidCase(InvalidInput):
+    """A campaign or fixture case (document, scenario, schedule) that cannot be run."""

@@ -45,6 +45,7 @@ from typing import Any
 import attrs
 import networkx as nx
 
+from wforacle.model.diagnostics import InvalidScenario
 from wforacle.model.harness.document import EdgeType, Harness, JoinPolicy, Kind, Node
 from wforacle.model.harness.expr import evaluate, holds
 from wforacle.model.kernel.explore import canonical
@@ -101,14 +102,14 @@ class Scenario:
     def of(cls, value: JSON) -> Scenario:
         """A scenario from JSON (docs/harness.md)."""
         if not isinstance(value, dict):
-            raise ValueError("a Harness scenario is a JSON object")
+            raise InvalidScenario("a Harness scenario is a JSON object")
         for name, kind, label in (
             ("params", dict, "object"),
             ("nodes", dict, "object"),
             ("failingResources", list, "array"),
         ):
             if name in value and not isinstance(value[name], kind):
-                raise ValueError(f"scenario {name} must be a JSON {label}")
+                raise InvalidScenario(f"scenario {name} must be a JSON {label}", f"$.{name}")
         nodes = {
             k: tuple(v.get("attempts", [])) if isinstance(v, dict) else ()
             for k, v in (value.get("nodes") or {}).items()
