@@ -1,0 +1,1 @@
+"""The Workfile Core model (and, later, its Stateful Profile): documents, manifests, expressions."""

@@ -1,0 +1,206 @@
+"""A safe, strict YAML reader for Workfiles and connector manifests (assumption A-107).
+
+Safety: PyYAML's SafeLoader (no arbitrary objects, unknown tags refused),
+with the text bounded in size (``MAX_BYTES``), the node tree in depth
+(``MAX_DEPTH``) and the expansion of aliases (``MAX_NODES`` nodes once every
+alias is expanded: an alias bomb is refused before it is built).
+
+Strictness: duplicate mapping keys are errors (PyYAML keeps the last one
+silently), and scalars are typed by the YAML 1.2 core schema, not 1.1: only
+``true``/``false`` are booleans, so the Stateful Profile's ``on:`` key stays
+the string ``on``; ``24h``, ``1:30`` and ``2026-01-01`` stay strings;
+``012`` is twelve.  Every problem is a ``YamlProblem`` with a code, a
+location (line and column) and a message.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import attrs
+import yaml
+
+JSON = Any
+MAX_BYTES = 4 * 1024 * 1024
+MAX_DEPTH = 64
+MAX_NODES = 200_000
+
+
+@attrs.frozen
+class YamlProblem(Exception):
+    """Why a YAML text could not be read: code, 1-based line and column, message."""
+
+    code: str
+    line: int
+    column: int
+    message: str
+
+    def __str__(self) -> str:
+        return f"line {self.line}, column {self.column}: {self.message}"
+
+
+def _mark(node_or_mark: Any) -> tuple[int, int]:
+    mark = getattr(node_or_mark, "start_mark", node_or_mark)
+    if mark is None:
+        return (1, 1)
+    return (mark.line + 1, mark.column + 1)
+
+
+class _StrictLoader(yaml.SafeLoader):
+    """SafeLoader with the YAML 1.2 core schema, duplicate keys refused, depth bounded."""
+
+    def __init__(self, stream: str) -> None:
+        super().__init__(stream)
+        self._depth = 0
+
+    def compose_node(self, parent: Any, index: Any) -> Any:
+        self._depth += 1
+        if self._depth > MAX_DEPTH:
+            line, column = _mark(self.peek_event())  # type: ignore[no-untyped-call]
+            raise YamlProblem("document.too_deep", line, column, f"nested deeper than {MAX_DEPTH}")
+        try:
+            return super().compose_node(parent, index)
+        finally:
+            self._depth -= 1
+
+    def construct_mapping(self, node: Any, deep: bool = False) -> dict[Any, Any]:
+        if isinstance(node, yaml.MappingNode):
+            self.flatten_mapping(node)
+            seen: dict[Any, Any] = {}
+            for key_node, _ in node.value:
+                key = self.construct_object(key_node, deep=True)
+                try:
+                    hash(key)
+                except TypeError:
+                    line, column = _mark(key_node)
+                    raise YamlProblem(
+                        "document.key", line, column, "a mapping key must be a scalar"
+                    ) from None
+                if key in seen:
+                    line, column = _mark(key_node)
+                    first, _ = _mark(seen[key])
+                    raise YamlProblem(
+                        "document.duplicate_key",
+                        line,
+                        column,
+                        f"the key {key!r} appears twice in one mapping (first at line {first})",
+                    )
+                seen[key] = key_node
+        return super().construct_mapping(node, deep=deep)
+
+
+# The YAML 1.2 core schema's implicit types, in place of PyYAML's YAML 1.1 ones.
+_StrictLoader.yaml_implicit_resolvers = {
+    first: [
+        (tag, regexp)
+        for tag, regexp in resolvers
+        if tag
+        not in (
+            "tag:yaml.org,2002:bool",
+            "tag:yaml.org,2002:int",
+            "tag:yaml.org,2002:float",
+            "tag:yaml.org,2002:timestamp",
+        )
+    ]
+    for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
+}
+_StrictLoader.add_implicit_resolver(
+    "tag:yaml.org,2002:bool", re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$"), list("tTfF")
+)
+_StrictLoader.add_implicit_resolver(
+    "tag:yaml.org,2002:int",
+    re.compile(r"^(?:[-+]?[0-9]+|0o[0-7]+|0x[0-9a-fA-F]+)$"),
+    list("-+0123456789"),
+)
+_StrictLoader.add_implicit_resolver(
+    "tag:yaml.org,2002:float",
+    re.compile(
+        r"^(?:[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?"
+        r"|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$"
+    ),
+    list("-+.0123456789"),
+)
+
+
+def _construct_int(loader: _StrictLoader, node: Any) -> int:
+    text = str(loader.construct_scalar(node))
+    if text.startswith("0o"):
+        return int(text[2:], 8)
+    if text.startswith("0x"):
+        return int(text[2:], 16)
+    return int(text, 10)
+
+
+def _construct_bool(loader: _StrictLoader, node: Any) -> bool:
+    return str(loader.construct_scalar(node)).lower() == "true"
+
+
+_StrictLoader.add_constructor("tag:yaml.org,2002:int", _construct_int)
+_StrictLoader.add_constructor("tag:yaml.org,2002:bool", _construct_bool)
+
+
+def _expanded_size(root: Any) -> int:
+    """Nodes in the tree once every alias is expanded (aliases share node objects)."""
+    sizes: dict[int, int] = {}
+    order: list[Any] = []
+    stack = [(root, False)]
+    while stack:
+        node, done = stack.pop()
+        if id(node) in sizes:
+            continue
+        children = _children(node)
+        if done or not children:
+            sizes[id(node)] = 1 + sum(sizes.get(id(c), 1) for c in children)
+            if sizes[id(node)] > MAX_NODES:
+                return sizes[id(node)]
+            continue
+        order.append(node)
+        stack.append((node, True))
+        stack.extend((child, False) for child in children if id(child) not in sizes)
+    return sizes.get(id(root), 1)
+
+
+def _children(node: Any) -> list[Any]:
+    if isinstance(node, yaml.SequenceNode):
+        return list(node.value)
+    if isinstance(node, yaml.MappingNode):
+        return [part for pair in node.value for part in pair]
+    return []
+
+
+def read(text: str | bytes) -> JSON:
+    """The one YAML document in ``text`` as JSON data; YamlProblem when it cannot be read."""
+    raw = text.encode("utf-8") if isinstance(text, str) else text
+    if len(raw) > MAX_BYTES:
+        raise YamlProblem("document.too_large", 1, 1, f"the text is over {MAX_BYTES} bytes")
+    try:
+        decoded = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise YamlProblem("document.syntax", 1, 1, f"not UTF-8: {exc.reason}") from None
+    loader = _StrictLoader(decoded)
+    try:
+        node = loader.get_single_node()
+        if node is None:
+            return None
+        if _expanded_size(node) > MAX_NODES:
+            line, column = _mark(node)
+            raise YamlProblem(
+                "document.too_large",
+                line,
+                column,
+                f"over {MAX_NODES} nodes once its aliases are expanded",
+            )
+        return loader.construct_document(node)
+    except YamlProblem:
+        raise
+    except yaml.MarkedYAMLError as exc:
+        line, column = _mark(exc.problem_mark or exc.context_mark)
+        code = "document.tag" if "tag" in str(exc.problem or "") else "document.syntax"
+        raise YamlProblem(code, line, column, str(exc.problem or exc).strip()) from None
+    except yaml.YAMLError as exc:
+        raise YamlProblem("document.syntax", 1, 1, str(exc).strip()[:200]) from None
+    except RecursionError:
+        raise YamlProblem("document.too_deep", 1, 1, "nested too deeply to read") from None
+    finally:
+        loader.dispose()

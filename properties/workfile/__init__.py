@@ -1,0 +1,1 @@
+"""Static properties of Workfile documents: validation against the chapter."""

@@ -1,0 +1,437 @@
+"""Static validation of Workfile Core documents: one report with every problem.
+
+Checks, each citing its clause (``wforacle clauses --spec workfile``) or
+assumption (docs/workfile.md):
+
+* reading: safe YAML, the closed vocabulary (model/workfile/loader.py);
+* names and scopes: single assignment, references to earlier bindings only,
+  no reference into a sibling scope or a construct not yet joined, void
+  steps bind nothing (WF-STEP-10, WF-STEP-11, A-114);
+* templates read only their ``with`` projection (WF-SUPP-22);
+* retry: a delay policy needs ``initial``, ``initial`` not above ``max``
+  (WF-RETRY-3/4, A-110);
+* catch: a handler omits no required result where the handled operation has
+  an output contract (WF-CATCH-5/6, ``document.control``); a pattern that a
+  more precise one always beats, or that matches no code the action can
+  produce, never runs (WF-CODE-1/2);
+* with manifests (``Static Facts``): actions and triggers exist; the
+  ambiguity warnings of on_unknown (WF-UNK-15..19).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Generator, Iterator
+from typing import Any
+
+import attrs
+
+from wforacle.model.diagnostics import Diagnostic, Gate, Report, error, sort_diagnostics, warning
+from wforacle.model.workfile.codes import RESERVED_CODES, CodePattern, select
+from wforacle.model.workfile.document import (
+    ABSENT,
+    VOID_BODIES,
+    Action,
+    Call,
+    Choose,
+    Fail,
+    ForEach,
+    Handler,
+    Parallel,
+    Render,
+    Repeat,
+    Route,
+    Step,
+    Stop,
+    WaitFor,
+    Workfile,
+)
+from wforacle.model.workfile.expr import ExprError, Path, path_text, refs, template, template_refs
+from wforacle.model.workfile.loader import Loader
+from wforacle.model.workfile.manifest import ActionSpec, Manifests
+
+JSON = Any
+# Root names every scope can read (A-114): the invocation's inputs and run metadata.
+RESERVED_ROOTS = frozenset({"inputs", "run"})
+# Names no step may bind: the roots, and the handler's error binding (WF-CATCH-8).
+RESERVED_NAMES = RESERVED_ROOTS | {"error"}
+
+
+@attrs.frozen
+class Validation:
+    """The report and, when the document could be read, the Workfile."""
+
+    report: Report
+    workfile: Workfile | None
+
+
+def validate(text: str | bytes, manifests: Manifests | None = None) -> Validation:
+    """Validate a Workfile's YAML text, against ``manifests`` when supplied."""
+    loader = Loader()
+    workfile = loader.load_text(text)
+    problems = list(loader.problems)
+    if workfile is not None:
+        problems += list(_Checker(workfile, manifests).run())
+    return Validation(Report(sort_diagnostics(problems)), workfile)
+
+
+def _error(code: str, path: str, message: str, clause: str) -> Diagnostic:
+    return error(code, path, message, clause, Gate.SAVE)
+
+
+def _warning(code: str, path: str, message: str, clause: str) -> Diagnostic:
+    return warning(code, path, message, clause, Gate.SAVE)
+
+
+@attrs.frozen
+class Scope:
+    """What a point of the document can read: name → the step that binds it (None: a root)."""
+
+    names: dict[str, Step | None]
+    continuing: tuple[str, ...] = ()  # enclosing continue policies (for WF-UNK-15)
+
+    def with_name(self, name: str, step: Step | None) -> Scope:
+        """The scope with ``name`` added."""
+        return Scope({**self.names, name: step}, self.continuing)
+
+    def continued(self, how: str) -> Scope:
+        """The scope inside a continue policy (``on_fail``, ``on_iteration_fail``, …)."""
+        return Scope(self.names, (*self.continuing, how))
+
+
+class _Checker:
+    def __init__(self, workfile: Workfile, manifests: Manifests | None) -> None:
+        self.workfile = workfile
+        self.manifests = manifests
+
+    def run(self) -> Generator[Diagnostic, None, None]:
+        root = Scope(dict.fromkeys(RESERVED_ROOTS))
+        scope = yield from self.step_list(self.workfile.steps, root)
+        if self.workfile.outputs is not ABSENT:
+            yield from self.reads(self.workfile.outputs, "$.outputs", scope)
+
+    # -- scopes ------------------------------------------------------------------------
+
+    def step_list(
+        self, steps: tuple[Step, ...], scope: Scope
+    ) -> Generator[Diagnostic, None, Scope]:
+        """Check a step list in order; return the scope after its last step."""
+        seen: dict[str, Step] = {}
+        for step in steps:
+            yield from self.step(step, scope)
+            if step.id in seen:
+                yield _error(
+                    "document.duplicate_binding",
+                    step.path,
+                    f"{step.id!r} is bound twice in one step list (first at {seen[step.id].path}); "
+                    "a step id binds once per scope",
+                    "WF-STEP-11",
+                )
+            elif step.id in scope.names:
+                bound = scope.names[step.id]
+                where = "a reserved name" if bound is None else f"bound at {bound.path}"
+                yield _error(
+                    "document.duplicate_binding",
+                    step.path,
+                    f"{step.id!r} is already visible here ({where}); single assignment forbids "
+                    "binding it again in a nested scope",
+                    "WF-STEP-11",
+                )
+            seen[step.id] = step
+            scope = scope.with_name(step.id, step)
+        return scope
+
+    def step(self, step: Step, scope: Scope) -> Iterator[Diagnostic]:
+        m = step.modifiers
+        if m.when is not ABSENT:
+            yield from self.reads(m.when, f"{step.path}.when", scope)
+        inner = scope.continued("on_fail") if m.on_fail == "continue" else scope
+        yield from self.body(step, inner)
+        for handler in m.catch:
+            yield from self.handler(step, handler, scope)
+        yield from self.retry(step)
+        yield from self.patterns(step)
+        yield from self.manifest_facts(step, inner)
+
+    def body(self, step: Step, scope: Scope) -> Iterator[Diagnostic]:
+        body = step.body
+        here = step.path
+        if isinstance(body, Action):
+            yield from self.reads(body.args, here, scope)
+        elif isinstance(body, ForEach):
+            yield from self.reads(body.items, f"{here}.items", scope)
+            iteration = scope.with_name(body.name, None)
+            if body.on_iteration_fail == "continue":
+                iteration = iteration.continued("on_iteration_fail")
+            yield from self.step_list(body.steps, iteration)
+        elif isinstance(body, Parallel):
+            branch_scope = (
+                scope.continued("on_branch_fail") if body.on_branch_fail == "continue" else scope
+            )
+            for _, steps in body.branches:
+                yield from self.step_list(steps, branch_scope)
+        elif isinstance(body, Repeat):
+            after = yield from self.step_list(body.steps, scope)
+            # ``until`` is checked after each iteration, in the iteration's scope (A-111).
+            yield from self.reads(body.until, f"{here}.until", after)
+        elif isinstance(body, Choose):
+            for k, arm in enumerate(body.arms):
+                yield from self.reads(arm.when, f"{here}.arms[{k}].when", scope)
+                yield from self.step_list(arm.steps, scope)
+            if body.otherwise is not None:
+                yield from self.step_list(body.otherwise, scope)
+        elif isinstance(body, Route):
+            yield from self.reads(body.subject, f"{here}.subject", scope)
+            for _, steps in body.cases:
+                yield from self.step_list(steps, scope)
+            if body.otherwise is not None:
+                yield from self.step_list(body.otherwise, scope)
+        elif isinstance(body, Call):
+            yield from self.reads(body.inputs, f"{here}.inputs", scope)
+        elif isinstance(body, Stop):
+            yield from self.reads(body.reason, f"{here}.reason", scope)
+            if body.result is not ABSENT:
+                yield from self.reads(body.result, f"{here}.result", scope)
+        elif isinstance(body, Fail):
+            if body.reason is not ABSENT:
+                yield from self.reads(body.reason, f"{here}.reason", scope)
+        elif isinstance(body, WaitFor):
+            yield from self.reads(body.match, f"{here}.match", scope)
+        elif isinstance(body, Render):
+            yield from self.reads(body.projection, f"{here}.with", scope)
+            yield from self.render_template(step, body)
+
+    def handler(self, step: Step, handler: Handler, scope: Scope) -> Iterator[Diagnostic]:
+        inner = scope.with_name("error", None)
+        after = yield from self.step_list(handler.steps, inner)
+        if handler.result is not ABSENT:
+            yield from self.reads(handler.result, f"{handler.path}.result", after)
+        elif self.output_contract(step) is not None:
+            yield _error(
+                "document.control",
+                handler.path,
+                f"the handler for {handler.pattern.text!r} gives no result, but "
+                f"{self.output_contract(step)}: omitting a handler's required result is invalid",
+                "WF-CATCH-5",
+            )
+
+    def output_contract(self, step: Step) -> str | None:
+        """Why the step's operation has an output contract, or None (WF-CATCH-5/6)."""
+        if isinstance(step.body, Call):
+            return "every wf.call has an object result contract (WF-CATCH-6)"
+        if isinstance(step.body, Action) and self.manifests is not None:
+            spec = self.manifests.action(step.body.name)
+            if spec is not None and spec.output is not None:
+                return f"{step.body.name} declares an output of type {spec.output}"
+        return None
+
+    # -- references --------------------------------------------------------------------
+
+    def reads(self, value: JSON, path: str, scope: Scope) -> Iterator[Diagnostic]:
+        """Every reference in ``value``'s templates must name something visible here."""
+        try:
+            found = template_refs(value)
+        except ExprError:
+            return  # reported by the loader
+        for ref in sorted(found, key=path_text):
+            yield from self.reference(ref, path, scope)
+
+    def reference(self, ref: Path, path: str, scope: Scope) -> Iterator[Diagnostic]:
+        root = ref[0]
+        if root not in scope.names:
+            yield _error(
+                "document.reference",
+                path,
+                f"{path_text(ref)} reads {root!r}, which no earlier step in this scope or an "
+                "enclosing one binds (a binding is visible only to later steps in its scope and "
+                "to scopes nested after its creation)",
+                "WF-STEP-10",
+            )
+            return
+        bound = scope.names[root]
+        if bound is not None and isinstance(bound.body, VOID_BODIES):
+            yield _error(
+                "document.reference",
+                path,
+                f"{path_text(ref)} reads {root!r}, a {type(bound.body).__name__.lower()} step, "
+                "which creates no binding",
+                "A-114",
+            )
+
+    def render_template(self, step: Step, body: Render) -> Iterator[Diagnostic]:
+        """A template reads only its projected bindings (WF-SUPP-22)."""
+        if body.template is None:
+            return
+        try:
+            parsed = template(body.template)
+        except ExprError:
+            return
+        projected = set(body.projection) if isinstance(body.projection, dict) else set()
+        for expr in parsed.expressions:
+            for ref in sorted(refs(expr), key=path_text):
+                if ref[0] not in projected:
+                    yield _error(
+                        "document.reference",
+                        f"{step.path}.template",
+                        f"the template reads {path_text(ref)}, but a template reads only the "
+                        "bindings its with projection supplies "
+                        f"({', '.join(sorted(projected)) or 'none'})",
+                        "WF-SUPP-22",
+                    )
+
+    # -- modifiers ---------------------------------------------------------------------
+
+    def retry(self, step: Step) -> Iterator[Diagnostic]:
+        retry = step.modifiers.retry
+        if retry is None:
+            return
+        if retry.policy in ("fixed", "exponential") and retry.initial_ms is None:
+            yield _error(
+                "document.retry",
+                retry.path,
+                f"a {retry.policy} retry computes its delay from initial, which is missing",
+                "WF-RETRY-3",
+            )
+        if (
+            retry.initial_ms is not None
+            and retry.max_ms is not None
+            and retry.initial_ms > retry.max_ms
+        ):
+            yield _error(
+                "document.retry",
+                retry.path,
+                f"initial ({retry.initial_ms} ms) exceeds max ({retry.max_ms} ms): every delay "
+                "would be capped at max, so initial says nothing",
+                "WF-RETRY-4",
+            )
+
+    def patterns(self, step: Step) -> Iterator[Diagnostic]:
+        """Catch patterns that can never be selected (WF-CODE-1/2)."""
+        handlers = step.modifiers.catch
+        patterns = [h.pattern for h in handlers]
+        for handler in handlers:
+            shadow = _always_beaten(handler.pattern, patterns)
+            if shadow is not None:
+                yield _warning(
+                    "catch_never_matches",
+                    handler.path,
+                    f"{handler.pattern.text!r} never runs: every code it matches is taken by "
+                    f"{shadow.text!r} (a prefix pattern takes precedence over an HTTP-status "
+                    "pattern)",
+                    "WF-CODE-2",
+                )
+        domain = self.codes(step)
+        if domain is None:
+            return
+        for handler in handlers:
+            if not any(select(code, patterns) == handler.pattern for code in domain):
+                yield _warning(
+                    "catch_never_matches",
+                    handler.path,
+                    f"{handler.pattern.text!r} matches none of the codes this step can fail with "
+                    f"({', '.join(sorted(domain))}), or a more precise pattern always takes them",
+                    "WF-CODE-1",
+                )
+
+    def codes(self, step: Step) -> frozenset[str] | None:
+        """The finite set of codes an action step can offer its handlers, when known."""
+        if not isinstance(step.body, Action) or self.manifests is None:
+            return None
+        spec = self.manifests.action(step.body.name)
+        finite = None if spec is None else spec.finite_codes
+        if finite is None:
+            return None
+        if step.modifiers.on_unknown == "fail":
+            finite |= {"flow.action_ambiguous"}  # WF-CATCH-10
+        if step.modifiers.timeout_ms is not None:
+            finite |= {"flow.timeout"}
+        return finite | RESERVED_CODES
+
+    # -- static facts from manifests ------------------------------------------------------
+
+    def manifest_facts(self, step: Step, scope: Scope) -> Iterator[Diagnostic]:
+        if self.manifests is None:
+            return
+        body = step.body
+        if isinstance(body, WaitFor):
+            if (
+                self.manifests.knows(body.event.partition(".")[0])
+                and self.manifests.trigger(body.event) is None
+            ):
+                yield _error(
+                    "document.unknown_trigger",
+                    f"{step.path}.event",
+                    f"no manifest declares the trigger {body.event!r}",
+                    "A-116",
+                )
+            return
+        if not isinstance(body, Action):
+            return
+        if not self.manifests.knows(body.connector):
+            yield _error(
+                "document.unknown_action",
+                step.path,
+                f"no manifest was supplied for connector {body.connector!r}",
+                "A-116",
+            )
+            return
+        spec = self.manifests.action(body.name)
+        if spec is None:
+            yield _error(
+                "document.unknown_action",
+                step.path,
+                f"the {body.connector} manifest declares no action {body.action!r}",
+                "A-116",
+            )
+            return
+        yield from self.ambiguity(step, spec, scope)
+
+    def ambiguity(self, step: Step, spec: ActionSpec, scope: Scope) -> Iterator[Diagnostic]:
+        """The validator warnings of on_unknown (WF-UNK-15..19)."""
+        if spec.effects != "write" or step.modifiers.on_unknown not in (None, "abort"):
+            return
+        if not scope.continuing:
+            return
+        policy = {
+            "on_fail": "on_fail: continue",
+            "on_iteration_fail": "an enclosing on_iteration_fail: continue",
+            "on_branch_fail": "an enclosing on_branch_fail: continue",
+        }[scope.continuing[-1]]
+        if spec.idempotency == "none":
+            yield _warning(
+                "ambiguity_bypasses_continue",
+                step.path,
+                f"{spec.connector}.{spec.name} writes with idempotency: none under {policy}, and "
+                "its on_unknown is abort: an ambiguous result (the connector cannot say whether "
+                "the write happened) bypasses the expressed continuation policy and terminates "
+                "the run with flow.action_ambiguous.  If ordinary failure policy is intended, "
+                "declare on_unknown: fail, which passes flow.action_ambiguous into catch, "
+                "on_fail and the enclosing policy; choosing fail does not establish whether the "
+                "external write occurred.",
+                "WF-UNK-15",
+            )
+        elif step.modifiers.effective_attempts == 1:
+            yield _warning(
+                "reissue_not_authorized",
+                step.path,
+                f"{spec.connector}.{spec.name} is {spec.idempotency}ly idempotent, so reissuing an "
+                f"ambiguous attempt would be safe, but the effective retry policy has one attempt: "
+                "the reissue lacks retry authorization, not safe idempotency; with "
+                "on_unknown: abort an ambiguous result terminates the run despite "
+                f"{policy}.  Allow attempts: 2 or more to permit the reissue.",
+                "WF-UNK-19",
+            )
+
+
+def _always_beaten(pattern: CodePattern, patterns: list[CodePattern]) -> CodePattern | None:
+    """A pattern that wins every code ``pattern`` matches, or None.
+
+    Only an HTTP-status pattern can be beaten everywhere: a prefix covering
+    ``http`` takes all of its codes.  An exact code or a prefix always has
+    some code that it alone decides.
+    """
+    if pattern.kind != "http":
+        return None
+    return next(
+        (p for p in patterns if p.kind == "prefix" and p.stem == "http"),
+        None,
+    )
