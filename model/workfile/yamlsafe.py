@@ -178,7 +178,10 @@ def read(text: str | bytes) -> JSON:
         decoded = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise YamlProblem("document.syntax", 1, 1, f"not UTF-8: {exc.reason}") from None
-    loader = _StrictLoader(decoded)
+    try:
+        loader = _StrictLoader(decoded)  # the reader rejects control characters here
+    except yaml.YAMLError as exc:
+        raise YamlProblem("document.syntax", 1, 1, str(exc).strip().splitlines()[0]) from None
     try:
         node = loader.get_single_node()
         if node is None:

@@ -1,0 +1,174 @@
+"""Hypothesis strategies for Workfile Core documents (docs/workfile.md).
+
+``workfiles()`` draws documents that are valid by construction: unique step
+ids, references only to bindings visible at the point of use (earlier
+value-producing steps of the scope chain, ``inputs``, iteration variables),
+constructs nested to a bounded depth.  ``mutants()`` draws a valid document
+and breaks it in one known way, returning the document and the diagnostic
+code the validator must report — so the validator is tested against
+generated documents, valid and invalid, not only hand-written ones.
+Documents are JSON data; ``yaml.safe_dump`` writes them.
+"""
+
+from __future__ import annotations
+
+import itertools
+from typing import Any
+
+import attrs
+from hypothesis import strategies as st
+
+JSON = Any
+ACTIONS = ("crm.lookup", "crm.create", "mail.send")
+
+
+@attrs.define
+class _Names:
+    """Fresh step ids, and what each point of the document may read."""
+
+    counter: itertools.count[int] = attrs.field(factory=itertools.count)
+
+    def fresh(self) -> str:
+        return f"s{next(self.counter)}"
+
+
+def _ref(draw: st.DrawFn, visible: list[str]) -> str:
+    """A template reading something visible (or only literal text when nothing is)."""
+    if not visible or draw(st.integers(0, 4)) == 0:
+        return draw(st.sampled_from(["plain", "{{ inputs.q }}", "{{ run.dry_run }}"]))
+    name = draw(st.sampled_from(visible))
+    form = draw(st.integers(0, 3))
+    if form == 0:
+        return f"{{{{ {name} }}}}"
+    if form == 1:
+        return f"{{{{ {name}.id | default('none') }}}}"
+    if form == 2:
+        return f"id {{{{ {name}.items[0] }}}}"
+    return f"{{{{ {name}.a if {name}.ok else inputs.q }}}}"
+
+
+def _step_list(draw: st.DrawFn, names: _Names, visible: list[str], depth: int) -> list[JSON]:
+    steps: list[JSON] = []
+    scope = list(visible)
+    for _ in range(draw(st.integers(1 if depth == 0 else 0, 4 if depth == 0 else 2))):
+        step_id = names.fresh()
+        kind = draw(
+            st.sampled_from(
+                ["action"] * 4 + (["for_each", "parallel", "choose"] if depth < 2 else [])
+            )
+        )
+        declaration: dict[str, JSON]
+        if kind == "action":
+            declaration = {draw(st.sampled_from(ACTIONS)): {"x": _ref(draw, scope)}}
+        elif kind == "for_each":
+            variable = f"v{step_id}"
+            declaration = {
+                "wf.for_each": {
+                    "items": _ref(draw, scope),
+                    "as": variable,
+                    "steps": _step_list(draw, names, [*scope, variable], depth + 1),
+                    "on_iteration_fail": draw(st.sampled_from(["fail_fast", "continue"])),
+                }
+            }
+        elif kind == "parallel":
+            declaration = {
+                "wf.parallel": {
+                    "branches": {
+                        branch: _step_list(draw, names, scope, depth + 1)
+                        for branch in ("one", "two")
+                    }
+                }
+            }
+        else:
+            declaration = {
+                "wf.choose": {
+                    "arms": [
+                        {
+                            "when": _ref(draw, scope),
+                            "steps": _step_list(draw, names, scope, depth + 1),
+                        }
+                    ],
+                    "else": _step_list(draw, names, scope, depth + 1),
+                }
+            }
+        if draw(st.integers(0, 3)) == 0:
+            declaration["when"] = _ref(draw, scope)
+        if draw(st.integers(0, 3)) == 0:
+            declaration["retry"] = {
+                "policy": "fixed",
+                "initial": "1s",
+                "max": "1m",
+                "attempts": draw(st.integers(1, 4)),
+            }
+        if draw(st.integers(0, 3)) == 0:
+            declaration["on_fail"] = draw(st.sampled_from(["abort", "continue"]))
+        steps.append({step_id: declaration})
+        scope.append(step_id)
+    return steps
+
+
+@st.composite
+def workfiles(draw: st.DrawFn) -> JSON:
+    """A valid Workfile Core document (JSON data)."""
+    names = _Names()
+    steps = _step_list(draw, names, [], 0)
+    bound = [next(iter(step)) for step in steps]
+    document: dict[str, JSON] = {
+        "inputs": {"q": {"type": "string", "required": False, "default": ""}},
+        "steps": steps,
+    }
+    if draw(st.booleans()):
+        document["outputs"] = {"last": _ref(draw, bound)}
+    return document
+
+
+MUTATIONS = (
+    "unknown_root_key",
+    "unknown_modifier",
+    "duplicate_id",
+    "forward_reference",
+    "unknown_root_name",
+    "bad_duration",
+    "bad_expression",
+    "two_bodies",
+)
+
+
+@st.composite
+def mutants(draw: st.DrawFn) -> tuple[JSON, str, str]:
+    """A valid document broken in one way: (document, mutation, the code it must give)."""
+    document = draw(workfiles())
+    steps = document["steps"]
+    first_id = next(iter(steps[0]))
+    first = steps[0][first_id]
+    mutation = draw(st.sampled_from(MUTATIONS))
+    if mutation == "unknown_root_key":
+        document["colour"] = "red"
+        return document, mutation, "document.unknown_key"
+    if mutation == "unknown_modifier":
+        first["retries"] = 3  # not a modifier: read as a second body
+        return document, mutation, "document.step"
+    if mutation == "duplicate_id":
+        steps.append({first_id: {"crm.lookup": {}}})
+        return document, mutation, "document.duplicate_binding"
+    if mutation == "forward_reference":
+        steps.insert(0, {"early": {"crm.lookup": {"x": "{{ later.id }}"}}})
+        steps.append({"later": {"crm.lookup": {}}})
+        return document, mutation, "document.reference"
+    if mutation == "unknown_root_name":
+        steps.append({"reader": {"crm.lookup": {"x": "{{ nowhere.id }}"}}})
+        return document, mutation, "document.reference"
+    if mutation == "bad_duration":
+        first["timeout"] = draw(st.sampled_from(["30", "1s1h", "soon", "1.5s"]))
+        return document, mutation, "document.duration"
+    if mutation == "bad_expression":
+        steps.append(
+            {
+                "broken": {
+                    "crm.lookup": {"x": draw(st.sampled_from(["{{ a. }}", "{{ a +", "{{ | f }}"]))}
+                }
+            }
+        )
+        return document, mutation, "document.expression"
+    first["chat.post"] = {}  # a second body
+    return document, mutation, "document.step"
