@@ -21,9 +21,9 @@ def parser(grammar: str, start: str, algorithm: str = "lalr", lexer: str = "auto
     one lexer for ``Lark.lex`` instead of building one per call.
 
     Grammars are read from this package with Lark's ``open_from_package``
-    (pkgutil, so a wheel, an editable install and a zip all work);
-    ``%import .common.X`` resolves to ``common.lark`` beside them and
-    ``%import common.X`` to Lark's own library.
+    (pkgutil, so a wheel, an editable install and a zip all work).  This
+    package is searched before Lark's own library, so ``%import common.X``
+    and ``%import .common.X`` both resolve to ``common.lark`` beside them.
     """
     return lark.Lark.open_from_package(
         __name__, f"{grammar}.lark", ("",), start=start, parser=algorithm, lexer=lexer

@@ -1,7 +1,7 @@
 """Parse ``{{ }}`` templates into ExprValue parts, in editor or render mode.
 
 Notation: ``parse_template(t, mode)`` reads template text ``t`` left to right
-into parts (model/w6w/parts.py).  A marker body is read by the first arm of
+into parts (grammar/parts.py).  A marker body is read by the first arm of
 grammar/template.lark that accepts it: ``=`` JSON → expr; a fallback chain →
 expr, or, refused, a var part carrying the body; ``secrets.`` NAME → secret
 (editor mode only); anything else → var.
@@ -21,7 +21,7 @@ import attrs
 import lark
 
 from wforacle.grammar import parser
-from wforacle.model.w6w.parts import ExprPart, Part, RenderPart, SecretPart, TextPart, VarPart
+from wforacle.grammar.parts import ExprPart, Part, RenderPart, SecretPart, TextPart, VarPart
 
 SECRETS_PREFIX = "secrets."
 
@@ -39,7 +39,6 @@ class Marker:
 
     body: str
     part: Part
-    refused_chain: bool = False  # the body carries a top-level ||/?? the chain arm refused
 
 
 @attrs.frozen
@@ -137,7 +136,7 @@ def parse_body(body: str, mode: Mode) -> Marker:
             # W6W-CHAIN-5: "{{ vars.a || vars.b ?? vars.c }}, {{ secrets.K || "x" }},
             # and {{ vars.a || }} each parse to a single var part carrying the
             # original text, never an expr part."
-            return Marker(body, VarPart(body), refused_chain=True)
+            return Marker(body, VarPart(body))
         operator, values = operands
         return Marker(body, ExprPart({operator: values}))
     if mode is Mode.EDITOR and body.startswith(SECRETS_PREFIX) and len(body) > len(SECRETS_PREFIX):

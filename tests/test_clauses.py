@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 import shutil
 import subprocess
@@ -9,16 +10,19 @@ import subprocess
 import pytest
 import yaml
 
-from wforacle.properties.clauses import CONFIGS, Citation, Coverage, catalogue_path, load, scan
-from wforacle.properties.clauses.extract import (
-    BULLET,
-    KEYWORDS,
-    Section,
-    SpecConfig,
-    merge,
-    propose,
-    sentences,
+from wforacle.oracle.cli import main
+from wforacle.properties.clauses import (
+    CONFIGS,
+    GENERATORS,
+    Citation,
+    Coverage,
+    catalogue_path,
+    default_tests_dir,
+    load,
+    scan,
 )
+from wforacle.properties.clauses.configs import Section, SpecConfig
+from wforacle.properties.clauses.extract import BULLET, KEYWORDS, merge, propose, sentences
 
 SPEC_FILES = {"w6w": "w6w-workflow-rfc.txt", "harness": "harness-execution-semantics.txt"}
 SPECS = pytest.mark.parametrize("spec", sorted(SPEC_FILES))
@@ -210,15 +214,11 @@ def test_an_informative_section_yields_only_its_keyword_sentences():
 
 
 def test_every_citation_in_code_and_tests_names_a_catalogued_clause():
-    from wforacle.properties.clauses import default_tests_dir
-
     coverage = Coverage.compute("w6w", default_tests_dir())
     assert coverage.unknown == ()
 
 
 def test_coverage_counts_rules_and_tests_from_citations():
-    from wforacle.properties.clauses import default_tests_dir
-
     coverage = Coverage.compute("w6w", default_tests_dir())
     assert "W6W-PLAN-6" in coverage.rules and "W6W-PLAN-6" in coverage.tests
     figures = coverage.figures()
@@ -243,8 +243,6 @@ def test_a_clause_is_covered_only_by_a_rule_and_a_test():
 
 
 def test_generators_and_the_catalogues_own_tests_are_not_coverage():
-    from wforacle.properties.clauses import GENERATORS, default_tests_dir
-
     for spec in SPEC_FILES:
         coverage = Coverage.compute(spec, default_tests_dir())
         assert coverage.generators  # the strategies do aim at clauses …
@@ -271,10 +269,6 @@ def test_a_citation_names_the_function_or_class_that_holds_it():
 
 @SPECS
 def test_clauses_command_reports_each_clause_status_and_sites(spec, capsys):
-    import json
-
-    from wforacle.oracle.cli import main
-
     assert main(["clauses", "--spec", spec, "--json"]) == 0
     report = json.loads(capsys.readouterr().out)
     assert len(report["clauses"]) == report["coverage"]["clauses"] == len(load(spec).clauses)

@@ -1,70 +1,39 @@
-"""ExprValue parts (Amendment 2026-08-11, "The envelope").
+"""ExprValue parts as the envelope carries them (Amendment 2026-08-11, "The envelope").
 
 Notation: an ExprValue is ``{"type": "expr", "parts": [p1 … pn]}``; each part
-``{"kind": k, …}`` populates exactly one field (W6W-ENV-5).  Five kinds are
-defined: text (value), var (ref), secret (ref), expr (expr), render (ref);
-a part of any other kind is ``UnknownPart`` and contributes "" (W6W-ENV-6).
+``{"kind": k, …}`` populates exactly one field (W6W-ENV-5).  The part classes
+are defined in grammar/parts.py (the template parser builds them, and the
+grammar layer imports nothing from the model) and re-exported here; this
+module reads and writes their JSON form.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-import attrs
+from wforacle.grammar.parts import (
+    ExprPart,
+    Part,
+    RenderPart,
+    SecretPart,
+    TextPart,
+    UnknownPart,
+    VarPart,
+)
+
+__all__ = [
+    "ExprPart",
+    "Part",
+    "RenderPart",
+    "SecretPart",
+    "TextPart",
+    "UnknownPart",
+    "VarPart",
+    "part_from_json",
+    "part_to_json",
+]
 
 JSON = Any
-
-
-@attrs.frozen
-class TextPart:
-    """A literal chunk, verbatim (W6W-ENV-1)."""
-
-    value: str
-    kind = "text"
-
-
-@attrs.frozen
-class VarPart:
-    """A path lookup against the generic data root (W6W-ENV-2); None: ref absent."""
-
-    ref: str | None
-    kind = "var"
-
-
-@attrs.frozen
-class SecretPart:
-    """The plaintext of a named secret (W6W-ENV-3); None: ref absent."""
-
-    ref: str | None
-    kind = "secret"
-
-
-@attrs.frozen
-class ExprPart:
-    """JSONLogic against the generic data root (W6W-ENV-4); absent ``expr`` reads as empty."""
-
-    expr: JSON = attrs.field(eq=True, hash=False)
-    absent: bool = False
-    kind = "expr"
-
-
-@attrs.frozen
-class RenderPart:
-    """The string at ``ref``, parsed in render mode and rendered (W6W-ENV-8..11)."""
-
-    ref: str | None
-    kind = "render"
-
-
-@attrs.frozen
-class UnknownPart:
-    """A part whose kind is none of the five: outside the model, contributes ""."""
-
-    raw: JSON = attrs.field(eq=True, hash=False)
-    kind = "unknown"
-
-
-Part = TextPart | VarPart | SecretPart | ExprPart | RenderPart | UnknownPart
 
 
 def part_from_json(value: JSON) -> Part:

@@ -19,6 +19,7 @@ generators and are not rule sites.
 from __future__ import annotations
 
 import ast
+import importlib.util
 import re
 from collections.abc import Iterable, Iterator
 from functools import cache
@@ -36,8 +37,6 @@ CLAUSE_ID = re.compile(r"\b(?:W6W|HX|WF|ST)-[A-Z]+-\d+\b")
 
 # Citations here steer generation towards a clause; they implement nothing.
 GENERATORS = "wforacle.properties/strategies/"
-
-STATUSES = ("covered", "rules-only", "tests-only", "uncovered")
 
 
 @attrs.frozen
@@ -145,21 +144,32 @@ def _owner(definitions: list[tuple[int, int, str]], line: int) -> str:
     return max(spanning, key=lambda d: d[0])[2] if spanning else "<module>"
 
 
+# The distribution's packages, as pyproject.toml's package-dir installs them.
+PACKAGES = ("wforacle.model", "wforacle.grammar", "wforacle.properties", "wforacle.oracle")
+
+
 def package_sources() -> Iterator[tuple[str, str]]:
-    """The Python and grammar sources of the installed ``wforacle`` package."""
-    import wforacle.grammar
-    import wforacle.model
-    import wforacle.oracle
-    import wforacle.properties
+    """The Python and grammar sources of the installed ``wforacle`` package.
 
+    Read as text from where each package is installed, never imported: the
+    catalogue sits in a lower layer than the oracle whose sources it scans
+    (docs/architecture.md, "Layers").
+    """
     skip = {"clauses"}  # the catalogue machinery names ids without implementing them
-    for package in (wforacle.model, wforacle.grammar, wforacle.properties, wforacle.oracle):
-        root = resources.files(package)
-        yield from _walk(root, package.__name__, skip)
+    for package in PACKAGES:
+        yield from _walk(_source_folder(package), package, skip)
 
 
-def _walk(node: object, name: str, skip: set[str]) -> Iterator[tuple[str, str]]:
-    for child in node.iterdir():  # type: ignore[attr-defined]
+def _source_folder(package: str) -> Path:
+    """The folder ``package`` is installed from, found without importing it."""
+    spec = importlib.util.find_spec(package)
+    if spec is None or not spec.submodule_search_locations:
+        raise ModuleNotFoundError(f"package {package!r} is not installed")
+    return Path(next(iter(spec.submodule_search_locations)))
+
+
+def _walk(node: Path, name: str, skip: set[str]) -> Iterator[tuple[str, str]]:
+    for child in node.iterdir():
         child_name = f"{name}/{child.name}"
         if child.is_dir():
             if child.name not in skip and child.name != "__pycache__":
@@ -181,9 +191,7 @@ def test_sources(tests_dir: Path) -> Iterator[tuple[str, str]]:
 
 def default_tests_dir() -> Path | None:
     """``tests/`` of the source checkout the package runs from, if any."""
-    import wforacle.model
-
-    here = Path(str(resources.files(wforacle.model)))
+    here = _source_folder("wforacle.model")
     for parent in here.parents:
         if (parent / "pyproject.toml").exists() and (parent / "tests").is_dir():
             return parent / "tests"

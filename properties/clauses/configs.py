@@ -12,7 +12,29 @@ rationale ("Why …"), history and pointers to other sections do not.
 
 from __future__ import annotations
 
-from wforacle.properties.clauses.extract import Section, SpecConfig
+import attrs
+
+
+@attrs.frozen
+class Section:
+    """A heading of the specification and the clause-id prefix it gets."""
+
+    heading: str
+    code: str | None  # None: no clauses at all (Motivation, Open questions)
+    titled: bool = False
+    informative: bool = False  # only its keyword sentences are clauses
+
+
+@attrs.frozen
+class SpecConfig:
+    """How to read one specification file."""
+
+    spec: str
+    prefix: str
+    sections: tuple[Section, ...]
+    extra: tuple[str, ...] = ()
+    wrapped_bullets: bool = False  # a bullet may continue, indented, after a blank line
+
 
 _W6W_SECTIONS = (
     Section("Summary", None),

@@ -40,6 +40,9 @@ from pathlib import Path
 import attrs
 import yaml
 
+from wforacle.properties.clauses import CONFIGS, catalogue_path
+from wforacle.properties.clauses.configs import Section, SpecConfig
+
 KEYWORDS = re.compile(
     r"\b(MUST NOT|MUST|SHOULD NOT|SHOULD|SHALL NOT|SHALL"
     r"|NOT RECOMMENDED|RECOMMENDED|REQUIRED|OPTIONAL|MAY)\b"
@@ -47,27 +50,6 @@ KEYWORDS = re.compile(
 BULLET = re.compile(r"^\s*(•|\d+\.)\s+")
 TITLED = re.compile(r"^(?!Why )[A-Z][^.:]{2,70}\.\s+\S")
 SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z“\"{(])")
-
-
-@attrs.frozen
-class Section:
-    """A heading of the specification and the clause-id prefix it gets."""
-
-    heading: str
-    code: str | None  # None: no clauses at all (Motivation, Open questions)
-    titled: bool = False
-    informative: bool = False  # only its keyword sentences are clauses
-
-
-@attrs.frozen
-class SpecConfig:
-    """How to read one specification file."""
-
-    spec: str
-    prefix: str
-    sections: tuple[Section, ...]
-    extra: tuple[str, ...] = ()
-    wrapped_bullets: bool = False  # a bullet may continue, indented, after a blank line
 
 
 @attrs.frozen
@@ -215,8 +197,6 @@ def merge(
 
 def main(argv: list[str]) -> int:
     """Print the merged catalogue for ``argv = [spec, spec-file]``."""
-    from wforacle.properties.clauses import CONFIGS, catalogue_path
-
     spec, spec_file = argv
     config = CONFIGS[spec]
     path = catalogue_path(spec)

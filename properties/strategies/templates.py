@@ -15,6 +15,7 @@ from typing import Any
 from hypothesis import strategies as st
 from hypothesis.extra.lark import from_lark
 
+from wforacle.grammar import parser
 from wforacle.properties.strategies.w6w import json_values
 
 ROOT_NAMES = ("vars", "steps", "trigger", "secrets", "documents", "inputs", "output", "foreach")
@@ -49,8 +50,6 @@ PIECES = (
 
 @cache
 def _grammar_templates() -> st.SearchStrategy[str]:
-    from wforacle.grammar import parser
-
     return from_lark(parser("template", "template", "earley"), start="template")
 
 

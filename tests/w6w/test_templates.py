@@ -7,7 +7,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from wforacle.grammar.template import Mode, parse_template, serialize
-from wforacle.model.w6w.parts import ExprPart, SecretPart, TextPart, VarPart
+from wforacle.model.w6w.parts import ExprPart, RenderPart, SecretPart, TextPart, VarPart
 from wforacle.properties.strategies.templates import adversarial_text, templates
 
 
@@ -77,8 +77,6 @@ def test_the_chain_arm_is_mode_independent(text):
 
 def test_a_render_part_has_no_text_spelling():
     # W6W-ENV-13: "render has no {{ }} text spelling, in either parser mode."
-    from wforacle.model.w6w.parts import RenderPart
-
     with pytest.raises(ValueError, match="no"):
         serialize([RenderPart("documents.d")])
     # and no text parses to one
