@@ -23,6 +23,7 @@ interpolates their values as text (assumption A-101).
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Iterator, Mapping
 from typing import Any
@@ -284,7 +285,24 @@ def template(text: str) -> Template:
 
     A marker ends at the first ``}}`` outside a string literal; ``{{`` with
     no end is an ExprError, as is a marker whose text is not an expression.
+    Templates are immutable, so each distinct text is parsed once (the
+    loader checks them and the validator reads their references).
     """
+    found = _template(text)
+    if isinstance(found, ExprError):
+        raise ExprError(found.message)
+    return found
+
+
+@functools.lru_cache(maxsize=65_536)
+def _template(text: str) -> Template | ExprError:
+    try:
+        return _split(text)
+    except ExprError as exc:
+        return exc
+
+
+def _split(text: str) -> Template:
     parts: list[str | Expr] = []
     position = 0
     while True:

@@ -47,22 +47,16 @@ def _mark(node_or_mark: Any) -> tuple[int, int]:
     return (mark.line + 1, mark.column + 1)
 
 
-class _StrictLoader(yaml.SafeLoader):
-    """SafeLoader with the YAML 1.2 core schema, duplicate keys refused, depth bounded."""
+_BASE: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml's parser when built with it
 
-    def __init__(self, stream: str) -> None:
-        super().__init__(stream)
-        self._depth = 0
 
-    def compose_node(self, parent: Any, index: Any) -> Any:
-        self._depth += 1
-        if self._depth > MAX_DEPTH:
-            line, column = _mark(self.peek_event())  # type: ignore[no-untyped-call]
-            raise YamlProblem("document.too_deep", line, column, f"nested deeper than {MAX_DEPTH}")
-        try:
-            return super().compose_node(parent, index)
-        finally:
-            self._depth -= 1
+class _StrictLoader(_BASE):  # type: ignore[misc]
+    """SafeLoader with the YAML 1.2 core schema and duplicate keys refused.
+
+    The parser and composer are libyaml's where PyYAML was built with it
+    (ten times faster on large documents); depth is checked on the composed
+    node tree, before anything is constructed.
+    """
 
     def construct_mapping(self, node: Any, deep: bool = False) -> dict[Any, Any]:
         if isinstance(node, yaml.MappingNode):
@@ -87,7 +81,7 @@ class _StrictLoader(yaml.SafeLoader):
                         f"the key {key!r} appears twice in one mapping (first at line {first})",
                     )
                 seen[key] = key_node
-        return super().construct_mapping(node, deep=deep)
+        return super().construct_mapping(node, deep=deep)  # type: ignore[no-any-return]
 
 
 # The YAML 1.2 core schema's implicit types, in place of PyYAML's YAML 1.1 ones.
@@ -140,6 +134,35 @@ _StrictLoader.add_constructor("tag:yaml.org,2002:int", _construct_int)
 _StrictLoader.add_constructor("tag:yaml.org,2002:bool", _construct_bool)
 
 
+def _depth_problem(root: Any) -> tuple[YamlProblem | None, bool]:
+    """A problem when the tree nests deeper than MAX_DEPTH; and whether any node is shared.
+
+    One walk without recursion.  A node reached twice is an alias target:
+    only then is the expanded size worth computing.
+    """
+    stack = [(root, 1)]
+    seen: set[int] = set()
+    shared = False
+    while stack:
+        node, depth = stack.pop()
+        if depth > MAX_DEPTH:
+            line, column = _mark(node)
+            return YamlProblem(
+                "document.too_deep", line, column, f"nested deeper than {MAX_DEPTH}"
+            ), shared
+        if id(node) in seen:
+            shared = True
+            continue
+        seen.add(id(node))
+        if isinstance(node, yaml.SequenceNode):
+            stack.extend((child, depth + 1) for child in node.value)
+        elif isinstance(node, yaml.MappingNode):
+            for key, value in node.value:
+                stack.append((key, depth + 1))
+                stack.append((value, depth + 1))
+    return None, shared
+
+
 def _expanded_size(root: Any) -> int:
     """Nodes in the tree once every alias is expanded (aliases share node objects)."""
     sizes: dict[int, int] = {}
@@ -186,7 +209,10 @@ def read(text: str | bytes) -> JSON:
         node = loader.get_single_node()
         if node is None:
             return None
-        if _expanded_size(node) > MAX_NODES:
+        problem, shared = _depth_problem(node)
+        if problem is not None:
+            raise problem
+        if shared and _expanded_size(node) > MAX_NODES:
             line, column = _mark(node)
             raise YamlProblem(
                 "document.too_large",

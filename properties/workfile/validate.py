@@ -84,18 +84,33 @@ def _warning(code: str, path: str, message: str, clause: str) -> Diagnostic:
 
 @attrs.frozen
 class Scope:
-    """What a point of the document can read: name → the step that binds it (None: a root)."""
+    """What a point of the document can read: name → the step binding it (None: a root).
 
-    names: dict[str, Step | None]
-    continuing: tuple[str, ...] = ()  # enclosing continue policies (for WF-UNK-15)
+    A chain of frames, one per step list or construct, so a long step list
+    does not copy what it can see at every step; ``continuing`` lists the
+    continue policies around this point (for WF-UNK-15).
+    """
 
-    def with_name(self, name: str, step: Step | None) -> Scope:
-        """The scope with ``name`` added."""
-        return Scope({**self.names, name: step}, self.continuing)
+    names: dict[str, Step | None] = attrs.field(factory=dict)
+    parent: Scope | None = None
+    continuing: tuple[str, ...] = ()
+
+    def lookup(self, name: str) -> tuple[bool, Step | None]:
+        """Whether ``name`` is visible here, and the step that binds it."""
+        frame: Scope | None = self
+        while frame is not None:
+            if name in frame.names:
+                return True, frame.names[name]
+            frame = frame.parent
+        return False, None
+
+    def child(self, **names: Step | None) -> Scope:
+        """A new frame inside this one, holding ``names``."""
+        return Scope(dict(names), self, self.continuing)
 
     def continued(self, how: str) -> Scope:
-        """The scope inside a continue policy (``on_fail``, ``on_iteration_fail``, …)."""
-        return Scope(self.names, (*self.continuing, how))
+        """A new frame inside a continue policy (``on_fail``, ``on_iteration_fail``, …)."""
+        return Scope({}, self, (*self.continuing, how))
 
 
 class _Checker:
@@ -115,19 +130,19 @@ class _Checker:
         self, steps: tuple[Step, ...], scope: Scope
     ) -> Generator[Diagnostic, None, Scope]:
         """Check a step list in order; return the scope after its last step."""
-        seen: dict[str, Step] = {}
+        local = scope.child()
         for step in steps:
-            yield from self.step(step, scope)
-            if step.id in seen:
+            yield from self.step(step, local)
+            visible, bound = local.lookup(step.id)
+            if step.id in local.names and bound is not None:
                 yield _error(
                     "document.duplicate_binding",
                     step.path,
-                    f"{step.id!r} is bound twice in one step list (first at {seen[step.id].path}); "
+                    f"{step.id!r} is bound twice in one step list (first at {bound.path}); "
                     "a step id binds once per scope",
                     "WF-STEP-11",
                 )
-            elif step.id in scope.names:
-                bound = scope.names[step.id]
+            elif visible:
                 where = "a reserved name" if bound is None else f"bound at {bound.path}"
                 yield _error(
                     "document.duplicate_binding",
@@ -136,9 +151,9 @@ class _Checker:
                     "binding it again in a nested scope",
                     "WF-STEP-11",
                 )
-            seen[step.id] = step
-            scope = scope.with_name(step.id, step)
-        return scope
+            if not visible:
+                local.names[step.id] = step
+        return local
 
     def step(self, step: Step, scope: Scope) -> Iterator[Diagnostic]:
         m = step.modifiers
@@ -159,7 +174,7 @@ class _Checker:
             yield from self.reads(body.args, here, scope)
         elif isinstance(body, ForEach):
             yield from self.reads(body.items, f"{here}.items", scope)
-            iteration = scope.with_name(body.name, None)
+            iteration = scope.child(**{body.name: None})
             if body.on_iteration_fail == "continue":
                 iteration = iteration.continued("on_iteration_fail")
             yield from self.step_list(body.steps, iteration)
@@ -201,7 +216,7 @@ class _Checker:
             yield from self.render_template(step, body)
 
     def handler(self, step: Step, handler: Handler, scope: Scope) -> Iterator[Diagnostic]:
-        inner = scope.with_name("error", None)
+        inner = scope.child(error=None)
         after = yield from self.step_list(handler.steps, inner)
         if handler.result is not ABSENT:
             yield from self.reads(handler.result, f"{handler.path}.result", after)
@@ -237,7 +252,8 @@ class _Checker:
 
     def reference(self, ref: Path, path: str, scope: Scope) -> Iterator[Diagnostic]:
         root = ref[0]
-        if root not in scope.names:
+        visible, bound = scope.lookup(root)
+        if not visible:
             yield _error(
                 "document.reference",
                 path,
@@ -247,7 +263,6 @@ class _Checker:
                 "WF-STEP-10",
             )
             return
-        bound = scope.names[root]
         if bound is not None and isinstance(bound.body, VOID_BODIES):
             yield _error(
                 "document.reference",
