@@ -442,6 +442,26 @@ def _index_refs(expr: Expr) -> Iterator[Path]:
                 yield from _refs(index)
 
 
+def filters(parsed: Template) -> set[str]:
+    """The filter names a template uses."""
+    found: set[str] = set()
+    stack: list[Any] = list(parsed.expressions)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, Filter):
+            found.add(node.name)
+        if attrs.has(type(node)):
+            for field in attrs.fields(type(node)):
+                member = getattr(node, field.name)
+                items = member if isinstance(member, tuple) else (member,)
+                for item in items:
+                    if isinstance(item, tuple):  # an object literal's (key, value)
+                        stack.extend(x for x in item if attrs.has(type(x)))
+                    elif attrs.has(type(item)):
+                        stack.append(item)
+    return found
+
+
 def template_refs(value: JSON) -> frozenset[Path]:
     """The references of every template in a JSON value (an argument map, a projection)."""
     found: set[Path] = set()

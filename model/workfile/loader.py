@@ -40,7 +40,8 @@ from wforacle.model.workfile.document import (
     WaitFor,
     Workfile,
 )
-from wforacle.model.workfile.expr import ExprError, template
+from wforacle.model.workfile.evaluate import FILTERS
+from wforacle.model.workfile.expr import ExprError, filters, template
 from wforacle.model.workfile.yamlsafe import YamlProblem, read
 
 JSON = Any
@@ -148,9 +149,17 @@ class Loader:
         if isinstance(value, str):
             if "{{" in value:
                 try:
-                    template(value)
+                    parsed = template(value)
                 except ExprError as exc:
                     self.fail("document.expression", path, exc.message, "A-100")
+                    return
+                for name in sorted(filters(parsed) - set(FILTERS)):
+                    self.fail(
+                        "document.expression",
+                        path,
+                        f"no filter named {name!r} ({', '.join(FILTERS)})",
+                        "A-117",
+                    )
         elif isinstance(value, dict):
             for key, member in value.items():
                 self.templates(member, _member(path, str(key)))
