@@ -18,6 +18,7 @@ from pathlib import Path
 
 from wforacle.oracle.engine import Engine
 from wforacle.oracle.fuzz import campaign
+from wforacle.properties.w6w.specification import W6W
 
 ENGINE = Path(__file__).resolve().parent.parent / "examples" / "engines" / "w6w_engine.py"
 BUGS = [
@@ -49,7 +50,7 @@ def main() -> None:
     if args.throughput:
         engine = Engine(command())
         try:
-            result = campaign(engine, examples=args.throughput, seed_value=0)
+            result = campaign(W6W, engine, examples=args.throughput, seed_value=0)
         finally:
             engine.stop()
         print(
@@ -64,7 +65,7 @@ def main() -> None:
         for seed in range(args.seeds):
             engine = Engine(command(bug))
             try:
-                result = campaign(engine, examples=args.examples, seed_value=seed)
+                result = campaign(W6W, engine, examples=args.examples, seed_value=seed)
             finally:
                 engine.stop()
             if result.finding is None:

@@ -101,7 +101,8 @@ def bugs() -> None:
     from pathlib import Path
 
     from wforacle.oracle.engine import Engine
-    from wforacle.oracle.harness_oracle import campaign
+    from wforacle.oracle.fuzz import campaign
+    from wforacle.properties.harness.specification import HARNESS
 
     engine_path = Path(__file__).resolve().parent.parent / "examples" / "engines"
     for bug in (
@@ -114,7 +115,7 @@ def bugs() -> None:
         for seed_value in range(3):
             engine = Engine(f"{sys.executable} {engine_path / 'harness_engine.py'} --bug {bug}")
             try:
-                finding = campaign(engine, examples=3000, seed_value=seed_value).finding
+                finding = campaign(HARNESS, engine, examples=3000, seed_value=seed_value).finding
             finally:
                 engine.stop()
             if finding is None:

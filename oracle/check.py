@@ -27,6 +27,9 @@ from typing import Any, Generic, TypeVar
 import attrs
 
 from wforacle.model.kernel.lts import Event, Semantics, Transition
+from wforacle.properties.specification import Divergence
+
+__all__ = ["Divergence", "FrontierTooLarge", "Verdict", "check", "matches", "projection"]
 
 C = TypeVar("C")
 IGNORED = frozenset({"at"})
@@ -44,27 +47,6 @@ def projection(event: Any) -> Any:
 def matches(model: Event, observed: Event) -> bool:
     """Whether an observed event is the model's (``≈`` in the notation)."""
     return bool(projection(model) == projection(observed))
-
-
-@attrs.frozen
-class Divergence:
-    """Where a trace leaves what the model permits, and why."""
-
-    index: int  # the first observed event the model does not permit; len(trace): it stopped early
-    observed: Event | None = attrs.field(eq=False)
-    permitted: tuple[Event, ...] = attrs.field(eq=False)
-    clauses: tuple[str, ...]
-    message: str
-
-    def to_json(self) -> dict[str, Any]:
-        """The divergence as JSON (docs/trace.md)."""
-        return {
-            "index": self.index,
-            "observed": self.observed,
-            "permitted": list(self.permitted),
-            "clauses": list(self.clauses),
-            "message": self.message,
-        }
 
 
 @attrs.frozen

@@ -12,95 +12,44 @@ command that needs them, so ``wforacle --help`` stays fast.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import gc
 import json
 import os
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import Any
 
-EXIT_OK, EXIT_FINDING, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
-SPECS = ("w6w", "harness")  # specifications with a document model so far
-
-
-class UsageError(Exception):
-    """Bad arguments or unreadable input: one line to stderr, exit 2."""
-
-
-def _reject_constant(name: str) -> NoReturn:
-    raise ValueError(f"{name} is not JSON")
-
-
-def _read_text(source: str) -> str:
-    """The UTF-8 text of the file at ``source``, or a UsageError saying why not."""
-    try:
-        return Path(source).read_text("utf-8")
-    except FileNotFoundError:
-        raise UsageError(f"cannot read {source}: no such file") from None
-    except IsADirectoryError:
-        raise UsageError(f"cannot read {source}: it is a directory") from None
-    except PermissionError:
-        raise UsageError(f"cannot read {source}: permission denied") from None
-    except UnicodeDecodeError as exc:
-        raise UsageError(f"cannot read {source}: not UTF-8 text ({exc.reason})") from None
-    except OSError as exc:
-        raise UsageError(f"cannot read {source}: {exc.strerror or exc}") from None
-
-
-def read_json(source: str) -> Any:
-    """Parse the JSON document at ``source`` (a path, or ``-`` for stdin)."""
-    text = sys.stdin.read() if source == "-" else _read_text(source)
-    try:
-        # Strict JSON: NaN and Infinity are JavaScript, not JSON.
-        return json.loads(text, parse_constant=_reject_constant)
-    except json.JSONDecodeError as exc:
-        raise UsageError(
-            f"{source} is not JSON: {exc.msg} at line {exc.lineno} column {exc.colno}"
-        ) from None
-    except (ValueError, RecursionError) as exc:
-        raise UsageError(f"{source} is not JSON: {exc}") from None
-
-
-def emit_json(value: object) -> None:
-    """Print ``value`` as one deterministic JSON document."""
-    sys.stdout.write(json.dumps(value, indent=2, ensure_ascii=False) + "\n")
-
-
-def _check_spec(spec: str | None, document: Any, source: str) -> str:
-    if spec is None:
-        if isinstance(document, dict) and ("manifestVersion" in document or "steps" in document):
-            return "w6w"
-        raise UsageError(f"cannot tell which specification {source} follows; pass --spec")
-    if spec not in SPECS:
-        raise UsageError(f"--spec {spec}: no document model yet (available: {', '.join(SPECS)})")
-    if spec != "w6w":
-        raise UsageError(f"--spec {spec}: this command reads w6w documents only so far")
-    return spec
-
+from wforacle.model.diagnostics import InvalidInput, InvalidScenario
+from wforacle.oracle.commands import add_commands
+from wforacle.oracle.console import (
+    EXIT_FINDING,
+    EXIT_INTERNAL,
+    EXIT_OK,
+    EXIT_USAGE,
+    UsageError,
+    emit_json,
+    print_report,
+    read_document,
+    read_json,
+    read_text,
+)
+from wforacle.properties.registry import SPECIFICATIONS
+from wforacle.properties.specification import parse_json
 
 # -- validate ----------------------------------------------------------------
 
 
 def cmd_validate(args: argparse.Namespace) -> int:
     """Validate one or more documents (several documents share one account's keys)."""
-    from wforacle.model.diagnostics import Report, sort_diagnostics
-    from wforacle.oracle.harness_commands import is_harness, validate_files
-    from wforacle.properties.w6w.validate import key_conflicts, validate
-
-    if any(is_harness(args.spec, source) for source in args.files):
-        if not all(is_harness(args.spec, source) for source in args.files):
-            raise UsageError("validate Harness (XML) and w6w (JSON) documents separately")
-        return validate_files(args.files, args.json)
-    documents = [read_json(source) for source in args.files]
-    for source, document in zip(args.files, documents, strict=True):
-        _check_spec(args.spec, document, source)
+    read = [read_document(args.spec, source) for source in args.files]
+    specs = {spec.name: spec for spec, _ in read}
+    if len(specs) > 1:
+        raise UsageError(f"validate documents of different specifications separately: {specs}")
+    spec = read[0][0]
     previous = read_json(args.previous) if args.previous else None
-    results = [validate(doc, previous if len(documents) == 1 else None) for doc in documents]
-    reports = [r.report for r in results]
-    for index, diagnostic in key_conflicts([r.workflow for r in results]):
-        merged = (*reports[index].diagnostics, diagnostic)
-        reports[index] = Report(sort_diagnostics(merged))
+    reports = spec.validate_many([document for _, document in read], previous)
     if args.json:
         if len(reports) == 1:
             emit_json(reports[0].to_json())
@@ -116,23 +65,8 @@ def cmd_validate(args: argparse.Namespace) -> int:
             )
     else:
         for source, report in zip(args.files, reports, strict=True):
-            _print_report(source, report)
+            print_report(source, report)
     return EXIT_OK if all(r.valid for r in reports) else EXIT_FINDING
-
-
-def _print_report(source: str, report: Any) -> None:
-    errors = len(report.errors)
-    warnings = len(report.diagnostics) - errors
-    if report.valid:
-        verdict = "valid"
-    elif report.storable:
-        verdict = "invalid (storable as a draft, not runnable)"
-    else:
-        verdict = "invalid"
-    counts = f"{errors} error{'s' * (errors != 1)}, {warnings} warning{'s' * (warnings != 1)}"
-    print(f"{source}: {verdict} — {counts}")
-    for d in report.diagnostics:
-        print(f"  {d.severity.value:<7} {d.code:<28} {d.path}  {d.message}  [{d.clause}]")
 
 
 # -- plan --------------------------------------------------------------------
@@ -140,31 +74,22 @@ def _print_report(source: str, report: Any) -> None:
 
 def cmd_plan(args: argparse.Namespace) -> int:
     """Print the plan of a valid document, or its diagnostics."""
-    from wforacle.oracle import harness_commands
-    from wforacle.properties.w6w.plan import TieBreak, plan_order
-    from wforacle.properties.w6w.validate import validate
-
-    if harness_commands.is_harness(args.spec, args.file):
-        return harness_commands.plan(args)
-    document = read_json(args.file)
-    _check_spec(args.spec, document, args.file)
-    result = validate(document)
-    if not result.report.valid or result.workflow is None:
+    spec, document = read_document(args.spec, args.file)
+    if spec.plan is None:
+        raise UsageError(f"{spec.name} documents have no plan")
+    loaded = spec.validate(document)
+    if not loaded.report.valid or loaded.model is None or loaded.plan is None:
         if args.json:
-            emit_json({"order": None, **result.report.to_json()})
+            emit_json({"order": None, **loaded.report.to_json()})
         else:
-            _print_report(args.file, result.report)
+            print_report(args.file, loaded.report)
         return EXIT_FINDING
-    tie_break = TieBreak(args.tie_break)
-    if tie_break is TieBreak.DECLARED and result.plan is not None:
-        order = result.plan  # computed by validation with the fast path
-    else:
-        order = plan_order(result.workflow, tie_break)
+    found, lines = spec.plan(loaded, args.tie_break)
     if args.json:
-        emit_json({"order": order})
+        emit_json(found)
     else:
-        for position, step_id in enumerate(order, start=1):
-            print(f"{position:>4}  {step_id}")
+        for line in lines:
+            print(line)
     return EXIT_OK
 
 
@@ -259,9 +184,9 @@ def _json_lines(handle: Any) -> Iterator[tuple[int, Any, str | None]]:
         if not line.strip():
             continue
         try:
-            yield number, json.loads(line, parse_constant=_reject_constant), None
-        except (ValueError, RecursionError) as exc:
-            yield number, None, f"line {number} is not JSON: {exc}"
+            yield number, parse_json(line, f"line {number}"), None
+        except InvalidInput as exc:
+            yield number, None, str(exc)
 
 
 def _write_line(value: object) -> None:
@@ -387,104 +312,98 @@ def cmd_jsonlogic_differential(args: argparse.Namespace) -> int:
     return EXIT_FINDING if unexplained else EXIT_OK
 
 
-# -- run ---------------------------------------------------------------------
+# -- run, check, explore ------------------------------------------------------
 
 
-def cmd_run(args: argparse.Namespace) -> int:
-    """One reference execution of a w6w document under a scenario: trace and RunState."""
-    from wforacle.model.kernel.lts import Divergent, execute, first, seeded
-    from wforacle.model.w6w.semantics import Unsupported, run_state
-    from wforacle.oracle import harness_commands
-
-    if harness_commands.is_harness(args.spec, args.file):
-        return harness_commands.run(args)
-    semantics = _load_run(args)
-    if isinstance(semantics, int):
-        return semantics
-    scheduler = seeded(args.seed) if args.schedule == "random" else first
+@contextlib.contextmanager
+def _within_limits(spec: Any) -> Iterator[None]:
+    """What the model says it does not cover (a document beyond it) is a usage error, one line."""
+    limits = spec.limits()
     try:
-        execution = execute(semantics, scheduler)
-    except Divergent as exc:
-        raise UsageError(str(exc)) from None
-    except Unsupported as exc:
-        raise UsageError(f"not modelled: {exc}") from None
-    state = run_state(semantics, execution.final)
-    if args.itf:
-        from wforacle.oracle.itf import to_itf
-
-        itf = to_itf(semantics, execution, args.file)
-        Path(args.itf).write_text(json.dumps(itf, ensure_ascii=False) + "\n", encoding="utf-8")
-    if args.json:
-        emit_json({"trace": execution.trace, "runState": state})
-    else:
-        for event in execution.trace:
-            fields = {k: v for k, v in event.items() if k not in ("event", "at")}
-            detail = json.dumps(fields, ensure_ascii=False) if fields else ""
-            print(f"{event['at']:>8} ms  {event['event']:<16} {detail}")
-        print(f"\nrun {state['status']}")
-    return EXIT_OK
+        yield
+    except tuple(limits) as exc:
+        prefix = next(p for kind, p in limits.items() if isinstance(exc, kind))
+        raise UsageError(f"{prefix}{exc}") from None
 
 
-def _load_run(args: argparse.Namespace) -> Any:
-    """Validate DOC and load the scenario; the semantics, or an exit code to return."""
-    from wforacle.model.w6w.scenario import load_scenario
-    from wforacle.model.w6w.semantics import Replay, Unsupported, W6wRun
-    from wforacle.properties.w6w.validate import validate
+def _load(args: argparse.Namespace) -> tuple[Any, Any]:
+    """Validate DOC and load the scenario: the specification and its semantics, or an exit code.
 
-    document = read_json(args.file)
-    _check_spec(args.spec, document, args.file)
-    scenario_json = read_json(args.scenario) if args.scenario else {}
-    result = validate(document)
-    if not result.report.valid or result.workflow is None or result.plan is None:
+    A document with an error is never run (HX-INST-3: "A runtime MUST NOT
+    execute a document that fails validation"; w6w the same): its
+    diagnostics are printed and the exit code is 1.
+    """
+    spec, document = read_document(args.spec, args.file)
+    scenario = read_json(args.scenario) if args.scenario else {}
+    loaded = spec.validate(document)
+    if not loaded.report.valid or loaded.model is None:
         if args.json:
-            emit_json({"valid": False, **result.report.to_json()})
+            emit_json({"valid": False, **loaded.report.to_json()})
         else:
-            _print_report(args.file, result.report)
-        return EXIT_FINDING
-    scenario, problems = load_scenario(scenario_json)
-    if problems:
-        for problem in problems:
-            print(f"wforacle: error: scenario {problem.path}: {problem.message}", file=sys.stderr)
-        return EXIT_USAGE
+            print_report(args.file, loaded.report)
+        return spec, EXIT_FINDING
     replay = None
     if getattr(args, "replay", None):
         recorded = read_json(args.replay)
         recorded = recorded.get("runState", recorded) if isinstance(recorded, dict) else recorded
-        if args.replay_from and args.replay_from not in result.plan:
-            raise UsageError(f"--replay-from {args.replay_from}: no such step")
-        replay = Replay.of(recorded, result.workflow, args.replay_from)
+        replay = {"runState": recorded, "from": args.replay_from}
     elif getattr(args, "replay_from", None):
         raise UsageError("--replay-from needs --replay RUNSTATE")
-    from wforacle.model.w6w.semantics import Launch
-
-    launch = Launch(getattr(args, "launch", None) or Launch.SEPARATE)
+    options = spec.options(vars(args))
     try:
-        return W6wRun(result.workflow, result.plan, scenario, replay, launch=launch)
-    except Unsupported as exc:
-        raise UsageError(f"not modelled yet: {exc}") from None
+        with _within_limits(spec):
+            return spec, spec.semantics(loaded, scenario, options, replay)
+    except InvalidScenario as exc:
+        raise UsageError(
+            "\n".join(f"{args.scenario}: {line}" for line in exc.message.splitlines())
+        ) from None
+    except InvalidInput as exc:
+        raise UsageError(str(exc)) from None
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    """One reference execution of a document under a scenario: the trace and the final state."""
+    from wforacle.model.kernel.lts import execute, first, seeded
+
+    spec, semantics = _load(args)
+    if isinstance(semantics, int):
+        return semantics
+    scheduler = seeded(args.seed) if args.schedule == "random" else first
+    with _within_limits(spec):
+        execution = execute(semantics, scheduler)
+        state = spec.final_state(semantics, execution.final)
+        if args.itf:
+            from wforacle.oracle.itf import to_itf
+
+            itf = to_itf(spec, semantics, execution, args.file)
+            Path(args.itf).write_text(json.dumps(itf, ensure_ascii=False) + "\n", encoding="utf-8")
+    if args.json:
+        emit_json({"trace": execution.trace, spec.final_name: state})
+    else:
+        for event in execution.trace:
+            print(spec.trace_line(event))
+        print(f"\n{spec.ends(state)}")
+    return EXIT_OK
 
 
 def cmd_check(args: argparse.Namespace) -> int:
     """Check whether a recorded trace is one the specification permits for DOC."""
-    from wforacle.model.w6w.semantics import Unsupported, config_key
-    from wforacle.oracle import harness_commands
     from wforacle.oracle.check import FrontierTooLarge, check
 
-    if harness_commands.is_harness(args.spec, args.file):
-        return harness_commands.check(args, _read_trace(args.trace))
-    semantics = _load_run(args)
+    spec, semantics = _load(args)
     if isinstance(semantics, int):
         return semantics
     trace = _read_trace(args.trace)
     try:
-        verdict = check(semantics, config_key, trace)
-    except (Unsupported, FrontierTooLarge) as exc:
+        with _within_limits(spec):
+            verdict = check(semantics, spec.key, trace)
+    except FrontierTooLarge as exc:
         raise UsageError(str(exc)) from None
-    return report_check(verdict, args.json, "a run the specification allows")
+    return report_check(verdict, args.json, spec.allowed)
 
 
 def report_check(verdict: Any, as_json: bool, allowed: str) -> int:
-    """Print a trace-check verdict (any specification); the exit code."""
+    """Print a trace-check verdict; the exit code."""
     if as_json:
         emit_json(
             {
@@ -509,7 +428,7 @@ def report_check(verdict: Any, as_json: bool, allowed: str) -> int:
 
 def _read_trace(source: str) -> list[Any]:
     """A trace: a JSON array of events, ``run --json`` output, or JSON lines."""
-    text = sys.stdin.read() if source == "-" else _read_text(source)
+    text = sys.stdin.read() if source == "-" else read_text(source)
     try:
         value = json.loads(text)
     except json.JSONDecodeError:
@@ -529,28 +448,19 @@ def _read_trace(source: str) -> list[Any]:
 
 
 def cmd_explore(args: argparse.Namespace) -> int:
-    """Every distinct terminal outcome the RFC permits for DOC under a scenario."""
-    from wforacle.model.w6w.independence import explore_run
-    from wforacle.model.w6w.semantics import Unsupported
-
+    """Every distinct terminal outcome the specification permits for DOC under a scenario."""
     if args.max_states < 1:
         raise UsageError("--max-states must be at least 1")
-    from wforacle.oracle import harness_commands
-
-    if harness_commands.is_harness(args.spec, args.file):
-        return harness_commands.explore(args)
-    semantics = _load_run(args)
+    spec, semantics = _load(args)
     if isinstance(semantics, int):
         return semantics
-    try:
-        result = explore_run(semantics, args.max_states, reduce=not args.naive)
-    except Unsupported as exc:
-        raise UsageError(f"not modelled: {exc}") from None
+    with _within_limits(spec):
+        result = spec.explore(semantics, args.max_states, not args.naive)
     return report_exploration(result, args.json)
 
 
 def report_exploration(result: Any, as_json: bool) -> int:
-    """Print an exploration's outcomes and figures (any specification); the exit code."""
+    """Print an exploration's outcomes and figures; the exit code."""
     if as_json:
         emit_json(
             {
@@ -636,13 +546,12 @@ def cmd_w6w_test_step(args: argparse.Namespace) -> int:
     from wforacle.properties.w6w.validate import validate
 
     document = read_json(args.file)
-    _check_spec("w6w", document, args.file)
     scope = read_json(args.state) if args.state else {}
     if not isinstance(scope, dict):
         raise UsageError(f"{args.state}: the supplied state must be a JSON object (a run scope)")
     result = validate(document)
     if result.workflow is None or not result.report.storable:
-        _print_report(args.file, result.report)
+        print_report(args.file, result.report)
         return EXIT_FINDING
     if args.step not in {s.id for s in result.workflow.steps}:
         raise UsageError(f"{args.file} has no step {args.step!r}")
@@ -682,7 +591,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     validate = add("validate", cmd_validate, "validate workflow documents")
     validate.add_argument("files", nargs="+", metavar="FILE", help="document(s), or - for stdin")
-    validate.add_argument("--spec", choices=SPECS, help="specification (default: detected)")
+    validate.add_argument(
+        "--spec", choices=list(SPECIFICATIONS), help="specification (default: detected)"
+    )
     validate.add_argument("--json", action="store_true", help="print a JSON report")
     validate.add_argument(
         "--previous",
@@ -693,7 +604,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     plan = add("plan", cmd_plan, "print the execution plan of a workflow document")
     plan.add_argument("file", metavar="FILE", help="document, or - for stdin")
-    plan.add_argument("--spec", choices=SPECS, help="specification (default: detected)")
+    plan.add_argument(
+        "--spec", choices=list(SPECIFICATIONS), help="specification (default: detected)"
+    )
     plan.add_argument("--json", action="store_true", help='print {"order": [...]}')
     plan.add_argument(
         "--tie-break",
@@ -705,41 +618,29 @@ def build_parser() -> argparse.ArgumentParser:
     def document_and_scenario(command: Any) -> Any:
         command.add_argument("file", metavar="DOC", help="the workflow document")
         command.add_argument("--scenario", metavar="S", help="the scenario (docs/scenario.md)")
-        command.add_argument("--spec", choices=SPECS, help="specification (default: detected)")
         command.add_argument(
-            "--launch",
-            choices=("separate", "eager"),
-            help="w6w, A-74: a strand's next launch is its own transition (default) or happens "
-            "in the completion that enables it",
+            "--spec", choices=list(SPECIFICATIONS), help="specification (default: detected)"
         )
-        readings = command.add_argument_group(
-            "Harness readings", "where chapter 5 is open (docs/assumptions.md); default first"
-        )
-        readings.add_argument(
-            "--all-negative",
-            dest="all_negative",
-            choices=("pending", "skipped"),
-            help="an all-negative join stays PENDING (HX-JOIN-3) or is SKIPPED (the draft)",
-        )
-        readings.add_argument(
-            "--any-cancels",
-            dest="any_cancels",
-            choices=("branch", "running"),
-            help="A-81: an any join cancels its whole branch or only running nodes",
-        )
-        readings.add_argument(
-            "--pre-execution-retry",
-            dest="pre_execution_retry",
-            action="store_const",
-            const=True,
-            help="A-82: retry HX-4101/HX-4102 failures like any other (default: never)",
-        )
-        readings.add_argument(
-            "--loop-start",
-            dest="loop_start",
-            choices=("sequence", "any"),
-            help="A-80: loop iterations start in sequence order or in any order",
-        )
+        for spec in SPECIFICATIONS.values():
+            if not spec.readings:
+                continue
+            group = command.add_argument_group(
+                spec.readings_title,
+                "where the specification is open (docs/assumptions.md); default first",
+            )
+            for reading in spec.readings:
+                if reading.choices:
+                    group.add_argument(
+                        reading.flag, dest=reading.dest, choices=reading.choices, help=reading.help
+                    )
+                else:
+                    group.add_argument(
+                        reading.flag,
+                        dest=reading.dest,
+                        action="store_const",
+                        const=True,
+                        help=reading.help,
+                    )
         return command
 
     run = document_and_scenario(
@@ -791,8 +692,6 @@ def build_parser() -> argparse.ArgumentParser:
         help="enumerate every interleaving (no partial-order reduction), to measure what it saves",
     )
     explore_cmd.add_argument("--json", action="store_true", help="print a JSON report")
-
-    from wforacle.oracle.commands import add_commands
 
     add_commands(add)
 
@@ -856,7 +755,7 @@ def build_parser() -> argparse.ArgumentParser:
     parse.set_defaults(handler=cmd_w6w_parse)
 
     clauses = add("clauses", cmd_clauses, "list catalogued clauses with their coverage")
-    clauses.add_argument("--spec", choices=("w6w", "harness"), default="w6w")
+    clauses.add_argument("--spec", choices=list(SPECIFICATIONS), default=next(iter(SPECIFICATIONS)))
     clauses.add_argument("--json", action="store_true", help="print a JSON report")
     clauses.add_argument("--tests", metavar="DIR", help="test folder to scan for citations")
     clauses.add_argument(
@@ -884,7 +783,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return int(args.handler(args))
     except UsageError as exc:
-        print(f"wforacle: error: {exc}", file=sys.stderr)
+        for line in str(exc).splitlines():
+            print(f"wforacle: error: {line}", file=sys.stderr)
         return EXIT_USAGE
     except KeyboardInterrupt:
         print("wforacle: interrupted", file=sys.stderr)

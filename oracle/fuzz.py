@@ -2,18 +2,22 @@
 
 Notation: a *case* is ``{"document", "scenario", "schedule"}`` (the
 schedule picks which outstanding invocation completes at each ``wait``).
-A campaign is a Hypothesis search over ``engine_cases()`` with a fixed seed
-and no example database, so the same seed and version give the same
-campaign.  Each example is judged (oracle/engine.py); the first divergence
-or fault makes Hypothesis shrink document, scenario and schedule together to
-a minimal case that still fails the same way (same verdict, same first
-divergent event kind), which is then explained (the clauses and their text)
-and saved as a regression fixture (oracle/fixtures.py).
+A campaign is a Hypothesis search over the specification's ``cases()`` with
+a fixed seed and no example database, so the same seed and version give the
+same campaign.  Each example is judged (oracle/engine.py); the first
+divergence or fault makes Hypothesis shrink document, scenario and schedule
+together to a minimal case that still fails the same way (same verdict,
+same first divergent event kind); ``reduce_case`` then removes what the
+failure does not need with the specification's ``smaller`` step, and the
+result is explained (the clauses and their text) and saved as a regression
+fixture (oracle/fixtures.py).  Everything here is written once over a
+``Specification`` (properties/specification.py).
 """
 
 from __future__ import annotations
 
 import copy
+import json
 import sys
 import time
 from collections.abc import Callable
@@ -21,14 +25,13 @@ from pathlib import Path
 from typing import Any
 
 import attrs
-from hypothesis import HealthCheck, Phase, given, seed, settings
+from hypothesis import HealthCheck, Phase, assume, given, seed, settings
 
-from wforacle.model.kernel.lts import execute
-from wforacle.model.w6w.scenario import load_scenario
-from wforacle.model.w6w.semantics import Replay, W6wRun, run_state
+from wforacle.model.diagnostics import InvalidCase
 from wforacle.oracle.engine import Engine, Judgement, judge
-from wforacle.properties.strategies.w6w import engine_cases
-from wforacle.properties.w6w.validate import validate
+from wforacle.oracle.fixtures import write_case
+from wforacle.properties.clauses import clause_text
+from wforacle.properties.specification import Specification
 
 JSON = Any
 
@@ -37,6 +40,7 @@ JSON = Any
 class Finding:
     """A shrunk failing case, its judgement and what it cost to find."""
 
+    spec: Specification = attrs.field(eq=False, repr=False)
     case: JSON = attrs.field(eq=False)
     judgement: Judgement = attrs.field(eq=False)
     examples: int
@@ -45,9 +49,8 @@ class Finding:
 
     @property
     def size(self) -> dict[str, int]:
-        """Steps and edges of the shrunk document."""
-        document = self.case["document"]
-        return {"steps": len(document["steps"]), "edges": len(document.get("edges") or [])}
+        """The shrunk case's size (w6w: steps and edges; Harness: nodes and edges)."""
+        return self.spec.size(self.case)
 
 
 @attrs.frozen
@@ -71,50 +74,9 @@ class Failed(Exception):
         self.judgement = judgement
 
 
-def prepare(case: JSON) -> tuple[W6wRun, JSON]:
-    """The model run of a case and, for a replay case, the request the engine gets.
-
-    The document is validated and the scenario loaded once; a replay case's
-    ``{"runState", "from"}`` is the model's reference run of the same
-    document and scenario (unless the case carries its own ``runState``),
-    and the model is the run that replays it.  ValueError when the case is
-    not runnable.
-    """
-    result = validate(copy.deepcopy(case["document"]))
-    if not result.report.valid or result.workflow is None or result.plan is None:
-        raise ValueError(f"the case's document is invalid: {result.report.codes()}")
-    scenario, problems = load_scenario(copy.deepcopy(case["scenario"]))
-    if problems:
-        raise ValueError(f"the case's scenario is invalid: {[p.message for p in problems]}")
-    run = W6wRun(result.workflow, result.plan, scenario)
-    replay = case.get("replay")
-    if not isinstance(replay, dict):
-        return run, None
-    request = replay
-    if "runState" not in replay:
-        state = run_state(run, execute(run).final)
-        request = {"runState": state, "from": replay.get("from")}
-    start = request["from"]
-    if start is not None and start not in result.plan:
-        raise ValueError(f"the case replays from {start!r}, which is not a step")
-    replaying = W6wRun(
-        result.workflow,
-        result.plan,
-        scenario,
-        Replay.of(request["runState"], result.workflow, start),
-    )
-    return replaying, request
-
-
-def model_of(case: JSON) -> W6wRun:
-    """The model run of a case (its document must be valid); a replaying run for a replay case."""
-    return prepare(case)[0]
-
-
-def judge_case(engine: Engine, case: JSON) -> Judgement:
+def judge_case(spec: Specification, engine: Engine, case: JSON, options: Any = None) -> Judgement:
     """Judge one case (document, scenario, schedule, and replay if any) on the engine."""
-    model, request = prepare(case)
-    return judge(engine, model, case["document"], case.get("schedule", []), request)
+    return judge(engine, spec, case, spec.prepare(case, options))
 
 
 def signature(judgement: Judgement) -> tuple[str, ...]:
@@ -128,21 +90,25 @@ def signature(judgement: Judgement) -> tuple[str, ...]:
 
 
 def campaign(
+    spec: Specification,
     engine: Engine,
     examples: int = 200,
     seed_value: int = 0,
     time_budget: float | None = None,
     progress: Callable[[int, float], None] | None = None,
-    max_steps: int = 6,
     reduce_budget: float = 30.0,
     stop_on_fault: bool = False,
+    options: Any = None,
 ) -> Campaign:
-    """Search for a divergence; shrink the first one found.
+    """Search ``spec``'s generated cases for a divergence; shrink and reduce the first one found.
 
-    An engine fault (crash, hang, flood, protocol) is classified, the engine
-    restarted, and the search goes on: the faults are counted and the first
-    ten kept with their cases.  With ``stop_on_fault`` a fault is a finding
-    like a divergence, and shrinks.
+    ``options`` selects the model's readings where the specification is open
+    (``spec.options``; default: the specification's own), for an engine that
+    takes another.  A generated case the model cannot run (InvalidCase) is
+    not an example.  An engine fault (crash, hang, flood, protocol) is
+    classified, the engine restarted, and the search goes on: the faults are
+    counted and the first ten kept with their cases.  With ``stop_on_fault``
+    a fault is a finding like a divergence, and shrinks.
     """
     counted = {"examples": 0, "faults": 0}
     fault_cases: list[tuple[JSON, Judgement]] = []
@@ -160,14 +126,18 @@ def campaign(
         report_multiple_bugs=False,
         print_blob=False,
     )
-    @given(engine_cases(max_steps=max_steps))
+    @given(spec.cases())
     def probe(case: JSON) -> None:
         if time_budget is not None and not first and time.perf_counter() - start > time_budget:
             return  # the budget is spent: the remaining examples pass untried
+        try:
+            prepared = spec.prepare(case, options)
+        except InvalidCase:
+            assume(False)
         counted["examples"] += 1
         if progress is not None and not first:
             progress(counted["examples"], time.perf_counter() - start)
-        judgement = judge_case(engine, case)
+        judgement = judge(engine, spec, case, prepared)
         if judgement.verdict == "pass":
             return
         if judgement.verdict == "fault" and not first:
@@ -189,16 +159,14 @@ def campaign(
     except Failed as failed:
         found_at = first["at"] - start
         wanted = signature(failed.judgement)
-        last: dict[str, Judgement] = {}
 
         def still_fails(candidate: JSON) -> bool:
-            j = judge_case(engine, candidate)
-            last["judgement"] = j
-            return signature(j) == wanted
+            return signature(judge_case(spec, engine, candidate, options)) == wanted
 
-        reduced = reduce_case(failed.case, still_fails, budget=reduce_budget)
-        judgement = judge_case(engine, reduced)
+        reduced = reduce_case(spec, failed.case, still_fails, budget=reduce_budget, options=options)
+        judgement = judge_case(spec, engine, reduced, options)
         finding = Finding(
+            spec,
             reduced,
             judgement,
             first["examples"],
@@ -223,13 +191,11 @@ def campaign(
 
 def explain(finding: Finding) -> str:
     """A human explanation of a finding: the case, where it departs, and why."""
-    from wforacle.properties.clauses import clause_text
-
     lines = []
     j = finding.judgement
-    size = finding.size
+    size = ", ".join(f"{count} {noun[:-1]}(s)" for noun, count in finding.size.items())
     lines.append(
-        f"minimal case: {size['steps']} step(s), {size['edges']} edge(s); "
+        f"minimal case: {size}; "
         f"found after {finding.examples} example(s) in {finding.seconds_to_find:.2f} s, "
         f"shrunk in {finding.seconds_to_shrink:.2f} s"
     )
@@ -253,8 +219,6 @@ def explain(finding: Finding) -> str:
 
 
 def _short(value: JSON, limit: int = 220) -> str:
-    import json
-
     text = json.dumps(value, ensure_ascii=False, sort_keys=True)
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
@@ -272,26 +236,31 @@ def terminal_progress(every: int = 25) -> Callable[[int, float], None]:
 
 def save(finding: Finding, directory: Path) -> Path:
     """Save a finding as a regression fixture; returns its directory."""
-    from wforacle.oracle.fixtures import write_case
-
     return write_case(
+        finding.spec,
         directory,
         finding.case,
         extra={"finding": finding.judgement.to_json(), "size": finding.size},
     )
 
 
-def reduce_case(case: JSON, still_fails: Callable[[JSON], bool], budget: float = 60.0) -> JSON:
+def reduce_case(
+    spec: Specification,
+    case: JSON,
+    still_fails: Callable[[JSON], bool],
+    budget: float = 60.0,
+    options: Any = None,
+) -> JSON:
     """Greedily remove what the failure does not need (delta debugging over a concrete case).
 
-    Tried in order, each kept only when ``still_fails`` holds: removing a step
-    (with its edges and scenario script), removing an edge, dropping a step's
-    optional fields (retry, onError, fanOut, with), dropping scenario scripts
-    and attempts, and emptying the schedule.  Repeats until nothing more goes
-    or the ``budget`` (seconds) is spent.  Hypothesis shrinks generated cases;
-    this reduces a case that came from anywhere (a bug report), and finishes
-    what Hypothesis's shrinker leaves when a smaller graph needs several
-    coordinated edits.
+    The candidates are ``spec.smaller(case)``, in its order (w6w: a step with
+    its edges and scenario script, an edge, a step's optional fields, scenario
+    scripts and attempts, the schedule's last choice), each kept only when the
+    model can run it and ``still_fails`` holds.  Repeats until nothing more
+    goes or the ``budget`` (seconds) is spent.  Hypothesis shrinks generated
+    cases; this reduces a case that came from anywhere (a bug report), and
+    finishes what Hypothesis's shrinker leaves when a smaller graph needs
+    several coordinated edits.
     """
     deadline = time.monotonic() + budget
     current = copy.deepcopy(case)
@@ -301,8 +270,8 @@ def reduce_case(case: JSON, still_fails: Callable[[JSON], bool], budget: float =
         if time.monotonic() > deadline:
             return False
         try:
-            model_of(candidate)
-        except ValueError:
+            spec.prepare(candidate, options)
+        except InvalidCase:
             return False  # an invalid document is not a smaller instance
         if still_fails(candidate):
             current = candidate
@@ -312,52 +281,8 @@ def reduce_case(case: JSON, still_fails: Callable[[JSON], bool], budget: float =
     changed = True
     while changed and time.monotonic() < deadline:
         changed = False
-        for candidate in _smaller(current):
+        for candidate in spec.smaller(current):
             if attempt(candidate):
                 changed = True
                 break
     return current
-
-
-def _smaller(case: JSON) -> Any:
-    document, scenario = case["document"], case["scenario"]
-    steps = document["steps"]
-    edges = document.get("edges") or []
-    for step in reversed(steps):
-        if len(steps) == 1:
-            break
-        smaller = copy.deepcopy(case)
-        doc = smaller["document"]
-        doc["steps"] = [s for s in doc["steps"] if s["id"] != step["id"]]
-        if "edges" in doc:
-            doc["edges"] = [e for e in doc["edges"] if step["id"] not in (e["from"], e["to"])]
-        smaller["scenario"].get("steps", {}).pop(step["id"], None)
-        yield smaller
-    for k in reversed(range(len(edges))):
-        smaller = copy.deepcopy(case)
-        del smaller["document"]["edges"][k]
-        yield smaller
-    for k, step in enumerate(steps):
-        for field in ("retry", "onError", "fanOut", "with"):
-            if field in step:
-                smaller = copy.deepcopy(case)
-                del smaller["document"]["steps"][k][field]
-                yield smaller
-    for step_id in list(scenario.get("steps", {})):
-        smaller = copy.deepcopy(case)
-        del smaller["scenario"]["steps"][step_id]
-        yield smaller
-        attempts = scenario["steps"][step_id].get("attempts", [])
-        for k in reversed(range(len(attempts))):
-            if len(attempts) > 1:
-                smaller = copy.deepcopy(case)
-                del smaller["scenario"]["steps"][step_id]["attempts"][k]
-                yield smaller
-            if "meta" in attempts[k]:
-                smaller = copy.deepcopy(case)
-                del smaller["scenario"]["steps"][step_id]["attempts"][k]["meta"]
-                yield smaller
-    if case.get("schedule"):
-        smaller = copy.deepcopy(case)
-        smaller["schedule"] = smaller["schedule"][:-1]
-        yield smaller

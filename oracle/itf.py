@@ -8,7 +8,9 @@ those become ``{"#unserializable": "<JSON text>"}``, which ITF readers
 accept and keep verbatim.
 
 Two variables per state: ``event`` (the transition that led to it, ``init``
-for the first) and ``runState`` (the RunState of the configuration).
+for the first) and the specification's final-state view of the configuration
+under its own name (``Specification.final_name``: w6w ``runState``, Harness
+``outcome``).
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ import json
 from typing import Any
 
 from wforacle.model.kernel.lts import Execution
-from wforacle.model.w6w.semantics import Config, W6wRun, run_state
+from wforacle.properties.specification import Specification
 
 JSON = Any
 DESCRIPTION = "https://apalache-mc.org/docs/adr/015adr-trace.html"
@@ -36,13 +38,14 @@ def itf_value(value: JSON) -> JSON:
     return {"#unserializable": json.dumps(value)}
 
 
-def to_itf(run: W6wRun, execution: Execution[Config], source: str) -> JSON:
-    """The ITF trace of one execution of ``run``."""
+def to_itf(spec: Specification, run: Any, execution: Execution[Any], source: str) -> JSON:
+    """The ITF trace of one execution of ``run``, a semantics of ``spec``."""
+    name = spec.final_name
     states = [
         {
             "#meta": {"index": 0},
             "event": {"event": "init"},
-            "runState": run_state(run, run.initial()),
+            name: spec.final_state(run, run.initial()),
         }
     ]
     for index, step in enumerate(execution.steps, start=1):
@@ -50,7 +53,7 @@ def to_itf(run: W6wRun, execution: Execution[Config], source: str) -> JSON:
             {
                 "#meta": {"index": index},
                 "event": step.event,
-                "runState": run_state(run, step.target),
+                name: spec.final_state(run, step.target),
             }
         )
     return {
@@ -58,15 +61,11 @@ def to_itf(run: W6wRun, execution: Execution[Config], source: str) -> JSON:
             "format": "ITF",
             "format-description": DESCRIPTION,
             "source": source,
-            "description": "a wforacle reference run of a w6w workflow",
+            "description": f"a wforacle reference run of a {spec.name} document",
         },
-        "vars": ["event", "runState"],
+        "vars": ["event", name],
         "states": [
-            {
-                "#meta": s["#meta"],
-                "event": itf_value(s["event"]),
-                "runState": itf_value(s["runState"]),
-            }
+            {"#meta": s["#meta"], "event": itf_value(s["event"]), name: itf_value(s[name])}
             for s in states
         ],
     }

@@ -20,14 +20,15 @@ from typing import Any
 from hypothesis import HealthCheck, Phase, assume, given, seed, settings
 from hypothesis import strategies as st
 
-from wforacle.oracle.engine import Engine, Judgement
+from wforacle.model.diagnostics import InvalidCase
+from wforacle.oracle.engine import Engine, Judgement, judge
+from wforacle.properties.registry import SPECIFICATIONS
 
 JSON = Any
 
 ENGINES = Path(__file__).resolve().parents[1] / "examples" / "engines"
-ENGINE_FILES = {"w6w": "w6w_engine.py", "harness": "harness_engine.py"}
 
-# The seeded bugs of each bundled engine (each engine's --bug choices).
+# The seeded bugs of each bundled engine (each engine's --bug choices), by specification.
 BUGS: dict[str, tuple[str, ...]] = {
     "w6w": (
         "no-skip",
@@ -65,27 +66,22 @@ STREAM = 100_000
 
 def example_engine(spec: str, *bugs: str) -> Engine:
     """The bundled example engine of a specification, with seeded bugs switched on."""
-    path = ENGINES / ENGINE_FILES[spec]
+    path = ENGINES / SPECIFICATIONS[spec].example_engine
     return Engine(f"{sys.executable} {path}" + "".join(f" --bug {b}" for b in bugs))
 
 
-def _search(spec: str) -> tuple[st.SearchStrategy[JSON], Callable[[Engine, JSON], Judgement]]:
-    if spec == "w6w":
-        from wforacle.oracle.fuzz import judge_case
-        from wforacle.properties.strategies.w6w import engine_cases
-
-        return engine_cases(max_steps=6), judge_case
-    from wforacle.oracle.harness_oracle import judge, model_of
-    from wforacle.properties.strategies.harness import harness_cases
+def _search(name: str) -> tuple[st.SearchStrategy[JSON], Callable[[Engine, JSON], Judgement]]:
+    """The campaign's cases of a specification, and a judge that skips those it cannot run."""
+    spec = SPECIFICATIONS[name]
 
     def judge_valid(engine: Engine, case: JSON) -> Judgement:
         try:
-            model_of(case)
-        except ValueError:
+            prepared = spec.prepare(case, None)
+        except InvalidCase:
             assume(False)
-        return judge(engine, case)
+        return judge(engine, spec, case, prepared)
 
-    return harness_cases(), judge_valid
+    return spec.cases(), judge_valid
 
 
 def examples_to_find(spec: str, bug: str, seed_value: int, budget: int) -> int | None:

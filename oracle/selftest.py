@@ -2,7 +2,9 @@
 
 Each check names the protocol rule it exercises (docs/engine-protocol.md)
 and says, on failure, which message departed and how.  The checks run in
-order and stop at the first that leaves the engine unusable.
+order and stop at the first that leaves the engine unusable.  The cases are
+the specification's own (``Specification.selftest``, ``.concurrent``), so
+each engine is sent documents of the specification it implements.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from typing import Any
 import attrs
 
 from wforacle.oracle.engine import Engine, Fault, judge
+from wforacle.properties.specification import Specification
 
 JSON = Any
 
@@ -25,41 +28,8 @@ class Check:
     detail: str
 
 
-def _doc(*steps: JSON, edges: list[JSON] | None = None) -> JSON:
-    doc: dict[str, JSON] = {"manifestVersion": "2", "id": "wf_selftest", "name": "selftest"}
-    doc["steps"] = list(steps)
-    if edges is not None:
-        doc["edges"] = edges
-    return doc
-
-
-def _step(step_id: str, **extra: JSON) -> JSON:
-    return {"id": step_id, "uses": {"app": "demo", "action": "run"}, **extra}
-
-
-CASES = [
-    (
-        "one step succeeds (run, event, invoke, wait, result, done)",
-        _doc(_step("a", **{"with": {"x": 1}})),
-        {"steps": {"a": {"attempts": [{"output": {"ok": True}}]}}},
-    ),
-    (
-        "a failing step fails the run",
-        _doc(_step("a")),
-        {"steps": {"a": {"attempts": [{"error": {"code": "boom", "message": "m"}}]}}},
-    ),
-    (
-        "a $ binding reads an upstream output",
-        _doc(_step("a"), _step("b", **{"with": {"v": {"$": "steps.a.output"}}})),
-        {"steps": {"a": {"attempts": [{"output": 42}]}}},
-    ),
-]
-
-
-def selftest(command: str, timeout: float = 10.0) -> list[Check]:
-    """Run the protocol checks against ``command``."""
-    from wforacle.oracle.fuzz import model_of
-
+def selftest(spec: Specification, command: str, timeout: float = 10.0) -> list[Check]:
+    """Run the protocol checks of ``spec`` against ``command``."""
     checks: list[Check] = []
     engine = Engine(command, timeout=timeout)
     try:
@@ -69,11 +39,11 @@ def selftest(command: str, timeout: float = 10.0) -> list[Check]:
     checks.append(
         Check("starts and says ready (protocol 1)", True, f"engine {engine.hello.get('engine')!r}")
     )
-    for name, document, scenario in CASES:
-        case = {"document": document, "scenario": scenario, "schedule": []}
-        judgement = judge(engine, model_of(case), document, [])
+    cases, concurrent = spec.selftest()
+    for name, case in cases:
+        judgement = judge(engine, spec, {**case, "schedule": []})
         if judgement.verdict == "pass":
-            checks.append(Check(name, True, "trace, invocations and RunState match"))
+            checks.append(Check(name, True, "trace, invocations and final state match"))
         elif judgement.fault is not None:
             checks.append(Check(name, False, f"{judgement.fault.kind}: {judgement.fault.message}"))
         else:
@@ -82,36 +52,38 @@ def selftest(command: str, timeout: float = 10.0) -> list[Check]:
             checks.append(
                 Check(name, False, f"event {d.index}: {d.message}; observed {d.observed}")
             )
-    checks.append(_concurrency(engine))
+    if concurrent is not None:
+        checks.append(_concurrency(spec, concurrent, engine))
     checks.append(_shutdown(engine))
     return checks
 
 
-def _concurrency(engine: Engine) -> Check:
-    """A fan-out exposes both invocations before waiting, so the oracle can order them."""
-    name = "concurrent invocations are outstanding together before wait (W6W-FAN-5)"
-    document = _doc(
-        _step("a", fanOut="parallel"),
-        _step("b"),
-        _step("c"),
-        edges=[{"from": "a", "to": "b"}, {"from": "a", "to": "c"}],
-    )
-    outstanding: list[JSON] = []
+def _concurrency(spec: Specification, concurrent: JSON, engine: Engine) -> Check:
+    """Concurrent invocations are all sent before ``wait``, so the oracle can order them."""
+    name = "concurrent invocations are outstanding together before wait"
+    case = {**concurrent, "schedule": []}
+    prepared = spec.prepare(case, None)
+    protocol = spec.protocol()
+    outstanding: list[tuple[JSON, str]] = []
+    counts: dict[str, int] = {}
     most = 0
     try:
         if engine.process is None:
             engine.start()
-        engine.write({"type": "run", "runId": "run_1", "document": document, "variables": {}})
+        engine.write(prepared.request)
         for _ in range(1000):
             message = engine.read()
             kind = message.get("type") if isinstance(message, dict) else None
             if kind == "invoke":
-                outstanding.append(message.get("call"))
+                outstanding.append((message.get("call"), message.get(protocol.unit)))
                 most = max(most, len(outstanding))
             elif kind == "wait":
                 if not outstanding:
                     return Check(name, False, "wait with no invocation outstanding")
-                engine.write({"type": "result", "call": outstanding.pop(0), "output": None})
+                call, unit = outstanding.pop(0)
+                counts[unit] = counts.get(unit, 0) + 1
+                answer = protocol.answer(prepared, unit, counts[unit])
+                engine.write({"type": "result", "call": call, **answer})
             elif kind == "done":
                 break
     except Fault as fault:

@@ -73,8 +73,8 @@ def test_every_shape_of_the_catalogue_yields_valid_cases(spec):
     from hypothesis import strategies as st
 
     if spec == "w6w":
-        from wforacle.oracle.fuzz import prepare
         from wforacle.properties.strategies.w6w import W6W_SHAPES as shapes
+        from wforacle.properties.w6w.specification import prepare
 
         def valid(shape):
             document, scenario, _ = shape
@@ -82,7 +82,7 @@ def test_every_shape_of_the_catalogue_yields_valid_cases(spec):
 
         strategies = [shape() for shape in shapes]
     else:
-        from wforacle.oracle.harness_oracle import model_of
+        from wforacle.properties.harness.conformance import prepare as model_of
         from wforacle.properties.strategies import harness
 
         @st.composite

@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 from wforacle.oracle.engine import Engine
-from wforacle.oracle.harness_oracle import campaign
+from wforacle.oracle.fuzz import campaign
+from wforacle.properties.harness.specification import HARNESS
 
 ENGINE = Path(__file__).resolve().parents[2] / "examples" / "engines" / "harness_engine.py"
 
@@ -21,7 +22,7 @@ def hx_lite(*bugs: str) -> Engine:
 def test_the_correct_example_engine_passes_a_campaign():
     engine = hx_lite()
     try:
-        result = campaign(engine, examples=200, seed_value=4)
+        result = campaign(HARNESS, engine, examples=200, seed_value=4)
         examples, finding = result.examples, result.finding
     finally:
         engine.stop()
@@ -50,7 +51,7 @@ def test_a_seeded_harness_bug_is_found_shrunk_and_explained(bug, clause):
     try:
         for seed_value in range(3):
             finding = campaign(
-                engine, examples=BUDGETS["harness", bug], seed_value=seed_value
+                HARNESS, engine, examples=BUDGETS["harness", bug], seed_value=seed_value
             ).finding
             if finding is not None:
                 break
@@ -66,8 +67,8 @@ def test_a_seeded_harness_bug_is_found_shrunk_and_explained(bug, clause):
 def test_a_harness_suite_is_byte_identical_and_the_correct_engine_conforms(tmp_path):
     from wforacle.oracle.fixtures import conform, write_suite
 
-    write_suite(tmp_path / "a", 8, seed_value=6, profile="harness")
-    write_suite(tmp_path / "b", 8, seed_value=6, profile="harness")
+    write_suite(HARNESS, tmp_path / "a", 8, seed_value=6, profile="harness")
+    write_suite(HARNESS, tmp_path / "b", 8, seed_value=6, profile="harness")
     files = sorted(p.relative_to(tmp_path / "a") for p in (tmp_path / "a").rglob("*.*"))
     assert any(p.name == "document.xml" for p in files)
     for name in files:
@@ -105,7 +106,7 @@ def test_check_pins_a_wrong_decision_in_a_harness_trace(tmp_path, capsys):
 def test_a_broken_harness_engine_gets_faults_not_a_pass():
     engine = Engine(f"{sys.executable} -c 'import sys; sys.exit(1)'")
     try:
-        result = campaign(engine, examples=5, seed_value=0)
+        result = campaign(HARNESS, engine, examples=5, seed_value=0)
     finally:
         engine.stop()
     assert result.finding is None and result.faults == 5

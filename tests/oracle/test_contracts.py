@@ -11,6 +11,7 @@ from referencing import Registry, Resource
 
 from wforacle.model.kernel.lts import execute
 from wforacle.oracle.fixtures import write_suite
+from wforacle.properties.w6w.specification import W6W
 
 DOCS = Path(__file__).resolve().parents[2] / "docs"
 
@@ -45,7 +46,7 @@ def test_every_schema_is_a_valid_schema():
 
 
 def test_a_written_suite_matches_the_fixture_schema(tmp_path):
-    write_suite(tmp_path / "s", 4, seed_value=9)
+    write_suite(W6W, tmp_path / "s", 4, seed_value=9)
     validator("fixture.schema.json", "suite").validate(
         json.loads((tmp_path / "s" / "suite.json").read_text())
     )
@@ -63,8 +64,6 @@ def test_a_written_suite_matches_the_fixture_schema(tmp_path):
 
 
 def test_model_traces_match_the_trace_schema():
-    from wforacle.oracle.fuzz import model_of
-
     case = {
         "document": {
             "manifestVersion": "2",
@@ -74,7 +73,7 @@ def test_model_traces_match_the_trace_schema():
         },
         "scenario": {"steps": {"a": {"attempts": [{"error": {"code": "x", "message": "m"}}]}}},
     }
-    trace = execute(model_of(case)).trace
+    trace = execute(W6W.prepare(case, None).semantics).trace
     validator("trace.schema.json").validate(trace)
     with pytest.raises(ValidationError):
         validator("trace.schema.json").validate([{"event": "teleported"}])

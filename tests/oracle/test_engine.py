@@ -13,8 +13,9 @@ from tests.test_power import BUDGETS
 from wforacle.model.kernel.explore import canonical
 from wforacle.oracle.engine import Engine, judge
 from wforacle.oracle.fixtures import conform, junit, write_suite
-from wforacle.oracle.fuzz import campaign, model_of, reduce_case, signature
+from wforacle.oracle.fuzz import campaign, reduce_case, signature
 from wforacle.oracle.selftest import selftest
+from wforacle.properties.w6w.specification import W6W
 
 ENGINE = Path(__file__).resolve().parents[2] / "examples" / "engines" / "w6w_engine.py"
 
@@ -63,7 +64,7 @@ def fake(tmp_path, body: str) -> str:
 def test_a_misbehaving_engine_gets_a_classified_fault_and_is_restarted(tmp_path, body, kind):
     engine = Engine(fake(tmp_path, body), timeout=0.5, max_line=1000)
     try:
-        judgement = judge(engine, model_of(ONE_STEP), ONE_STEP["document"], [])
+        judgement = judge(engine, W6W, ONE_STEP)
         assert judgement.verdict == "fault" and judgement.fault is not None
         assert judgement.fault.kind == kind, judgement.fault
         assert engine.restarts == 1 and engine.process is not None  # ready for the next run
@@ -74,12 +75,12 @@ def test_a_misbehaving_engine_gets_a_classified_fault_and_is_restarted(tmp_path,
 def test_an_engine_that_never_says_ready_is_a_protocol_fault(tmp_path):
     script = tmp_path / "mute.py"
     script.write_text('print(\'{"type": "hello"}\', flush=True)\n')
-    report = selftest(f"{sys.executable} {script}", timeout=2)
+    report = selftest(W6W, f"{sys.executable} {script}", timeout=2)
     assert not report[0].ok and "protocol: expected a ready message" in report[0].detail
 
 
 def test_the_example_engine_passes_the_protocol_selftest():
-    assert all(check.ok for check in selftest(toyflow()))
+    assert all(check.ok for check in selftest(W6W, toyflow()))
 
 
 # -- campaigns ---------------------------------------------------------------------------
@@ -88,7 +89,7 @@ def test_the_example_engine_passes_the_protocol_selftest():
 def test_the_correct_example_engine_passes_a_campaign():
     engine = Engine(toyflow())
     try:
-        result = campaign(engine, examples=150, seed_value=3)
+        result = campaign(W6W, engine, examples=150, seed_value=3)
     finally:
         engine.stop()
     assert result.finding is None and result.faults == 0 and result.examples == 150
@@ -113,7 +114,7 @@ def found(bug: str, examples: int) -> None:
     engine = Engine(toyflow(bug))
     try:
         for seed_value in range(3):
-            result = campaign(engine, examples=examples, seed_value=seed_value)
+            result = campaign(W6W, engine, examples=examples, seed_value=seed_value)
             if result.finding is not None:
                 break
     finally:
@@ -143,7 +144,7 @@ def test_the_same_seed_gives_the_same_campaign():
     for _ in range(2):
         engine = Engine(toyflow("no-skip"))
         try:
-            cases.append(canonical(campaign(engine, examples=200, seed_value=11).finding.case))
+            cases.append(canonical(campaign(W6W, engine, examples=200, seed_value=11).finding.case))
         finally:
             engine.stop()
     assert cases[0] == cases[1]
@@ -171,15 +172,15 @@ def test_reduce_case_shrinks_a_bug_report_to_what_the_bug_needs():
     }
     engine = Engine(toyflow("no-skip"))
     try:
-        first = judge(engine, model_of(case), case["document"], case["schedule"])
+        first = judge(engine, W6W, case)
         wanted = signature(first)
         assert wanted[0] == "divergence"
 
         def still_fails(candidate):
-            j = judge(engine, model_of(candidate), candidate["document"], candidate["schedule"])
+            j = judge(engine, W6W, candidate)
             return signature(j) == wanted
 
-        reduced = reduce_case(case, still_fails)
+        reduced = reduce_case(W6W, case, still_fails)
     finally:
         engine.stop()
     assert len(reduced["document"]["steps"]) == 2
@@ -191,8 +192,8 @@ def test_reduce_case_shrinks_a_bug_report_to_what_the_bug_needs():
 
 
 def test_a_suite_is_byte_identical_for_the_same_seed(tmp_path):
-    write_suite(tmp_path / "one", 6, seed_value=5)
-    write_suite(tmp_path / "two", 6, seed_value=5)
+    write_suite(W6W, tmp_path / "one", 6, seed_value=5)
+    write_suite(W6W, tmp_path / "two", 6, seed_value=5)
     files = sorted(p.relative_to(tmp_path / "one") for p in (tmp_path / "one").rglob("*.json"))
     other = sorted(p.relative_to(tmp_path / "two") for p in (tmp_path / "two").rglob("*.json"))
     assert files == other and len(files) >= 6 * 5 + 1
@@ -203,7 +204,7 @@ def test_a_suite_is_byte_identical_for_the_same_seed(tmp_path):
 
 
 def test_conform_passes_the_correct_engine_and_reports_a_buggy_one(tmp_path):
-    write_suite(tmp_path / "suite", 25, seed_value=2)
+    write_suite(W6W, tmp_path / "suite", 25, seed_value=2)
     engine = Engine(toyflow())
     try:
         results = conform(engine, tmp_path / "suite")
@@ -240,7 +241,7 @@ def test_a_campaign_counts_faults_restarts_the_engine_and_goes_on(tmp_path):
     )
     engine = Engine(f"{sys.executable} {script}")
     try:
-        result = campaign(engine, examples=60, seed_value=1)
+        result = campaign(W6W, engine, examples=60, seed_value=1)
     finally:
         engine.stop()
     assert result.finding is None  # the correct engine under the crashes never diverges
@@ -253,7 +254,7 @@ def test_a_campaign_counts_faults_restarts_the_engine_and_goes_on(tmp_path):
 def test_the_correct_example_engine_passes_a_long_campaign():
     engine = Engine(toyflow())
     try:
-        result = campaign(engine, examples=5000, seed_value=17)
+        result = campaign(W6W, engine, examples=5000, seed_value=17)
     finally:
         engine.stop()
     assert result.finding is None and result.faults == 0
@@ -280,7 +281,7 @@ def test_a_crash_is_injected_after_a_checkpoint_and_the_engine_resumes():
     for bugs, verdict in (((), "pass"), (("resume-from-start",), "divergence")):
         engine = Engine(toyflow(*bugs))
         try:
-            judgement = judge_case(engine, case)
+            judgement = judge_case(W6W, engine, case)
         finally:
             engine.stop()
         assert judgement.verdict == verdict, judgement.to_json()

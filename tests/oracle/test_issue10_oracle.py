@@ -7,7 +7,8 @@ import sys
 from pathlib import Path
 
 from wforacle.oracle.engine import Engine, Observation, judge
-from wforacle.oracle.fuzz import judge_case, model_of
+from wforacle.oracle.fuzz import judge_case
+from wforacle.properties.w6w.specification import W6W
 
 ENGINE = Path(__file__).resolve().parents[2] / "examples" / "engines" / "w6w_engine.py"
 
@@ -19,7 +20,7 @@ def toyflow(*bugs: str) -> str:
 def judged(case, *bugs):
     engine = Engine(toyflow(*bugs))
     try:
-        return judge_case(engine, case)
+        return judge_case(W6W, engine, case)
     finally:
         engine.stop()
 
@@ -139,7 +140,7 @@ def test_an_engine_that_persists_a_secret_diverges_citing_the_secrets_clause():
     # W6W-ENV-17: "secrets is injected by the host from its vault before the run and is
     # never persisted with run state."
     engine = Recorded(persisted({"auth": f"Bearer {SECRET}"}))
-    judgement = judge(engine, model_of(SECRET_CASE), BEARER, [])  # type: ignore[arg-type]
+    judgement = judge(engine, W6W, SECRET_CASE)  # type: ignore[arg-type]
     assert judgement.verdict == "divergence"
     assert judgement.divergence is not None
     assert judgement.divergence.clauses == ("W6W-ENV-17",)
@@ -152,8 +153,7 @@ def test_the_redacted_record_passes_and_an_action_may_echo_a_secret():
     # The hand-written correct engine passes; and text an action returned is recorded
     # verbatim even when it equals a secret (RFC StepExecution.output: "Action's return
     # value") — it is in the scenario's results, so the leak check leaves it alone.
-    model = model_of(SECRET_CASE)
-    good = judge(Recorded(persisted({"auth": "Bearer [secret]"})), model, BEARER, [])  # type: ignore[arg-type]
+    good = judge(Recorded(persisted({"auth": "Bearer [secret]"})), W6W, SECRET_CASE)  # type: ignore[arg-type]
     assert good.verdict == "pass", good.to_json()
     echo = {
         **SECRET_CASE,
@@ -163,7 +163,7 @@ def test_the_redacted_record_passes_and_an_action_may_echo_a_secret():
         },
     }
     echoed = persisted({"auth": "Bearer [secret]"}, output=SECRET)
-    verdict = judge(Recorded(echoed), model_of(echo), BEARER, [])  # type: ignore[arg-type]
+    verdict = judge(Recorded(echoed), W6W, echo)  # type: ignore[arg-type]
     assert verdict.verdict == "pass", verdict.to_json()
 
 

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from wforacle.oracle.engine import choose
-from wforacle.oracle.harness_oracle import judge
+from wforacle.oracle.engine import choose, judge
 from wforacle.oracle.power import example_engine
+from wforacle.properties.harness.specification import HARNESS
 
 RACE = {
     "document": (
@@ -32,8 +32,8 @@ def test_the_same_case_is_judged_the_same_however_many_runs_came_before():
     engine = example_engine("harness", "cancel-non-idempotent")
     one_node = {"document": '<harness id="h"><node id="a"/></harness>', "scenario": {}}
     try:
-        assert [judge(engine, one_node).verdict for _ in range(2)] == ["pass"] * 2
-        verdicts = [judge(engine, RACE).verdict for _ in range(12)]
+        assert [judge(engine, HARNESS, one_node).verdict for _ in range(2)] == ["pass"] * 2
+        verdicts = [judge(engine, HARNESS, RACE).verdict for _ in range(12)]
     finally:
         engine.stop()
     assert verdicts == ["divergence"] * 12

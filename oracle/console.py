@@ -1,0 +1,108 @@
+"""What every command shares: exit codes, usage errors, reading input, printing reports.
+
+Exit codes (docs/cli.md): 0 ok / valid / conforms; 1 invalid / nonconforming
+/ divergence found; 2 usage error or unreadable input; 3 an internal error of
+wforacle itself (failure kind 5, never reported as anything else).  Both
+oracle/cli.py and oracle/commands.py import this module and nothing of each
+other but the one registration call.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from wforacle.model.diagnostics import InvalidInput
+from wforacle.properties.registry import SPECIFICATIONS
+from wforacle.properties.specification import Specification, parse_json
+
+EXIT_OK, EXIT_FINDING, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
+
+
+class UsageError(Exception):
+    """Bad arguments or unreadable input: one line to stderr, exit 2."""
+
+
+def read_bytes(source: str) -> bytes:
+    """The bytes of the file at ``source`` (``-``: stdin), or a UsageError saying why not."""
+    if source == "-":
+        return sys.stdin.buffer.read()
+    try:
+        return Path(source).read_bytes()
+    except FileNotFoundError:
+        raise UsageError(f"cannot read {source}: no such file") from None
+    except IsADirectoryError:
+        raise UsageError(f"cannot read {source}: it is a directory") from None
+    except PermissionError:
+        raise UsageError(f"cannot read {source}: permission denied") from None
+    except OSError as exc:
+        raise UsageError(f"cannot read {source}: {exc.strerror or exc}") from None
+
+
+def read_text(source: str) -> str:
+    """The UTF-8 text of the file at ``source`` (``-``: stdin), or a UsageError saying why not."""
+    data = read_bytes(source)
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise UsageError(f"cannot read {source}: not UTF-8 text ({exc.reason})") from None
+
+
+def read_json(source: str) -> Any:
+    """Parse the JSON document at ``source`` (a path, or ``-`` for stdin)."""
+    try:
+        return parse_json(read_bytes(source), source)
+    except InvalidInput as exc:
+        raise UsageError(str(exc)) from None
+
+
+def emit_json(value: object) -> None:
+    """Print ``value`` as one deterministic JSON document."""
+    sys.stdout.write(json.dumps(value, indent=2, ensure_ascii=False) + "\n")
+
+
+def specification(name: str | None) -> Specification:
+    """The specification ``--spec`` names."""
+    if name not in SPECIFICATIONS:
+        raise UsageError(
+            f"--spec {name}: no document model yet (available: {', '.join(SPECIFICATIONS)})"
+        )
+    return SPECIFICATIONS[name]
+
+
+def read_document(name: str | None, source: str) -> tuple[Specification, Any]:
+    """The specification a document follows (``--spec``, else recognised) and the document."""
+    data = read_bytes(source)
+    unknown = f"cannot tell which specification {source} follows; pass --spec"
+    if name is not None:
+        spec = specification(name)
+    else:
+        sniffed = [s for s in SPECIFICATIONS.values() if s.sniffs(data[:64])]
+        if not sniffed:
+            raise UsageError(unknown)
+        spec = sniffed[0]
+    try:
+        document = spec.read(data, source)
+    except InvalidInput as exc:
+        raise UsageError(str(exc)) from None
+    if name is None and not spec.claims(document):
+        raise UsageError(unknown)
+    return spec, document
+
+
+def print_report(source: str, report: Any) -> None:
+    """A document's diagnostics, one line each, after a verdict line."""
+    errors = len(report.errors)
+    warnings = len(report.diagnostics) - errors
+    if report.valid:
+        verdict = "valid"
+    elif report.storable:
+        verdict = "invalid (storable as a draft, not runnable)"
+    else:
+        verdict = "invalid"
+    counts = f"{errors} error{'s' * (errors != 1)}, {warnings} warning{'s' * (warnings != 1)}"
+    print(f"{source}: {verdict} — {counts}")
+    for d in report.diagnostics:
+        print(f"  {d.severity.value:<7} {d.code:<28} {d.path}  {d.message}  [{d.clause}]")

@@ -1,0 +1,334 @@
+"""The parts of the Harness record (properties/harness/specification.py).
+
+Documents, the model, cases and their reduction, the engine protocol's
+payloads and the judge's comparison.
+
+The protocol payloads (docs/engine-protocol.md, "Harness engines"): ``run``
+carries the XML ``document``, ``params`` and ``failingResources``; ``invoke``
+names a ``node`` and its ``inputs``; the result is ``{"outputs": {...}}`` or
+``{"error": {...}}`` from the scenario; an engine withdraws an invocation it
+cancelled under an ``any`` join with ``{"type": "cancel", "call": N}``.
+
+The registry is read when the command line is built, so the model, networkx,
+z3 and Hypothesis are imported by the part that needs them (start-up time).
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+from wforacle.model.diagnostics import InvalidCase, InvalidInput, Report
+from wforacle.properties.specification import (
+    Divergence,
+    Loaded,
+    Observation,
+    Prepared,
+    Protocol,
+)
+
+JSON = Any
+READINGS = ("all_negative", "any_cancels", "pre_execution_retry", "loop_start")
+UNITS = ("node", "decision", "loop")  # the elements a document's graph is made of
+
+
+# -- documents -------------------------------------------------------------------------
+
+
+def validate(document: JSON) -> Loaded:
+    """The diagnostics, the document model and its structure (entry set, handlers, order)."""
+    from wforacle.properties.harness.validate import validate  # start-up time
+
+    result = validate(document)
+    return Loaded(result.report, result.harness, result.structure)
+
+
+def validate_many(documents: list[JSON], previous: JSON) -> list[Report]:
+    """Each document's report (Harness documents are checked one by one)."""
+    return [validate(document).report for document in documents]
+
+
+def plan(loaded: Loaded, tie_break: str) -> tuple[JSON, list[str]]:
+    """The entry set, the handlers and a topological order (HX-START-1..3)."""
+    structure = loaded.plan
+    found = {
+        "entry": list(structure.entry),
+        "handlers": sorted(structure.handlers),
+        "order": list(structure.order),
+    }
+    lines = [
+        f"entry:    {', '.join(found['entry'])}  (HX-START-1/2)",
+        f"handlers: {', '.join(found['handlers']) or '(none)'}  (HX-START-3)",
+        *(f"{n:>4}  {node_id}" for n, node_id in enumerate(found["order"], start=1)),
+    ]
+    return found, lines
+
+
+# -- the model -------------------------------------------------------------------------
+
+
+def options(chosen: Mapping[str, Any]) -> Any:
+    """The model's readings named (A-61, A-80..A-82); the chapter's defaults otherwise."""
+    from wforacle.model.harness.semantics import Options
+
+    return Options(**{name: chosen[name] for name in READINGS if chosen.get(name) is not None})
+
+
+def semantics(loaded: Loaded, scenario: JSON, options: Any, replay: JSON) -> Any:
+    """The instance of a valid document under a scenario and readings; InvalidScenario."""
+    from wforacle.model.harness.semantics import HarnessRun, Scenario
+
+    if replay is not None:
+        raise InvalidCase("a Harness instance is not replayed (there is no replay in chapter 5)")
+    return HarnessRun(loaded.model, Scenario.of(scenario), options)
+
+
+def explore(run: Any, max_states: int, reduce: bool) -> Any:
+    """Every outcome (the Harness explorer has no partial-order reduction yet)."""
+    from wforacle.model.harness.semantics import config_key, outcome
+    from wforacle.model.kernel.explore import explore
+
+    return explore(run, lambda c: outcome(run, c), config_key, max_states)
+
+
+def key(config: Any) -> Any:
+    """A configuration's key."""
+    from wforacle.model.harness.semantics import config_key
+
+    return config_key(config)
+
+
+def outcome(run: Any, config: Any) -> JSON:
+    """A terminal configuration's outcome: status, failed node, node states."""
+    from wforacle.model.harness.semantics import outcome
+
+    return outcome(run, config)
+
+
+def limits() -> dict[type[Exception], str]:
+    """What the model says it does not enumerate."""
+    from wforacle.model.harness.semantics import ModelLimit
+    from wforacle.model.kernel.lts import Divergent
+
+    return {ModelLimit: "", Divergent: ""}
+
+
+# -- cases -----------------------------------------------------------------------------
+
+
+def prepare(case: JSON, options: Any = None) -> Prepared:
+    """The model instance of a case under the readings ``options``; InvalidCase when invalid."""
+    from wforacle.model.harness.semantics import HarnessRun, Options, Scenario
+    from wforacle.properties.harness.validate import validate
+
+    result = validate(case["document"])
+    if not result.report.valid or result.harness is None:
+        raise InvalidCase(f"invalid Harness document: {result.report.codes()}")
+    try:
+        scenario = Scenario.of(copy.deepcopy(case["scenario"]))
+    except InvalidInput as exc:
+        raise InvalidCase(f"the case's scenario is invalid: {exc}", exc.path) from None
+    run = HarnessRun(result.harness, scenario, options if options is not None else Options())
+    raw = case["scenario"]
+    request = {
+        "type": "run",
+        "runId": "run_1",
+        "document": case["document"],
+        "params": raw.get("params", {}),
+        "failingResources": raw.get("failingResources", []),
+    }
+    return Prepared(run, request)
+
+
+def cases() -> Any:
+    """The campaign's cases (properties/strategies/harness.py)."""
+    from wforacle.properties.strategies.harness import harness_cases
+
+    return harness_cases()
+
+
+def valid_cases() -> Any:
+    """Profile ``harness``: the campaign's cases whose document is valid."""
+
+    def valid(case: JSON) -> bool:
+        try:
+            prepare(case)
+        except InvalidCase:
+            return False
+        return True
+
+    return cases().filter(valid)
+
+
+def _parse(document: str) -> Any:
+    from defusedxml.ElementTree import fromstring  # safe XML; start-up time
+
+    return fromstring(document)
+
+
+def _text(root: Any) -> str:
+    from xml.etree.ElementTree import tostring
+
+    return str(tostring(root, encoding="unicode"))
+
+
+def size(case: JSON) -> dict[str, int]:
+    """Nodes (decisions and loops included) and edges of a case's document."""
+    try:
+        root = _parse(case["document"])
+    except Exception:  # a case from a bug report that is not XML has no size to show
+        return {"nodes": 0, "edges": 0}
+    return {
+        "nodes": sum(1 for e in root.iter() if e.tag in UNITS),
+        "edges": sum(1 for e in root.iter() if e.tag == "edge"),
+    }
+
+
+OPTIONAL = (
+    "guard",
+    "retry",
+    "timeout",
+    "joinPolicy",
+    "quorum",
+    "resourceRef",
+    "idempotent",
+    "condition",
+    "when",
+)
+
+
+def smaller(case: JSON) -> Iterator[JSON]:
+    """One reduction step: smaller variants of a case, each with one thing removed.
+
+    In order: a node (with its edges, cases and script), an edge, an optional
+    attribute or child, a scenario script, attempt or parameter, the
+    schedule's last choice.
+    """
+    try:
+        root = _parse(case["document"])
+    except Exception:  # not XML: nothing to remove from it
+        return
+    units = [e for e in root if e.tag in UNITS]
+    for unit in reversed(units):
+        if len(units) == 1:
+            break
+        name = unit.get("id")
+        variant = _parse(case["document"])
+        for element in list(variant):
+            if element.get("id") == name or name in (element.get("from"), element.get("to")):
+                variant.remove(element)
+        for parent in variant.iter():
+            for child in list(parent):
+                if child.tag == "case" and child.get("to") == name:
+                    parent.remove(child)
+        if variant.get("entry") == name:
+            del variant.attrib["entry"]
+        scenario = copy.deepcopy(case["scenario"])
+        if isinstance(scenario.get("nodes"), dict):
+            scenario["nodes"].pop(name, None)
+        yield {**copy.deepcopy(case), "document": _text(variant), "scenario": scenario}
+    edges = [k for k, e in enumerate(root) if e.tag == "edge"]
+    for k in reversed(edges):
+        variant = _parse(case["document"])
+        variant.remove(variant[k])
+        yield {**copy.deepcopy(case), "document": _text(variant)}
+    for path, element in enumerate(root.iter()):
+        for attribute in OPTIONAL:
+            if attribute in element.attrib:
+                variant = _parse(case["document"])
+                target = list(variant.iter())[path]
+                del target.attrib[attribute]
+                yield {**copy.deepcopy(case), "document": _text(variant)}
+        for k, child in enumerate(element):
+            if child.tag in OPTIONAL:
+                variant = _parse(case["document"])
+                target = list(variant.iter())[path]
+                target.remove(target[k])
+                yield {**copy.deepcopy(case), "document": _text(variant)}
+    yield from _smaller_scenarios(case)
+
+
+def _smaller_scenarios(case: JSON) -> Iterator[JSON]:
+    scenario = case["scenario"]
+    nodes = scenario.get("nodes") if isinstance(scenario, dict) else None
+    for node_id in list(nodes or {}):
+        variant = copy.deepcopy(case)
+        del variant["scenario"]["nodes"][node_id]
+        yield variant
+        script = nodes[node_id]  # type: ignore[index]
+        attempts = script.get("attempts", []) if isinstance(script, dict) else []
+        for k in reversed(range(len(attempts))):
+            if len(attempts) > 1:
+                variant = copy.deepcopy(case)
+                del variant["scenario"]["nodes"][node_id]["attempts"][k]
+                yield variant
+    for member in ("params", "failingResources"):
+        if scenario.get(member):
+            variant = copy.deepcopy(case)
+            del variant["scenario"][member]
+            yield variant
+    if case.get("schedule"):
+        variant = copy.deepcopy(case)
+        variant["schedule"] = variant["schedule"][:-1]
+        yield variant
+
+
+# -- the engine protocol ---------------------------------------------------------------------
+
+
+def protocol() -> Protocol:
+    """The engine protocol's Harness payloads (module docstring)."""
+    return Protocol(
+        unit="node",
+        argument="inputs",
+        known=lambda prepared, node: node in prepared.semantics.index,
+        answer=answer,
+        withdraw="cancel",
+    )
+
+
+def answer(prepared: Prepared, node: str, invocation: int) -> dict[str, JSON]:
+    """The scenario's result of a node's ``invocation``-th call."""
+    run = prepared.semantics
+    result: dict[str, JSON] = run.scenario.result(run.nodes[run.index[node]], invocation)
+    return result
+
+
+def compare(prepared: Prepared, seen: Observation, finals: tuple[Any, ...]) -> Divergence | None:
+    """The engine's final node states must be those of a final configuration the trace reaches."""
+    from wforacle.model.harness.semantics import outcome
+
+    expected = [_comparable(outcome(prepared.semantics, c)) for c in finals]
+    observed = _comparable(seen.state)
+    if observed in expected:
+        return None
+    return Divergence(
+        len(seen.trace),
+        {"final": observed},
+        tuple({"final": f} for f in expected[:2]),
+        ("HX-DONE-1", "HX-DONE-2", "HX-DATA-1"),
+        "the engine's final node states differ from the model's",
+    )
+
+
+def _comparable(state: JSON) -> JSON:
+    if not isinstance(state, dict):
+        return {"invalid": state}
+    raw = state.get("nodes")
+    nodes: dict[str, JSON] = raw if isinstance(raw, dict) else {}
+    return {
+        "status": state.get("status"),
+        "nodes": {
+            k: {"state": v.get("state"), "outputs": v.get("outputs"), "error": v.get("error")}
+            for k, v in nodes.items()
+            if isinstance(v, dict)
+        },
+    }
+
+
+def trace_line(event: JSON) -> str:
+    """One event of ``run``'s text output."""
+    fields = {k: v for k, v in event.items() if k != "event"}
+    return f"{event['event']:<20} {json.dumps(fields, ensure_ascii=False)}"

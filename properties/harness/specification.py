@@ -1,0 +1,89 @@
+"""The Harness specification as the oracle sees it: the record of its parts.
+
+The record type is properties/specification.py; the parts are in
+properties/harness/conformance.py and the protocol-selftest cases in
+properties/harness/selftest.py.  The registry is read when the command line
+is built, so this module holds the table alone and imports a part when it is
+first used (start-up time: `wforacle --help` loads no model, networkx, z3 or
+Hypothesis).
+"""
+
+from __future__ import annotations
+
+from types import ModuleType
+from typing import Any
+
+from wforacle.properties.specification import Layout, Reading, Specification
+
+
+def _parts() -> ModuleType:
+    from wforacle.properties.harness import conformance  # start-up time (module docstring)
+
+    return conformance
+
+
+def _selftest() -> Any:
+    from wforacle.properties.harness.selftest import selftest
+
+    return selftest()
+
+
+HARNESS = Specification(
+    name="harness",
+    sniffs=lambda head: head.lstrip().startswith(b"<"),
+    claims=lambda document: True,
+    read=lambda data, source: data,
+    validate=lambda document: _parts().validate(document),
+    validate_many=lambda documents, previous: _parts().validate_many(documents, previous),
+    readings=(
+        Reading(
+            "--all-negative",
+            "all_negative",
+            "an all-negative join stays PENDING (HX-JOIN-3) or is SKIPPED (the draft)",
+            ("pending", "skipped"),
+        ),
+        Reading(
+            "--any-cancels",
+            "any_cancels",
+            "A-81: an any join cancels its whole branch or only running nodes",
+            ("branch", "running"),
+        ),
+        Reading(
+            "--pre-execution-retry",
+            "pre_execution_retry",
+            "A-82: retry HX-4101/HX-4102 failures like any other (default: never)",
+        ),
+        Reading(
+            "--loop-start",
+            "loop_start",
+            "A-80: loop iterations start in sequence order or in any order",
+            ("sequence", "any"),
+        ),
+    ),
+    readings_title="Harness readings",
+    options=lambda chosen: _parts().options(chosen),
+    semantics=lambda loaded, scenario, options, replay: _parts().semantics(
+        loaded, scenario, options, replay
+    ),
+    key=lambda config: _parts().key(config),
+    outcome=lambda run, config: _parts().outcome(run, config),
+    explore=lambda run, max_states, reduce: _parts().explore(run, max_states, reduce),
+    limits=lambda: _parts().limits(),
+    final_state=lambda run, config: _parts().outcome(run, config),
+    final_name="outcome",
+    prepare=lambda case, options: _parts().prepare(case, options),
+    cases=lambda: _parts().cases(),
+    suites={"harness": lambda: _parts().valid_cases()},
+    protocol=lambda: _parts().protocol(),
+    screen=lambda prepared, case, seen: None,
+    compare=lambda prepared, seen, finals: _parts().compare(prepared, seen, finals),
+    layout=Layout("document.xml", lambda text: text + "\n", lambda text: text),
+    smaller=lambda case: _parts().smaller(case),
+    size=lambda case: _parts().size(case),
+    plan=lambda loaded, tie_break: _parts().plan(loaded, tie_break),
+    example_engine="harness_engine.py",
+    trace_line=lambda event: _parts().trace_line(event),
+    ends=lambda outcome: f"instance {outcome['status']}",
+    allowed="an execution chapter 5 allows",
+    selftest=_selftest,
+)

@@ -1,0 +1,199 @@
+"""A specification as one record: the parts the oracle needs, the same for every specification.
+
+The oracle (check, explore, run, fuzz, shrink, fixtures, conform,
+protocol-selftest, explain, JUnit, ITF) is written once over a
+``Specification``; each specification builds its record in its own package
+(``properties/<spec>/specification.py``) and ``properties/registry.py``
+lists them.  Nothing here imports the oracle: the protocol mapping is plain
+data and callables over plain JSON, and the two small records the mapping
+and the judge share with the oracle (``Observation``, ``Divergence``) live
+here, below it.
+
+Notation: a *document* is the specification's document as a user writes it
+(w6w: a JSON value; Harness: XML text); a *case* is ``{"document",
+"scenario", "schedule"}`` (plus, for w6w, an optional ``replay``); a
+*prepared* case is the model of a case made ready to run.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Hashable, Iterator, Mapping
+from typing import Any, NoReturn
+
+import attrs
+
+from wforacle.model.diagnostics import InvalidInput, Report
+
+JSON = Any
+
+
+def parse_json(data: bytes | str, source: str) -> JSON:
+    """Strict JSON (no NaN, no Infinity) from a file's bytes; InvalidInput saying why not."""
+    if isinstance(data, bytes):
+        try:
+            data = data.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise InvalidInput(f"cannot read {source}: not UTF-8 text ({exc.reason})") from None
+    try:
+        return json.loads(data, parse_constant=_reject_constant)
+    except json.JSONDecodeError as exc:
+        raise InvalidInput(
+            f"{source} is not JSON: {exc.msg} at line {exc.lineno} column {exc.colno}"
+        ) from None
+    except (ValueError, RecursionError) as exc:
+        raise InvalidInput(f"{source} is not JSON: {exc}") from None
+
+
+def _reject_constant(name: str) -> NoReturn:
+    raise ValueError(f"{name} is not JSON")
+
+
+@attrs.frozen
+class Divergence:
+    """Where a trace or a run leaves what the model permits, and why."""
+
+    index: int  # the first observed event the model does not permit; len(trace): it stopped early
+    observed: JSON | None = attrs.field(eq=False)
+    permitted: tuple[JSON, ...] = attrs.field(eq=False)
+    clauses: tuple[str, ...]
+    message: str
+
+    def to_json(self) -> dict[str, Any]:
+        """The divergence as JSON (docs/trace.md)."""
+        return {
+            "index": self.index,
+            "observed": self.observed,
+            "permitted": list(self.permitted),
+            "clauses": list(self.clauses),
+            "message": self.message,
+        }
+
+
+@attrs.frozen
+class Observation:
+    """What one run of an engine showed."""
+
+    trace: tuple[JSON, ...] = attrs.field(eq=False)
+    # (unit of work, its input) per invocation, in the order the engine made them.
+    invocations: tuple[tuple[str, JSON], ...] = attrs.field(eq=False)
+    state: JSON = attrs.field(eq=False)
+    seconds: float = 0.0
+    # The states the engine checkpointed (sent only when the oracle asks).
+    durable: tuple[JSON, ...] = attrs.field(default=(), eq=False)
+
+
+@attrs.frozen
+class Loaded:
+    """A document's diagnostics and, when usable, its document model (and plan)."""
+
+    report: Report
+    model: Any  # the document model (w6w: Workflow; Harness: Harness), None when unusable
+    plan: Any = None  # what the planner computed, where the specification has one
+
+
+@attrs.frozen
+class Prepared:
+    """A case made ready to run: its model, and what an engine is sent to start it."""
+
+    semantics: Any  # an LTS on model/kernel: initial(), enabled(c)
+    request: dict[str, JSON]  # the message that starts the run (``run``, ``replay``)
+    # Case files a fixture keeps beyond document, scenario and schedule (name → JSON).
+    files: Mapping[str, JSON] = attrs.field(factory=dict)
+
+
+@attrs.frozen
+class Protocol:
+    """How the engine protocol's messages map to a specification's events (docs/engine-protocol.md).
+
+    The message loop is the oracle's; these say what differs: which member
+    of ``invoke`` names the unit of work and which carries its input, how a
+    ``result`` is answered from the scenario, which messages are
+    acknowledged, whether and how an engine may withdraw a call (Harness: ``cancel``), and
+    after which checkpoints the oracle crashes the engine and with what
+    ``crashed`` event the model records it.
+    """
+
+    unit: str  # the invoke member naming the unit of work ("step", "node")
+    argument: str  # the invoke member carrying its input ("input", "inputs")
+    known: Callable[[Prepared, JSON], bool]  # whether an invoke names a unit of the case
+    # The result message's fields for the n-th (1-based) invocation of a unit.
+    answer: Callable[[Prepared, str, int], dict[str, JSON]]
+    acknowledged: frozenset[str] = frozenset()  # message types answered with ``ack``
+    withdraw: str | None = None  # the message with which an engine withdraws a call
+    crashes: Callable[[Prepared], frozenset[int]] = lambda prepared: frozenset()
+    # The model's ``crashed`` event after checkpoint K whose durable state is given.
+    crashed: Callable[[Prepared, int, JSON], JSON] | None = None
+
+
+@attrs.frozen
+class Layout:
+    """How a case is kept in a fixture directory (docs/fixtures.md)."""
+
+    document_file: str  # "document.json", "document.xml"
+    dump_document: Callable[[JSON], str]  # the file's text
+    read_document: Callable[[str], JSON]  # the document from the file's text; InvalidCase if not
+    optional: tuple[str, ...] = ()  # further case parts kept as <name>.json when present
+
+
+@attrs.frozen
+class Reading:
+    """A reading the model lets a user select where the specification is open (a CLI option)."""
+
+    flag: str  # "--launch"
+    dest: str  # the option's name in ``Specification.options``
+    help: str
+    choices: tuple[str, ...] = ()  # empty: a switch that sets True
+
+
+@attrs.frozen
+class Specification:
+    """One specification's parts, with the same names for every specification."""
+
+    name: str
+    # Recognising a document when --spec is absent: by the first bytes of its
+    # file (which reader to use), then by the document read (whether it is this
+    # specification's at all).
+    sniffs: Callable[[bytes], bool]
+    claims: Callable[[JSON], bool]
+    read: Callable[[bytes, str], JSON]  # the document from a file's bytes; InvalidInput if not
+    validate: Callable[[JSON], Loaded]  # diagnostics, the document model, the plan
+    # The reports of several documents checked together (w6w: one account's keys),
+    # given the stored version a single document replaces (or None).
+    validate_many: Callable[[list[JSON], JSON], list[Report]]
+    # The selectable readings, and the model's options built from the chosen ones.
+    readings: tuple[Reading, ...]
+    readings_title: str  # the title of their option group in --help
+    options: Callable[[Mapping[str, Any]], Any]
+    # The semantics of a valid document under a scenario (JSON) and options;
+    # raises InvalidScenario / InvalidCase for input the user must fix.
+    semantics: Callable[[Loaded, JSON, Any, JSON], Any]
+    key: Callable[[Any], Hashable]  # a configuration's key
+    outcome: Callable[[Any, Any], JSON]  # a terminal configuration's outcome (explore, fixtures)
+    # Every outcome (kernel explore), with the specification's reduction where it has one.
+    explore: Callable[[Any, int, bool], Any]
+    # What the model says it does not cover: exception type → how its message begins.
+    limits: Callable[[], Mapping[type[Exception], str]]
+    final_state: Callable[[Any, Any], JSON]  # the state a run ends in (run --json, ITF)
+    final_name: str  # its name in run --json and ITF ("runState", "outcome")
+    prepare: Callable[[JSON, Any], Prepared]  # a case, ready to run; InvalidCase if it cannot
+    cases: Callable[[], Any]  # the campaign's Hypothesis strategy of cases
+    suites: Mapping[str, Callable[[], Any]]  # fixture profile → strategy of valid cases
+    protocol: Callable[[], Protocol]  # built when first driven (start-up time)
+    # The judge's extra comparisons: before the trace check (w6w: a secret's
+    # plaintext recorded) and after it, given the model's final configurations
+    # the trace reaches (w6w: invocations and RunState; Harness: node states).
+    screen: Callable[[Prepared, JSON, Observation], Divergence | None]
+    compare: Callable[[Prepared, Observation, tuple[Any, ...]], Divergence | None]
+    layout: Layout
+    smaller: Callable[[JSON], Iterator[JSON]]  # one reduction step: smaller variants of a case
+    size: Callable[[JSON], dict[str, int]]  # a case's size, plural noun → count
+    # The planner where the specification has one: (JSON, text lines) of a valid document.
+    plan: Callable[[Loaded, str], tuple[JSON, list[str]]] | None = None
+    example_engine: str = ""  # the bundled example engine under examples/engines/
+    # protocol-selftest: named cases the engine must pass, and one case whose run
+    # has two invocations outstanding together (so the oracle can order them).
+    selftest: Callable[[], tuple[tuple[tuple[str, JSON], ...], JSON]] = lambda: ((), None)
+    trace_line: Callable[[JSON], str] = lambda event: str(event)  # run's text output
+    ends: Callable[[JSON], str] = lambda state: str(state)  # run's last text line
+    allowed: str = "a run the specification allows"  # check's verdict wording

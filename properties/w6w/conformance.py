@@ -1,0 +1,232 @@
+"""What the oracle compares for w6w beyond the trace: invocations, the final RunState, secrets.
+
+The judge (oracle/engine.py) checks the engine's trace against the model;
+these are the w6w comparisons around it (docs/engine-protocol.md,
+"Verdicts"): before the trace, no recorded text may hold a secret's
+plaintext (W6W-ENV-17, A-70); after it, the engine must have invoked exactly
+the attempts its trace reports, and its final RunState must agree with one
+the model ends in.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import Counter
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+import attrs
+
+from wforacle.model.kernel.explore import canonical
+from wforacle.model.w6w.resolve import REDACTED, stringify
+from wforacle.model.w6w.scenario import Scenario
+from wforacle.model.w6w.semantics import W6wRun, run_state
+from wforacle.properties.specification import Divergence, Observation
+
+JSON = Any
+
+
+def compare(model: W6wRun, seen: Observation, finals: tuple[Any, ...]) -> Divergence | None:
+    """After the trace check: the invocations, then the final RunState."""
+    mismatch = invocations_mismatch(model, seen)
+    if mismatch is None:
+        mismatch = state_mismatch([run_state(model, final) for final in finals], seen)
+    return mismatch
+
+
+def invocations_mismatch(model: W6wRun, seen: Observation) -> Divergence | None:
+    """The engine must invoke exactly the attempts its trace reports, with their inputs.
+
+    An attempt in flight when the host crashed may or may not have reached
+    the action: it is allowed either way (W6W-CONCEPT-3).
+    """
+    inputs: dict[str, JSON] = {}
+    claimed: list[str] = []
+    in_flight: dict[str, str] = {}
+    lost: Counter[str] = Counter()
+    for event in seen.trace:
+        step = event.get("step")
+        name = event.get("event")
+        if name == "step_started":
+            inputs[step] = event.get("input")
+            claimed.append(canonical([step, event.get("input")]))
+            in_flight[step] = claimed[-1]
+        elif name == "retry_scheduled":
+            claimed.append(canonical([step, inputs.get(step)]))
+            in_flight[step] = claimed[-1]
+        elif name in ("step_succeeded", "attempt_failed"):
+            in_flight.pop(step, None)
+        elif name == "crashed":
+            lost.update(in_flight.values())
+            in_flight.clear()
+    # An action receives a secret's plaintext where the trace records the marker
+    # (A-70): an invocation made with the claimed input, secrets filled in, is it.
+    plain = _secret_texts(model.scenario)
+    claims: dict[str, list[JSON]] = {}
+    for text in dict.fromkeys(claimed):
+        step, value = json.loads(text)
+        claims.setdefault(step, []).append(value)
+    made = []
+    for step, value in seen.invocations:
+        match = [v for v in claims.get(step, []) if _fills(v, value, plain)]
+        made.append(canonical([step, match[0] if match else _masked(value, plain)]))
+    missing = Counter(claimed) - Counter(made)
+    extra = Counter(made) - Counter(claimed)
+    if not extra and not (missing - lost):
+        return None
+    shown = sorted(extra.elements()) or sorted(made)
+    return Divergence(
+        len(seen.trace),
+        {"invoked": [json.loads(x) for x in shown][:5]},
+        tuple({"reported": json.loads(x)} for x in claimed[:5]),
+        ("W6W-FIELD-10", "W6W-STATE-4"),
+        "the invocations the engine made are not the attempts its trace reports",
+    )
+
+
+def state_mismatch(states: list[JSON], seen: Observation) -> Divergence | None:
+    """The engine's final RunState must agree with one the model ends in."""
+    observed = _comparable(seen.state)
+    for state in states:
+        if _comparable(state) == observed:
+            return None
+    expected = _comparable(states[0]) if states else None
+    return Divergence(
+        len(seen.trace),
+        {"runState": observed},
+        ({"runState": expected},),
+        ("W6W-STATE-1", "W6W-FAN-10", "W6W-FIELD-13"),
+        "the final RunState differs from the model's: " + _first_difference(expected, observed),
+    )
+
+
+def _comparable(state: JSON) -> JSON:
+    if not isinstance(state, dict):
+        return {"invalid": state}
+    raw = state.get("steps")
+    steps: dict[str, JSON] = raw if isinstance(raw, dict) else {}
+    return {
+        "status": state.get("status"),
+        "output": state.get("output"),
+        "error": state.get("error"),
+        "stepErrors": state.get("stepErrors", []),
+        "steps": {
+            step_id: {"status": r.get("status"), "output": r.get("output")}
+            for step_id, r in steps.items()
+            if isinstance(r, dict)
+        },
+    }
+
+
+def _first_difference(expected: JSON, observed: JSON, path: str = "$") -> str:
+    if isinstance(expected, dict) and isinstance(observed, dict):
+        for key in sorted(set(expected) | set(observed)):
+            if expected.get(key) != observed.get(key):
+                return _first_difference(expected.get(key), observed.get(key), f"{path}.{key}")
+    return f"{path}: expected {json.dumps(expected)}, observed {json.dumps(observed)}"
+
+
+# -- secrets (W6W-ENV-17, assumption A-70) -------------------------------------------
+
+
+def _secret_texts(scenario: Scenario) -> list[str]:
+    """The plaintexts of the scenario's secrets, as a secret part contributes them."""
+    texts = {stringify(v) for v in scenario.secrets.values() if v is not None}
+    return sorted((t for t in texts if t), key=len, reverse=True)
+
+
+def _strings(value: JSON) -> Iterator[str]:
+    """Every string in a JSON-like value, member names included."""
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, dict):
+        for key, member in value.items():
+            yield str(key)
+            yield from _strings(member)
+    elif isinstance(value, list | tuple):
+        for item in value:
+            yield from _strings(item)
+    elif attrs.has(type(value)):
+        yield from _strings(attrs.asdict(value, recurse=False))
+
+
+def _masked(value: JSON, plain: Sequence[str]) -> JSON:
+    """``value`` with each plaintext in ``plain`` (longest first) shown as the marker."""
+    if isinstance(value, str):
+        for text in plain:
+            value = value.replace(text, REDACTED)
+        return value
+    if isinstance(value, dict):
+        return {_masked(k, plain): _masked(v, plain) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_masked(v, plain) for v in value]
+    return value
+
+
+def _fills(recorded: JSON, invoked: JSON, plain: Sequence[str]) -> bool:
+    """Whether ``invoked`` is ``recorded`` with each marker standing for a secret's plaintext."""
+    if isinstance(recorded, str) and isinstance(invoked, str):
+        if recorded == invoked:
+            return True
+        if REDACTED not in recorded or not plain:
+            return False
+        secret = "(?:" + "|".join(re.escape(t) for t in plain) + ")"
+        pattern = secret.join(re.escape(piece) for piece in recorded.split(REDACTED))
+        return re.fullmatch(pattern, invoked, re.DOTALL) is not None
+    if isinstance(recorded, dict) and isinstance(invoked, dict):
+        return recorded.keys() == invoked.keys() and all(
+            _fills(recorded[k], invoked[k], plain) for k in recorded
+        )
+    if isinstance(recorded, list) and isinstance(invoked, list):
+        return len(recorded) == len(invoked) and all(
+            _fills(r, v, plain) for r, v in zip(recorded, invoked, strict=True)
+        )
+    return bool(canonical(recorded) == canonical(invoked))
+
+
+def secret_leak(scenario: Scenario, document: JSON, seen: Observation) -> Divergence | None:
+    """A secret's plaintext in what the engine recorded: its trace, checkpoints or RunState.
+
+    W6W-ENV-17: "secrets is injected by the host from its vault before the
+    run and is never persisted with run state".  A secret counts when its
+    plaintext occurs nowhere else in the case (the document, or the
+    scenario's variables, trigger, documents and results): text an action
+    returned, or a variable holds, may be recorded verbatim.  The report
+    shows the marker, never the plaintext (assumption A-70).
+    """
+    public = [
+        *_strings(document),
+        *_strings([scenario.variables, scenario.trigger, scenario.documents, scenario.calls]),
+        *_strings([scenario.default, scenario.reroute, *scenario.resumes]),
+        *(
+            text
+            for script in scenario.steps.values()
+            for result in script.attempts
+            for text in _strings([result.output, result.error, list(result.meta)])
+        ),
+    ]
+    plain = [t for t in _secret_texts(scenario) if not any(t in s for s in public)]
+    if not plain:
+        return None
+    names = {stringify(v): k for k, v in scenario.secrets.items() if v is not None}
+    places = [
+        *((i, f"trace[{i}]", event) for i, event in enumerate(seen.trace)),
+        *((len(seen.trace), f"checkpoint {k + 1}", s) for k, s in enumerate(seen.durable)),
+        (len(seen.trace), "the final RunState", seen.state),
+    ]
+    for index, where, value in places:
+        for text in _strings(value):
+            found = next((t for t in plain if t in text), None)
+            if found is not None:
+                observed = _masked(value, plain)
+                return Divergence(
+                    index,
+                    observed if where.startswith("trace") else {"runState": observed},
+                    (),
+                    ("W6W-ENV-17",),
+                    f"{where} holds the plaintext of secret {names.get(found, '?')!r}: "
+                    "secrets are never persisted with run state (W6W-ENV-17); "
+                    f"a recorded input shows {REDACTED!r} in its place (A-70)",
+                )
+    return None

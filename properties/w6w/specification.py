@@ -1,0 +1,427 @@
+"""The w6w specification as the oracle sees it: the record of its parts.
+
+The record type is properties/specification.py.
+
+The registry is read when the command line is built, so this module imports
+only attrs and the record type at the top; each part imports the model,
+networkx, lark or Hypothesis when it runs (start-up time: `wforacle --help`
+loads none of them, tests/test_cli.py).
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+from wforacle.model.diagnostics import InvalidCase, InvalidScenario, Report
+from wforacle.properties.specification import (
+    Divergence,
+    Layout,
+    Loaded,
+    Observation,
+    Prepared,
+    Protocol,
+    Reading,
+    Specification,
+    parse_json,
+)
+
+JSON = Any
+
+
+# -- documents -------------------------------------------------------------------------
+
+
+def _sniffs(head: bytes) -> bool:
+    return not head.lstrip().startswith(b"<")
+
+
+def _claims(document: JSON) -> bool:
+    return isinstance(document, dict) and ("manifestVersion" in document or "steps" in document)
+
+
+def _validate(document: JSON) -> Loaded:
+    from wforacle.properties.w6w import validate as rules  # start-up time (module docstring)
+
+    result = rules.validate(document)
+    return Loaded(result.report, result.workflow, result.plan)
+
+
+def _validate_many(documents: list[JSON], previous: JSON) -> list[Report]:
+    """Several documents share one account's keys; ``previous`` applies to a single document."""
+    from wforacle.model.diagnostics import sort_diagnostics
+    from wforacle.properties.w6w import validate as rules
+
+    results = [rules.validate(d, previous if len(documents) == 1 else None) for d in documents]
+    reports = [r.report for r in results]
+    for index, diagnostic in rules.key_conflicts([r.workflow for r in results]):
+        merged = (*reports[index].diagnostics, diagnostic)
+        reports[index] = Report(sort_diagnostics(merged))
+    return reports
+
+
+def _plan(loaded: Loaded, tie_break: str) -> tuple[JSON, list[str]]:
+    from wforacle.properties.w6w.plan import TieBreak, plan_order
+
+    chosen = TieBreak(tie_break)
+    if chosen is TieBreak.DECLARED and loaded.plan is not None:
+        order = loaded.plan  # computed by validation with the fast path
+    else:
+        order = plan_order(loaded.model, chosen)
+    return {"order": order}, [f"{n:>4}  {step_id}" for n, step_id in enumerate(order, start=1)]
+
+
+# -- the model -------------------------------------------------------------------------
+
+
+def _options(chosen: Mapping[str, Any]) -> Any:
+    from wforacle.model.w6w.semantics import Launch
+
+    return Launch(chosen.get("launch") or Launch.SEPARATE)
+
+
+def _scenario(value: JSON) -> Any:
+    """The scenario, or InvalidScenario naming every problem (one line each)."""
+    from wforacle.model.w6w.scenario import load_scenario
+
+    scenario, problems = load_scenario(value)
+    if problems:
+        raise InvalidScenario(
+            "\n".join(f"scenario {p.path}: {p.message}" for p in problems), problems[0].path
+        )
+    return scenario
+
+
+def _semantics(loaded: Loaded, scenario: JSON, options: Any, replay: JSON) -> Any:
+    """The run of a valid document; ``replay`` is ``{"runState", "from"}`` or None."""
+    from wforacle.model.w6w.semantics import Replay, W6wRun
+
+    run_scenario = _scenario(scenario)
+    recorded = None
+    if replay is not None:
+        start = replay.get("from")
+        if start is not None and start not in loaded.plan:
+            raise InvalidCase(f"--replay-from {start}: no such step")
+        recorded = Replay.of(replay["runState"], loaded.model, start)
+    return W6wRun(loaded.model, loaded.plan, run_scenario, recorded, launch=options)
+
+
+def _explore(run: Any, max_states: int, reduce: bool) -> Any:
+    from wforacle.model.w6w.independence import explore_run
+
+    return explore_run(run, max_states, reduce=reduce)
+
+
+def _key(config: Any) -> Any:
+    from wforacle.model.w6w.semantics import config_key
+
+    return config_key(config)
+
+
+def _outcome(run: Any, config: Any) -> JSON:
+    from wforacle.model.w6w.semantics import outcome
+
+    return outcome(run, config)
+
+
+def _final_state(run: Any, config: Any) -> JSON:
+    from wforacle.model.w6w.semantics import run_state
+
+    return run_state(run, config)
+
+
+def _limits() -> dict[type[Exception], str]:
+    from wforacle.model.kernel.lts import Divergent
+    from wforacle.model.w6w.semantics import Unsupported
+
+    return {Unsupported: "not modelled: ", Divergent: ""}
+
+
+# -- cases -----------------------------------------------------------------------------
+
+
+def prepare(case: JSON, options: Any = None) -> Prepared:
+    """The model run of a case and the message that starts it on an engine.
+
+    The document is validated and the scenario loaded once; a replay case's
+    ``{"runState", "from"}`` is the model's reference run of the same
+    document and scenario (unless the case carries its own ``runState``),
+    and the model is the run that replays it.  InvalidCase when the case is
+    not runnable.
+    """
+    from wforacle.model.kernel.lts import execute
+    from wforacle.model.w6w.scenario import load_scenario
+    from wforacle.model.w6w.semantics import Launch, Replay, W6wRun, run_state
+    from wforacle.properties.w6w import validate as rules
+
+    launch = options if options is not None else Launch.SEPARATE
+    result = rules.validate(copy.deepcopy(case["document"]))
+    if not result.report.valid or result.workflow is None or result.plan is None:
+        raise InvalidCase(f"the case's document is invalid: {result.report.codes()}")
+    scenario, problems = load_scenario(copy.deepcopy(case["scenario"]))
+    if problems:
+        raise InvalidCase(f"the case's scenario is invalid: {[p.message for p in problems]}")
+    run = W6wRun(result.workflow, result.plan, scenario, launch=launch)
+    replay = case.get("replay")
+    files: dict[str, JSON] = {}
+    if isinstance(replay, dict):
+        request = replay
+        if "runState" not in replay:
+            state = run_state(run, execute(run).final)
+            request = {"runState": state, "from": replay.get("from")}
+        start = request["from"]
+        if start is not None and start not in result.plan:
+            raise InvalidCase(f"the case replays from {start!r}, which is not a step")
+        run = W6wRun(
+            result.workflow,
+            result.plan,
+            scenario,
+            Replay.of(request["runState"], result.workflow, start),
+            launch=launch,
+        )
+        files["replay"] = request
+    message: dict[str, JSON] = {
+        "type": "run",
+        "runId": scenario.run_id,
+        "document": case["document"],
+        "variables": scenario.variables,
+        "trigger": scenario.trigger,
+        "secrets": scenario.secrets,
+        "documents": scenario.documents,
+    }
+    if files:
+        message.update(
+            type="replay", runState=files["replay"]["runState"], **{"from": files["replay"]["from"]}
+        )
+    if scenario.crashes:
+        message["checkpoints"] = True
+    return Prepared(run, message, files)
+
+
+def _model() -> None:
+    """Load the model the cases are written with before generating them.
+
+    Hypothesis draws text and numbers partly from the literals of the local
+    modules loaded when it generates; loading the w6w model first keeps a
+    seed's suite the same whatever command or test loaded what before.
+    """
+    from wforacle.model.w6w import independence, semantics  # noqa: F401
+    from wforacle.properties.w6w import conformance  # noqa: F401
+
+
+def _cases() -> Any:
+    from wforacle.properties.strategies.w6w import engine_cases
+
+    return engine_cases(max_steps=6)
+
+
+def _core() -> Any:
+    _model()
+    from wforacle.properties.strategies.w6w import engine_cases
+
+    return engine_cases()
+
+
+def _full() -> Any:
+    """Profile ``full``: fan-out documents with the canonical controls and long delays."""
+    from hypothesis import strategies as st
+
+    from wforacle.properties.strategies.w6w import engine_scenarios, parallel_workflows
+
+    _model()
+
+    @st.composite
+    def full(draw: st.DrawFn) -> JSON:
+        document = draw(parallel_workflows(max_steps=6, controls=True, max_delay=200_000))
+        return {
+            "document": document,
+            "scenario": draw(engine_scenarios(document)),
+            "schedule": draw(st.lists(st.integers(0, 7), max_size=12)),
+        }
+
+    return full()
+
+
+def _size(case: JSON) -> dict[str, int]:
+    document = case["document"]
+    return {"steps": len(document["steps"]), "edges": len(document.get("edges") or [])}
+
+
+def smaller(case: JSON) -> Iterator[JSON]:
+    """One reduction step: smaller variants of a case, each with one thing removed.
+
+    In order: a step (with its edges and scenario script), an edge, a step's
+    optional field (retry, onError, fanOut, with), a scenario script or
+    attempt or meta report, the schedule's last choice.
+    """
+    document, scenario = case["document"], case["scenario"]
+    steps = document["steps"]
+    edges = document.get("edges") or []
+    for step in reversed(steps):
+        if len(steps) == 1:
+            break
+        variant = copy.deepcopy(case)
+        doc = variant["document"]
+        doc["steps"] = [s for s in doc["steps"] if s["id"] != step["id"]]
+        if "edges" in doc:
+            doc["edges"] = [e for e in doc["edges"] if step["id"] not in (e["from"], e["to"])]
+        variant["scenario"].get("steps", {}).pop(step["id"], None)
+        yield variant
+    for k in reversed(range(len(edges))):
+        variant = copy.deepcopy(case)
+        del variant["document"]["edges"][k]
+        yield variant
+    for k, step in enumerate(steps):
+        for field in ("retry", "onError", "fanOut", "with"):
+            if field in step:
+                variant = copy.deepcopy(case)
+                del variant["document"]["steps"][k][field]
+                yield variant
+    for step_id in list(scenario.get("steps", {})):
+        variant = copy.deepcopy(case)
+        del variant["scenario"]["steps"][step_id]
+        yield variant
+        attempts = scenario["steps"][step_id].get("attempts", [])
+        for k in reversed(range(len(attempts))):
+            if len(attempts) > 1:
+                variant = copy.deepcopy(case)
+                del variant["scenario"]["steps"][step_id]["attempts"][k]
+                yield variant
+            if "meta" in attempts[k]:
+                variant = copy.deepcopy(case)
+                del variant["scenario"]["steps"][step_id]["attempts"][k]["meta"]
+                yield variant
+    if case.get("schedule"):
+        variant = copy.deepcopy(case)
+        variant["schedule"] = variant["schedule"][:-1]
+        yield variant
+
+
+# -- the engine protocol (docs/engine-protocol.md) -------------------------------------------
+
+
+def _protocol() -> Protocol:
+    """The engine protocol's w6w payloads (docs/engine-protocol.md)."""
+    return Protocol(
+        unit="step",
+        argument="input",
+        known=lambda prepared, step: isinstance(step, str),
+        answer=_answer,
+        acknowledged=frozenset({"checkpoint", "schedule"}),
+        crashes=lambda prepared: prepared.semantics.scenario.crashes,
+        crashed=_crashed,
+    )
+
+
+def _answer(prepared: Prepared, step: str, invocation: int) -> dict[str, JSON]:
+    """The result of a step's ``invocation``-th call, its meta reports and idempotency."""
+    scenario = prepared.semantics.scenario
+    script = scenario.script(step)
+    result = script.result(invocation, scenario.default)
+    message: dict[str, JSON] = {"idempotent": script.idempotent}
+    if result.error is not None:
+        message["error"] = result.error.to_json()
+    else:
+        message["output"] = result.output
+    if result.meta:
+        message["meta"] = list(result.meta)
+    return message
+
+
+def _crashed(prepared: Prepared, number: int, state: JSON) -> JSON:
+    """The model's ``crashed`` event: resume at the first plan step not terminal in ``state``."""
+    steps = state.get("steps") if isinstance(state, dict) else None
+    steps = steps if isinstance(steps, dict) else {}
+    resume_at = None
+    for step_id in prepared.semantics.plan:
+        record = steps.get(step_id)
+        if not (
+            isinstance(record, dict) and record.get("status") in ("succeeded", "failed", "skipped")
+        ):
+            resume_at = step_id
+            break
+    return {"event": "crashed", "afterCheckpoint": number, "resumeAt": resume_at}
+
+
+def _screen(prepared: Prepared, case: JSON, seen: Observation) -> Divergence | None:
+    from wforacle.properties.w6w.conformance import secret_leak
+
+    return secret_leak(prepared.semantics.scenario, case["document"], seen)
+
+
+def _compare(prepared: Prepared, seen: Observation, finals: tuple[Any, ...]) -> Divergence | None:
+    from wforacle.properties.w6w.conformance import compare
+
+    return compare(prepared.semantics, seen, finals)
+
+
+def _trace_line(event: JSON) -> str:
+    fields = {k: v for k, v in event.items() if k not in ("event", "at")}
+    detail = json.dumps(fields, ensure_ascii=False) if fields else ""
+    return f"{event['at']:>8} ms  {event['event']:<16} {detail}"
+
+
+def _selftest() -> Any:
+    from wforacle.properties.w6w.selftest import selftest
+
+    return selftest()
+
+
+def _read(data: bytes, source: str) -> JSON:
+    return parse_json(data, source)
+
+
+def _read_fixture(text: str) -> JSON:
+    try:
+        return json.loads(text)
+    except ValueError as exc:
+        raise InvalidCase(f"document.json is not JSON: {exc}") from None
+
+
+def _dump(document: JSON) -> str:
+    return json.dumps(document, sort_keys=True, indent=2, ensure_ascii=False) + "\n"
+
+
+W6W = Specification(
+    name="w6w",
+    sniffs=_sniffs,
+    claims=_claims,
+    read=_read,
+    validate=_validate,
+    validate_many=_validate_many,
+    readings=(
+        Reading(
+            "--launch",
+            "launch",
+            "w6w, A-74: a strand's next launch is its own transition (default) or happens "
+            "in the completion that enables it",
+            ("separate", "eager"),
+        ),
+    ),
+    readings_title="w6w readings",
+    options=_options,
+    semantics=_semantics,
+    key=_key,
+    outcome=_outcome,
+    explore=_explore,
+    limits=_limits,
+    final_state=_final_state,
+    final_name="runState",
+    prepare=prepare,
+    cases=_cases,
+    suites={"core": _core, "full": _full},
+    protocol=_protocol,
+    screen=_screen,
+    compare=_compare,
+    layout=Layout("document.json", _dump, _read_fixture, optional=("replay",)),
+    smaller=smaller,
+    size=_size,
+    plan=_plan,
+    example_engine="w6w_engine.py",
+    trace_line=_trace_line,
+    ends=lambda state: f"run {state['status']}",
+    allowed="a run the specification allows",
+    selftest=_selftest,
+)
