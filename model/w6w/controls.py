@@ -45,19 +45,20 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import attrs
 
 from wforacle.model.expr.js import truthy
 from wforacle.model.kernel.explore import canonical, explore
 from wforacle.model.kernel.lts import Event
+from wforacle.model.w6w.config import Config, Unsupported, config_key
 from wforacle.model.w6w.document import Edge, Step, Workflow
+from wforacle.model.w6w.independence import Reduction
 from wforacle.model.w6w.resolve import REDACTED
-from wforacle.model.w6w.scenario import Result, StepError
-
-if TYPE_CHECKING:
-    from wforacle.model.w6w.semantics import Config, W6wRun
+from wforacle.model.w6w.run import Run
+from wforacle.model.w6w.runstate import last_output, outcome
+from wforacle.model.w6w.scenario import Result, StepError, load_scenario
 
 JSON = Any
 CONTROLS = frozenset({"if", "foreach", "parallel", "wait"})
@@ -94,10 +95,23 @@ def parameters(step: Step) -> dict[str, JSON]:
     return {k: v for k, v in step.with_.items() if k not in blocks}
 
 
-def endings(run: W6wRun, c: Config, i: int) -> list[Ending] | None:
+def scripted(run: Run, c: Config, i: int) -> bool:
+    """Whether the due attempt of call position ``i`` is answered by the step's own script.
+
+    So it is for a @w6w/call whose workflow the scenario does not supply
+    (assumption A-56), as an app step's would be.
+    """
+    step = run.by_id[run.plan[i]]
+    state = c.steps[i]
+    params = state.invoked if isinstance(state.invoked, dict) else {}
+    target = params.get("workflow")
+    return step.is_call and not (isinstance(target, str) and target in run.scenario.calls)
+
+
+def endings(run: Run, c: Config, i: int) -> list[Ending]:
     """Every distinct way the due attempt of control/call position ``i`` ends.
 
-    None for a call the scenario does not supply: the step's script answers.
+    Not for a call the step's own script answers (``scripted``).
     """
     step = run.by_id[run.plan[i]]
     state = c.steps[i]
@@ -105,7 +119,8 @@ def endings(run: W6wRun, c: Config, i: int) -> list[Ending] | None:
     start = _Start(dict(c.sub_invocations), c.clock)
     if step.is_call:
         found = _call(run, step, params, start)
-        if found is None or state.plaintext is None:
+        assert found is not None, "a scripted call has no endings (see ``scripted``)"
+        if state.plaintext is None:
             return found
         # The call's inputs carried a secret's plaintext, now the child run's
         # variables: its recorded events and records show the marker (A-70).
@@ -171,14 +186,12 @@ def _block(step: Step, where: tuple[str | int, ...]) -> tuple[Step, ...]:
 
 
 def _inner_run(
-    run: W6wRun,
+    run: Run,
     scope: dict[str, JSON],
     blocks: Sequence[Sequence[Step]],
     start: _Start,
     parallel: bool,
-) -> W6wRun:
-    from wforacle.model.w6w.semantics import W6wRun
-
+) -> Run:
     steps = [s for block in blocks for s in block]
     edges = [
         Edge(block[k].id, block[k + 1].id)
@@ -189,7 +202,7 @@ def _inner_run(
     workflow = Workflow(run.workflow.manifest_version, run.workflow.id, "sub-block", tuple(steps))
     workflow = attrs.evolve(workflow, edges=tuple(edges))
     scenario = attrs.evolve(run.scenario, crashes=frozenset(), cancel_after=None, resumes=())
-    return W6wRun(
+    return run.derive(
         workflow,
         [s.id for s in steps],
         scenario,
@@ -201,7 +214,7 @@ def _inner_run(
 
 
 def _run_blocks(
-    run: W6wRun,
+    run: Run,
     scope: dict[str, JSON],
     blocks: Sequence[Sequence[Step]],
     start: _Start,
@@ -212,8 +225,6 @@ def _run_blocks(
     Per end: the state after, its failure (a Result with an error) or None,
     and each block's lastOutput.
     """
-    from wforacle.model.w6w.semantics import outcome
-
     inner = _inner_run(run, scope, blocks, start, parallel)
     found = []
     for final, events in finals(inner):
@@ -247,7 +258,7 @@ def _finish(ends: list[tuple[_Start, Result | None, list[JSON]]], shape: Any) ->
 
 
 def _foreach(
-    run: W6wRun, step: Step, scope: dict[str, JSON], items: list[JSON], start: _Start
+    run: Run, step: Step, scope: dict[str, JSON], items: list[JSON], start: _Start
 ) -> list[Ending]:
     body = _block(step, ("body",))
     done: list[Ending] = []
@@ -267,11 +278,7 @@ def _foreach(
     return done
 
 
-def _call(run: W6wRun, step: Step, params: dict[str, JSON], start: _Start) -> list[Ending] | None:
-    from wforacle.model.w6w.scenario import load_scenario
-    from wforacle.model.w6w.semantics import W6wRun, last_output, outcome
-    from wforacle.properties.w6w.validate import validate
-
+def _call(run: Run, step: Step, params: dict[str, JSON], start: _Start) -> list[Ending] | None:
     target = params.get("workflow")
     callee = run.scenario.calls.get(target) if isinstance(target, str) else None
     if callee is None:
@@ -283,7 +290,12 @@ def _call(run: W6wRun, step: Step, params: dict[str, JSON], start: _Start) -> li
             "execute",
         )
         return [start.ending(Result(error=error))]
-    checked = validate(copy.deepcopy(callee["document"]))
+    if run.validate is None:
+        raise Unsupported(
+            f"step {step.id!r} calls {target!r}: checking a called workflow needs the "
+            "document validator (W6wRun(..., validate=properties.w6w.validate.validate))"
+        )
+    checked = run.validate(copy.deepcopy(callee["document"]))
     scenario, problems = load_scenario(copy.deepcopy(callee.get("scenario", {})))
     if not checked.report.valid or problems or checked.workflow is None or checked.plan is None:
         error = StepError(
@@ -296,7 +308,7 @@ def _call(run: W6wRun, step: Step, params: dict[str, JSON], start: _Start) -> li
         variables=inputs if isinstance(inputs, dict) else {},
         max_call_depth=run.scenario.max_call_depth,
     )
-    child = W6wRun(checked.workflow, checked.plan, scenario, depth=run.depth + 1)
+    child = run.derive(checked.workflow, checked.plan, scenario, depth=run.depth + 1)
     found = []
     for final, events in finals(child):
         after = attrs.evolve(start, events=tuple(events), records=(outcome(child, final),))
@@ -313,11 +325,8 @@ def _call(run: W6wRun, step: Step, params: dict[str, JSON], start: _Start) -> li
     return found
 
 
-def finals(run: W6wRun) -> list[tuple[Config, tuple[Event, ...]]]:
+def finals(run: Run) -> list[tuple[Config, tuple[Event, ...]]]:
     """Every distinct final configuration of ``run`` (up to time), with a trace to it."""
-    from wforacle.model.w6w.independence import Reduction
-    from wforacle.model.w6w.semantics import config_key, outcome
-
     kept: dict[str, Config] = {}
 
     def end(c: Config) -> dict[str, JSON]:
@@ -354,14 +363,10 @@ def _unnumbered(event: Event) -> Event:
 
 def _bounded(count: int, step: Step) -> None:
     if count > MAX_ENDINGS:
-        from wforacle.model.w6w.semantics import Unsupported
-
         raise Unsupported(f"control {step.id!r} can end in more than {MAX_ENDINGS} ways")
 
 
-def _too_many(run: W6wRun) -> Exception:
-    from wforacle.model.w6w.semantics import Unsupported
-
+def _too_many(run: Run) -> Exception:
     return Unsupported(
         f"a sub-block or called run of workflow {run.workflow.id!r} has more than "
         f"{MAX_ENDINGS} endings or 200000 states"

@@ -54,15 +54,9 @@ import attrs
 
 from wforacle.model.kernel.explore import Exploration, canonical, explore
 from wforacle.model.kernel.lts import Transition
-from wforacle.model.w6w.semantics import (
-    TERMINAL,
-    Config,
-    Launch,
-    W6wRun,
-    config_key,
-    outcome,
-    routing,
-)
+from wforacle.model.w6w.config import TERMINAL, Config, Launch, config_key
+from wforacle.model.w6w.run import Run, routing
+from wforacle.model.w6w.runstate import outcome
 
 COMPLETIONS = frozenset({"step_succeeded", "step_failed", "step_skipped", "step_replayed"})
 LAUNCHES = frozenset({"start_step", "skip_step", "replay_step"})
@@ -82,7 +76,7 @@ class Footprint:
     records: bool  # it may fail finally with routing "continue-record"
 
 
-def footprints(run: W6wRun) -> tuple[Footprint, ...]:
+def footprints(run: Run) -> tuple[Footprint, ...]:
     """The footprint of every plan position."""
     found = []
     for step_id in run.plan:
@@ -111,7 +105,7 @@ def footprints(run: W6wRun) -> tuple[Footprint, ...]:
     return tuple(found)
 
 
-def _reads(run: W6wRun, text: str) -> frozenset[int] | None:
+def _reads(run: Run, text: str) -> frozenset[int] | None:
     if any(marker in text for marker in _READS_EVERYTHING):
         return None
     read: set[int] = set()
@@ -131,7 +125,7 @@ class Reduction:
 
     name = "persistent-sets"
 
-    def __init__(self, run: W6wRun) -> None:
+    def __init__(self, run: Run) -> None:
         self.run = run
         self.footprints = footprints(run)
         # The eager launch reading (A-74) makes a launch disable other strands'
@@ -209,7 +203,7 @@ class Reduction:
         )
 
 
-def _earliest_by_strand(run: W6wRun, i: int) -> dict[int, int]:
+def _earliest_by_strand(run: Run, i: int) -> dict[int, int]:
     found: dict[int, int] = {}
     for z in run.successors[i]:
         k = run.strand[z]
@@ -217,9 +211,7 @@ def _earliest_by_strand(run: W6wRun, i: int) -> dict[int, int]:
     return found
 
 
-def explore_run(
-    run: W6wRun, max_states: int = 1_000_000, reduce: bool = True
-) -> Exploration[Config]:
+def explore_run(run: Run, max_states: int = 1_000_000, reduce: bool = True) -> Exploration[Config]:
     """Every distinct terminal outcome of ``run``, with the reduction unless ``reduce`` is off."""
     reduction = Reduction(run) if reduce else None
     return explore(

@@ -21,7 +21,7 @@ def semantics(doc, scenario=None):
     assert result.report.valid, result.report.codes()
     loaded, problems = load_scenario(scenario or {})
     assert not problems, [p.to_json() for p in problems]
-    return W6wRun(result.workflow, result.plan, loaded)
+    return W6wRun(result.workflow, result.plan, loaded, validate=validate)
 
 
 def finish(doc, scenario=None):

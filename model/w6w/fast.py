@@ -1,0 +1,131 @@
+"""Speed only: the w6w run's fast paths, kept apart from the rules.
+
+Nothing here decides what a run may do.  It holds the tricks the explorer
+needs to visit a few thousand configurations a second:
+
+- ``evolve``: ``attrs.evolve`` for the positional-init records of config.py,
+  at a quarter of its cost;
+- the configuration-key renderers: a canonical text of every field of a
+  configuration, each field by a renderer chosen once by its type, with the
+  JSON values memoised per object and hashable values cached.
+
+The plain path beside each: ``attrs.evolve`` itself, and ``plain_key`` — the
+canonical JSON of every field, rendered afresh.  tests/w6w/test_fast.py
+checks, on generated runs, that ``evolve`` equals ``attrs.evolve`` and that
+two configurations have equal keys exactly when their plain keys are equal.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+import attrs
+
+from wforacle.model.kernel.explore import canonical
+
+JSON = Any
+Renderer = Callable[[Any], str]
+_T = TypeVar("_T")
+_FIELD_NAMES: dict[type, tuple[str, ...]] = {}
+
+
+def evolve(instance: _T, **changes: Any) -> _T:
+    """``attrs.evolve`` for the positional-init classes of config.py, at a quarter of its cost."""
+    cls = type(instance)
+    names = _FIELD_NAMES.get(cls)
+    if names is None:
+        names = _FIELD_NAMES[cls] = tuple(f.name for f in attrs.fields(cls))  # type: ignore[arg-type]
+    return cls(*[changes[n] if n in changes else getattr(instance, n) for n in names])
+
+
+def plain_key(value: Any) -> str:
+    """The plain path: the canonical JSON of every field of ``value``, rendered afresh."""
+    return canonical(_plain(value))
+
+
+# -- renderers ----------------------------------------------------------------------
+
+
+def _render_steps(steps: tuple[Any, ...]) -> str:
+    return "[" + ",".join([step.key for step in steps]) + "]"
+
+
+_JSON_MEMO: dict[int, tuple[object, str]] = {}
+
+
+def _render_json(value: JSON) -> str:
+    if type(value) in _SCALARS:
+        return repr(value)
+    memo = _JSON_MEMO.get(id(value))
+    if memo is not None and memo[0] is value:
+        return memo[1]
+    if len(_JSON_MEMO) > 4096:
+        _JSON_MEMO.clear()
+    text = canonical(_plain(value))
+    _JSON_MEMO[id(value)] = (value, text)  # holding the object keeps its id unique
+    return text
+
+
+@functools.lru_cache(maxsize=65536)
+def _render_hashable(value: Any) -> str:
+    return canonical(_plain(value))
+
+
+@functools.lru_cache(maxsize=65536)
+def _edge_set_key(edges: frozenset[tuple[str, str, str]]) -> str:
+    return ";".join(",".join(edge) for edge in sorted(edges))
+
+
+_SCALARS = (str, int, float, bool, type(None))
+
+
+def _plain(value: Any) -> JSON:
+    if type(value) in _SCALARS:
+        return value
+    if type(value) is tuple and all(type(v) is int for v in value):
+        return value  # e.g. invocation counters: JSON renders them as they are
+    if attrs.has(type(value)):
+        return {f.name: _plain(getattr(value, f.name)) for f in attrs.fields(type(value))}
+    if isinstance(value, frozenset):
+        return sorted(_plain(v) for v in value)
+    if isinstance(value, tuple | list):
+        return [_plain(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    return value
+
+
+def _config_renderer(name: str) -> Renderer:
+    if name == "steps":
+        return _render_steps
+    if name in ("activated", "skipped"):
+        return _edge_set_key
+    if name == "invocations":
+        return repr  # a tuple of ints
+    if name in ("failure", "errors"):
+        return _render_hashable
+    if name in ("variables", "rejection", "handled_output"):
+        return _render_json
+    return repr  # str, int and bool fields
+
+
+def step_renderers(cls: type) -> tuple[tuple[str, Renderer], ...]:
+    """A renderer for every field of the StepState class: JSON values memoised, the rest cached."""
+    json_fields = ("input", "output", "meta", "inner", "plaintext")
+    return tuple(
+        (field.name, _render_json if field.name in json_fields else _render_hashable)
+        for field in attrs.fields(cls)
+    )
+
+
+def config_renderers(cls: type) -> tuple[tuple[str, Renderer], ...]:
+    """A renderer for every field of the Config class, chosen once by the field's type.
+
+    Step states contribute their cached ``key``, edge sets and errors a cached
+    rendering, scalars their ``repr`` (unambiguous within a field), and the
+    JSON values a canonical text memoised per object — the variables object,
+    for one, is shared by every configuration of a run.
+    """
+    return tuple((field.name, _config_renderer(field.name)) for field in attrs.fields(cls))

@@ -1,0 +1,952 @@
+"""The transition rules of a w6w run, in the RFC's order.
+
+Notation: ``run`` is the run's fixed parts (run.py), ``c`` its configuration
+(config.py), ``i`` a plan position.  Each rule is a pure function named after
+the rule it implements, returning the transitions it permits from ``c`` —
+none or one, except a control's or call's attempt, which ends once for each
+way its sub-block can end (controls.py).  ``semantics.W6wRun.enabled`` looks
+up in ``RUN_TABLE`` and ``STEP_TABLE`` which rules apply where the run or a
+strand is, and offers what they permit; the rules of one row exclude one
+another, except where the RFC leaves the host a choice (a host that
+validates variable types, A-73).
+
+Virtual time: an attempt takes no time; a retry wait advances the clock by
+the computed wait (model/kernel/time.py).  No rule reads the clock: it only
+stamps events and StepExecution times.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from enum import Enum, auto
+from typing import Any
+
+from wforacle.model.kernel.lts import Transition
+from wforacle.model.w6w import controls
+from wforacle.model.w6w.config import TERMINAL, Config, EdgeKey, StepState
+from wforacle.model.w6w.document import Backoff, Edge, RetryPolicy, Step, When
+from wforacle.model.w6w.fast import evolve
+from wforacle.model.w6w.meta import attempt_meta
+from wforacle.model.w6w.resolve import ResolutionError, resolve_recorded, resolve_with
+from wforacle.model.w6w.run import Run, routing
+from wforacle.model.w6w.runstate import last_output
+from wforacle.model.w6w.scenario import Result, StepError
+
+JSON = Any
+WAIT_CEILING_MS = 300_000  # W6W-RETRY-9: "cap every computed wait at 300000 ms"
+RUN_BOUNDARY = "(run)"  # the failure's "step" when the run is refused at its start
+
+RunRule = Callable[[Run, Config], list[Transition[Config]]]
+StepRule = Callable[[Run, Config, int], list[Transition[Config]]]
+Rule = RunRule
+
+
+# -- helpers -----------------------------------------------------------------------
+
+
+def _replace(config: Config, index: int, state: StepState) -> tuple[StepState, ...]:
+    return (*config.steps[:index], state, *config.steps[index + 1 :])
+
+
+def _event(config: Config, name: str, **fields: JSON) -> dict[str, JSON]:
+    return {"event": name, "at": config.clock, **fields}
+
+
+def _key(edge: Edge) -> EdgeKey:
+    return (edge.from_, edge.to, edge.when.value)
+
+
+def _route(
+    run: Run, step_id: str, lane: When, c: Config
+) -> tuple[frozenset[EdgeKey], frozenset[EdgeKey]]:
+    """Activate the step's edges of ``lane`` and skip the others (W6W-EDGE-4)."""
+    taken = {_key(e) for e in run.outbound[step_id] if e.when is lane}
+    other = {_key(e) for e in run.outbound[step_id] if e.when is not lane}
+    return c.activated | taken, c.skipped | other
+
+
+def _in_flight(c: Config) -> bool:
+    return any(s.status == "running" and s.stage != "suspended" for s in c.steps)
+
+
+def _suspended(c: Config) -> bool:
+    return c.waiting > 0
+
+
+# -- run start (W6W-FIELD-17..19, A-72, A-73) --------------------------------------
+
+
+def bind_variables(run: Run) -> tuple[dict[str, JSON], str | None]:
+    """The run's variables: supplied values, then defaults; and a missing required key.
+
+    W6W-FIELD-19: a default is "Used when the caller doesn't supply a value"
+    (a required variable with a default is satisfied by it, assumption A-42).
+    """
+    supplied = run.scenario.variables
+    bound: dict[str, JSON] = dict(supplied)
+    missing = None
+    for variable in run.workflow.variables:
+        if variable.key in supplied:
+            continue
+        if variable.has_default:
+            bound[variable.key] = variable.default
+        elif variable.required and missing is None:
+            missing = variable.key
+    return bound, missing
+
+
+VARIABLE_TYPES: dict[str, Callable[[JSON], bool]] = {
+    "string": lambda v: isinstance(v, str),
+    "number": lambda v: isinstance(v, int | float) and not isinstance(v, bool),
+    "boolean": lambda v: isinstance(v, bool),
+    "object": lambda v: isinstance(v, dict),
+    "array": lambda v: isinstance(v, list),
+}
+
+
+def mistyped_variable(run: Run, bound: dict[str, JSON]) -> tuple[str, str] | None:
+    """The first bound variable whose value is not of its declared type: (key, type)."""
+    for variable in run.workflow.variables:
+        check = VARIABLE_TYPES.get(variable.type or "")
+        if check is not None and variable.key in bound and not check(bound[variable.key]):
+            return variable.key, variable.type or ""
+    return None
+
+
+def _rejected(
+    c: Config, variable: str, error: StepError, clause: str, rule: str
+) -> Transition[Config]:
+    """The transition of a run refused at its start: a failed run that never ran (A-72)."""
+    rejection = {"status": "failed", "variable": variable, "error": error.to_json()}
+    return Transition(
+        _event(c, "run_rejected", **rejection),
+        rule,
+        (clause,),
+        evolve(c, status="failed", failure=(RUN_BOUNDARY, error), rejection=rejection),
+    )
+
+
+def _json_type(value: JSON) -> str:
+    if value is None:
+        return "null"
+    for name, check in VARIABLE_TYPES.items():
+        if check(value):
+            return name
+    return type(value).__name__
+
+
+def reject_missing_variable(run: Run, c: Config) -> list[Transition[Config]]:
+    """Refuse a run a required variable of which has no value.
+
+    W6W-FIELD-18: "If true and no value provided at run start, the run is
+    rejected."  The refused run is failed, with a resolution-phase error
+    ``missing_variable``, no step and no handler read (assumption A-72).
+    """
+    if c.status != "queued":
+        return []
+    _, missing = bind_variables(run)
+    if missing is None:
+        return []
+    error = StepError(
+        "missing_variable", f"required variable {missing!r} has no value", "resolution"
+    )
+    return [_rejected(c, missing, error, "W6W-FIELD-18", "reject_missing_variable")]
+
+
+def reject_mistyped_variable(run: Run, c: Config) -> list[Transition[Config]]:
+    """Refuse a run a variable of which is not of its declared type — a host that validates.
+
+    W6W-FIELD-17: the type is "Advisory; hosts SHOULD validate at
+    trigger/run boundary."  A SHOULD: a host may also start the run
+    (``start_run``), so both are permitted (assumption A-73).
+    """
+    if c.status != "queued":
+        return []
+    bound, missing = bind_variables(run)
+    mistyped = mistyped_variable(run, bound)
+    if missing is not None or mistyped is None:
+        return []
+    key, declared = mistyped
+    error = StepError(
+        "variable_type_mismatch",
+        f"variable {key!r} is declared {declared} and was given {_json_type(bound[key])}",
+        "resolution",
+    )
+    return [_rejected(c, key, error, "W6W-FIELD-17", "reject_mistyped_variable")]
+
+
+def start_run(run: Run, c: Config) -> list[Transition[Config]]:
+    """Start a queued run with its variables bound.
+
+    W6W-FIELD-18: not when a required variable has no value (then
+    ``reject_missing_variable``).  W6W-FIELD-19: defaults fill what the
+    caller did not supply.  A value of another type than declared does not
+    stop a host that treats the type as advisory (W6W-FIELD-17, A-73).
+    """
+    if c.status != "queued":
+        return []
+    bound, missing = bind_variables(run)
+    if missing is not None:
+        return []
+    replaying = {"replay": True} if run.replay is not None else {}
+    return [
+        Transition(
+            _event(
+                c,
+                "run_started",
+                status="running",
+                attempt=1,
+                runId=run.scenario.run_id,
+                variables=bound,
+                **replaying,
+            ),
+            "start_run",
+            ("W6W-FIELD-18", "W6W-FIELD-19"),
+            evolve(c, status="running", variables=bound),
+        )
+    ]
+
+
+# -- launching a step (W6W-FAN-4..7, W6W-EDGE-4/11, Replay) ------------------------
+
+
+# ``W6wRun.strand_transitions`` picks the step (W6W-FAN-5); these rules decide
+# what launching it means, exactly one applying.
+
+
+def _all_inbound_skipped(run: Run, c: Config, step_id: str) -> bool:
+    inbound = run.inbound[step_id]
+    return bool(inbound) and all(_key(e) in c.skipped for e in inbound)
+
+
+def skip_step(run: Run, c: Config, i: int) -> list[Transition[Config]]:
+    """Skip a step every inbound edge of which was skipped, and skip its outgoing edges.
+
+    W6W-EDGE-4: "A step reachable only through skipped edges is recorded
+    status: "skipped""; W6W-EDGE-11: "a step is skipped only when every
+    inbound edge is skipped".
+    """
+    step_id = run.plan[i]
+    if c.steps[i].status != "pending" or not _all_inbound_skipped(run, c, step_id):
+        return []
+    skipped = c.skipped | {_key(e) for e in run.outbound[step_id]}
+    return [
+        Transition(
+            _event(c, "step_skipped", step=step_id),
+            "skip_step",
+            ("W6W-EDGE-4", "W6W-EDGE-11"),
+            evolve(
+                c,
+                steps=_replace(c, i, evolve(c.steps[i], status="skipped")),
+                skipped=skipped,
+            ),
+        )
+    ]
+
+
+def _reused(run: Run, step_id: str) -> bool:
+    return (
+        run.replay is not None and step_id in run.replay.outputs and step_id not in run.replay.fresh
+    )
+
+
+def replay_step(run: Run, c: Config, i: int) -> list[Transition[Config]]:
+    """Reuse a step's recorded output verbatim: no resolution, no invocation.
+
+    RFC "Replay" (W6W-REPLAY-1, W6W-REPLAY-2): "Replay re-executes a completed
+    or failed run without re-invoking actions … it uses the recorded
+    StepExecution.output verbatim."  W6W-CONCEPT-4, W6W-CONF-5.
+    """
+    step_id, state = run.plan[i], c.steps[i]
+    if state.status != "pending" or _all_inbound_skipped(run, c, step_id):
+        return []
+    if not _reused(run, step_id):
+        return []
+    assert run.replay is not None
+    output = run.replay.outputs[step_id]
+    activated, skipped = _route(run, step_id, When.SUCCESS, c)
+    # W6W-META-18: "Resume and replay reuse the stored meta wherever they reuse
+    # the stored output".
+    replayed = evolve(
+        state,
+        status="succeeded",
+        attempt=1,
+        output=output,
+        started_at=c.clock,
+        finished_at=c.clock,
+        meta=run.replay.metas.get(step_id),
+    )
+    return [
+        Transition(
+            _event(c, "step_replayed", step=step_id, output=output),
+            "replay_step",
+            ("W6W-REPLAY-1", "W6W-REPLAY-2", "W6W-CONCEPT-4", "W6W-CONF-5"),
+            evolve(c, steps=_replace(c, i, replayed), activated=activated, skipped=skipped),
+        )
+    ]
+
+
+def start_step(run: Run, c: Config, i: int) -> list[Transition[Config]]:
+    """Start a step: resolve its with block and make its first attempt due.
+
+    W6W-FAN-4: "the plan's order, one step at a time" (one strand; with
+    strands, W6W-FAN-5).  The with block resolves against the scope as it is
+    now; a resolution failure is the attempt's failure with phase
+    "resolution" (assumption A-41).
+    """
+    step_id, state = run.plan[i], c.steps[i]
+    if state.status != "pending" or _all_inbound_skipped(run, c, step_id):
+        return []  # skip_step's case
+    if _reused(run, step_id):
+        return []  # replay_step's case
+    pending: StepError | None = None
+    try:
+        # W6W-ENV-17: the recorded input never holds a secret's plaintext (A-70).
+        invoked, resolved = resolve_recorded(controls.parameters(run.by_id[step_id]), run.scope(c))
+    except ResolutionError as failure:
+        invoked = resolved = None
+        pending = StepError(failure.code, failure.message, "resolution", False)
+    started = evolve(
+        state,
+        status="running",
+        attempt=1,
+        input=resolved,
+        plaintext=None if invoked is resolved else invoked,
+        started_at=c.clock,
+        stage="decide" if pending else "invoke",
+        pending=pending,
+    )
+    return [
+        Transition(
+            _event(c, "step_started", step=step_id, attempt=1, input=resolved),
+            "start_step",
+            ("W6W-FAN-4", "W6W-FAN-5", "W6W-PLAN-7", "W6W-STATE-4", "W6W-ENV-17"),
+            evolve(c, steps=_replace(c, i, started)),
+        )
+    ]
+
+
+# -- an attempt (W6W-FIELD-10, W6W-META-*, controls, wait) -------------------------
+
+
+def invoke(run: Run, c: Config, i: int) -> list[Transition[Config]]:
+    """Make the due attempt of an app step: the scenario answers with an output or a StepError.
+
+    W6W-FIELD-10: the step's action is invoked; a @w6w/call whose workflow
+    the scenario does not supply is answered by the step's own script too.
+    """
+    step_id, state = run.plan[i], c.steps[i]
+    if state.status != "running" or state.stage != "invoke":
+        return []
+    step = run.by_id[step_id]
+    if _is_wait(step) or ((step.is_control or step.is_call) and not controls.scripted(run, c, i)):
+        return []  # suspend_step's or complete's case
+    invocation = c.invocations[i] + 1
+    invocations = (*c.invocations[:i], invocation, *c.invocations[i + 1 :])
+    result: Result = run.scenario.script(step_id).result(invocation, run.scenario.default)
+    return [_attempt_ended(run, c, i, result, evolve(c, invocations=invocations), {})]
+
+
+def _is_wait(step: Step) -> bool:
+    return step.is_control and step.uses is not None and step.uses.action == "wait"
+
+
+def complete(run: Run, c: Config, i: int) -> list[Transition[Config]]:
+    """End a control's or a call's attempt, once for each way it can end (controls.py).
+
+    W6W-EDGE-8: these steps "run no retry loop", so a failure goes straight
+    to the decision, where ``retry_step`` never applies.  The sub-block's
+    events travel inside the step's event; its continue-record failures join
+    RunState.stepErrors (assumption A-53).
+    """
+    state = c.steps[i]
+    step = run.by_id[run.plan[i]]
+    if state.status != "running" or state.stage != "invoke" or _is_wait(step):
+        return []
+    if not (step.is_control or step.is_call) or controls.scripted(run, c, i):
+        return []  # invoke's case
+    found = []
+    for ending in controls.endings(run, c, i):
+        base = evolve(
+            c,
+            clock=ending.clock,
+            sub_invocations=ending.sub_invocations,
+            errors=(*c.errors, *ending.errors),
+        )
+        base = evolve(base, steps=_replace(c, i, evolve(state, inner=list(ending.records))))
+        extra = {"inner": list(ending.events)}
+        found.append(_attempt_ended(run, c, i, ending.result, base, extra))
+    return found
+
+
+def _attempt_ended(
+    run: Run, c: Config, i: int, result: Result, base: Config, extra: dict[str, JSON]
+) -> Transition[Config]:
+    """The transition of an attempt that ended with ``result``, from ``base``."""
+    step_id, state = run.plan[i], base.steps[i]
+    step = run.by_id[step_id]
+    if result.error is not None:
+        return Transition(
+            _event(
+                c,
+                "attempt_failed",
+                step=step_id,
+                attempt=state.attempt,
+                error=result.error.to_json(),
+                **extra,
+            ),
+            "invoke",
+            ("W6W-FIELD-10", "W6W-META-14", "W6W-META-16"),
+            # W6W-META-14: "A failed step MAY record its last attempt's meta" — recorded;
+            # each attempt's own report replaces the superseded one's (W6W-META-16).
+            evolve(
+                base,
+                steps=_replace(
+                    base,
+                    i,
+                    evolve(
+                        state,
+                        meta=attempt_meta(step, result),
+                        stage="decide",
+                        pending=result.error,
+                    ),
+                ),
+            ),
+        )
+    meta = attempt_meta(step, result)
+    finished = evolve(
+        state,
+        status="succeeded",
+        output=result.output,
+        finished_at=base.clock,
+        meta=meta,
+        stage=None,
+        pending=None,
+    )
+    activated, skipped = _route(run, step_id, When.SUCCESS, c)
+    reported = {"meta": meta} if meta is not None else {}
+    return Transition(
+        _event(
+            c,
+            "step_succeeded",
+            step=step_id,
+            attempt=state.attempt,
+            output=result.output,
+            **reported,
+            **extra,
+        ),
+        "invoke",
+        ("W6W-FIELD-10", "W6W-EDGE-4", "W6W-EDGE-1"),
+        evolve(base, steps=_replace(base, i, finished), activated=activated, skipped=skipped),
+    )
+
+
+def suspend_step(run: Run, c: Config, i: int) -> list[Transition[Config]]:
+    """A wait step suspends: it asks the host to schedule its resumption.
+
+    RFC WorkflowContext.schedule: "Durable scheduling for wait / delay steps"
+    with a directive ``{ at | afterMs, resumeToken }``.  W6W-FAN-9: a wait
+    suspension drains the run.  The token names the run, the step and the
+    suspension (assumption A-55).
+    """
+    step_id, state = run.plan[i], c.steps[i]
+    if state.status != "running" or state.stage != "invoke" or not _is_wait(run.by_id[step_id]):
+        return []
+    token = f"{run.scenario.run_id}/{step_id}/{c.suspensions + 1}"
+    directive = state.input if isinstance(state.input, dict) else {}
+    return [
+        Transition(
+            _event(c, "step_suspended", step=step_id, resumeToken=token, directive=directive),
+            "suspend_step",
+            ("W6W-FAN-9",),
+            evolve(
+                c, steps=_replace(c, i, evolve(state, stage="suspended")), waiting=c.waiting + 1
+            ),
+        )
+    ]
+
+
+# -- after a failed attempt: retry or fail (W6W-FIELD-20..24, W6W-EDGE-5..8) -------
+
+
+def is_retryable(error: StepError, idempotent: bool) -> bool:
+    """The runtime's retry classification (W6W-FIELD-23, W6W-FIELD-24, W6W-CONF-4).
+
+    "phase: "auth" errors are never retried. phase: "execute" errors are
+    retried only when the action declared idempotent: true or the error
+    itself sets retryable: true."  Resolution errors are never retried and
+    output errors only when retryable (assumption A-41).
+    """
+    if error.phase in ("auth", "resolution"):
+        return False
+    if error.phase == "execute":
+        return idempotent or error.retryable
+    return error.retryable
+
+
+def _policy_wait(policy: RetryPolicy, failed_attempt: int) -> int:
+    """The wait before the attempt after ``failed_attempt`` (1-based), capped.
+
+    W6W-FIELD-22: "Base delay in ms before the first retry. Defaults to 0.
+    Exponential doubles each attempt."  W6W-RETRY-9: "cap every computed wait
+    at 300000 ms".  The run-level ladder uses the same backoff (W6W-RUNERR-2).
+    """
+    delay = policy.delay_ms
+    if policy.backoff is Backoff.EXPONENTIAL:
+        exponent = failed_attempt - 1
+        if exponent >= 64 or delay * 2**exponent >= WAIT_CEILING_MS:
+            return WAIT_CEILING_MS if delay > 0 else 0
+        delay = delay * 2**exponent
+    return int(min(delay, WAIT_CEILING_MS))
+
+
+def will_retry(run: Run, step: Step, state: StepState) -> bool:
+    """Whether the failed attempt in ``state`` is retried (the decide stage's choice)."""
+    return (
+        state.pending is not None
+        and step.retry is not None
+        and step.runs_retry_loop
+        and state.attempt < step.retry.max_attempts
+        and is_retryable(state.pending, run.scenario.script(step.id).idempotent)
+    )
+
+
+def retry_step(run: Run, c: Config, i: int) -> list[Transition[Config]]:
+    """Retry a failed attempt the policy and the classification allow.
+
+    W6W-FIELD-20: maxAttempts is "Total attempts including the first";
+    W6W-EDGE-8: control and call steps run no retry loop.  The wait advances
+    the virtual clock (model/kernel/time.py).
+    """
+    step_id, state = run.plan[i], c.steps[i]
+    step = run.by_id[step_id]
+    if state.status != "running" or state.stage != "decide" or not will_retry(run, step, state):
+        return []
+    assert step.retry is not None  # will_retry checked it
+    wait = _policy_wait(step.retry, state.attempt)
+    later = evolve(c, clock=c.clock + wait)
+    return [
+        Transition(
+            _event(c, "retry_scheduled", step=step_id, attempt=state.attempt + 1, waitMs=wait),
+            "retry_step",
+            (
+                "W6W-FIELD-20",
+                "W6W-FIELD-22",
+                "W6W-FIELD-24",
+                "W6W-RETRY-9",
+                "W6W-CONF-4",
+                "W6W-STATE-4",
+            ),
+            evolve(
+                later,
+                # RFC StepExecution: startedAt is "When the last attempt started".
+                steps=_replace(
+                    c,
+                    i,
+                    evolve(
+                        state,
+                        attempt=state.attempt + 1,
+                        started_at=later.clock,
+                        stage="invoke",
+                        pending=None,
+                    ),
+                ),
+            ),
+        )
+    ]
+
+
+def fail_step(run: Run, c: Config, i: int) -> list[Transition[Config]]:
+    """Finish a step whose failure is final, and route it.
+
+    W6W-EDGE-6: an outgoing error edge overrides onError: "The run takes the
+    error edge and continues"; W6W-EDGE-7: whatever the phase.  W6W-EDGE-5:
+    with no error edge "its onError alone decides": fail ends the run;
+    continue and continue-record proceed along the ordinary edges, and
+    continue-record keeps the StepError in RunState.stepErrors
+    (W6W-FIELD-13).  W6W-EDGE-8: only "once it is finally failed".  With
+    strands the run's failure is the first by plan order, whichever finished
+    first (W6W-FAN-10).
+    """
+    step_id, state = run.plan[i], c.steps[i]
+    step = run.by_id[step_id]
+    if state.status != "running" or state.stage != "decide" or state.pending is None:
+        return []
+    if will_retry(run, step, state):
+        return []
+    error = state.pending
+    failed = evolve(
+        state, status="failed", error=error, finished_at=c.clock, stage=None, pending=None
+    )
+    steps = _replace(c, i, failed)
+    route = routing(run, step)
+    clauses: tuple[str, ...]
+    if route == "error-edge":
+        clauses = ("W6W-EDGE-6", "W6W-EDGE-7", "W6W-EDGE-2")
+        activated, skipped = _route(run, step_id, When.ERROR, c)
+        after = evolve(c, activated=activated, skipped=skipped)
+    elif route == "fail":
+        clauses = ("W6W-EDGE-5", "W6W-FIELD-13", "W6W-FAN-10")
+        first = c.failure is None or run.position.get(c.failure[0], -1) > i
+        after = evolve(c, failure=(step_id, error)) if first else c
+    else:
+        clauses = ("W6W-EDGE-5", "W6W-FIELD-13")
+        activated = c.activated | {_key(e) for e in run.outbound[step_id]}
+        errors = (*c.errors, (step_id, error)) if route == "continue-record" else c.errors
+        after = evolve(c, activated=activated, errors=errors)
+    return [
+        Transition(
+            _event(
+                c,
+                "step_failed",
+                step=step_id,
+                attempt=state.attempt,
+                error=error.to_json(),
+                routing=route,
+            ),
+            "fail_step",
+            (*clauses, "W6W-EDGE-8"),
+            evolve(after, steps=steps),
+        )
+    ]
+
+
+# -- wait: the run suspends and resumes (A-55) -------------------------------------
+
+
+def suspend_run(run: Run, c: Config) -> list[Transition[Config]]:
+    """The drained run suspends: status queued, one resume token.
+
+    W6W-FAN-10: "A suspension returns one token — that of the first suspended
+    step by plan order".  W6W-RUNERR-6: "A queued run (a wait suspend) … [is]
+    not [a failure]: neither is retried and neither reads the policy."  A
+    failure in the same drain wins (assumption A-55).
+    """
+    if c.status != "running" or c.failure is not None or _in_flight(c) or not _suspended(c):
+        return []
+    first = next(i for i, s in enumerate(c.steps) if s.stage == "suspended")
+    step_id = run.plan[first]
+    token = f"{run.scenario.run_id}/{step_id}/{c.suspensions + 1}"
+    return [
+        Transition(
+            _event(c, "run_suspended", status="queued", step=step_id, resumeToken=token),
+            "suspend_run",
+            ("W6W-FAN-10", "W6W-RUNERR-6"),
+            evolve(c, status="queued", suspension=(step_id, token)),
+        )
+    ]
+
+
+def resume_run(run: Run, c: Config) -> list[Transition[Config]]:
+    """The host resumes a suspended run with its token, as the scenario scripts.
+
+    The first suspended wait succeeds with the resumption's output; W6W-FAN-10:
+    "other waits re-run after resume" (they start over).  Without a scripted
+    resumption the run stays suspended: a terminal configuration.
+    """
+    if c.status != "queued" or c.suspension is None:
+        return []
+    if c.suspensions >= len(run.scenario.resumes):
+        return []
+    resumption = run.scenario.resumes[c.suspensions]
+    step_id, token = c.suspension
+    waiting = run.position[step_id]
+    steps = tuple(
+        (
+            evolve(s, status="succeeded", output=resumption.output, finished_at=c.clock, stage=None)
+            if k == waiting
+            else StepState()
+            if s.stage == "suspended"
+            else s
+        )
+        for k, s in enumerate(c.steps)
+    )
+    activated, skipped = _route(run, step_id, When.SUCCESS, c)
+    return [
+        Transition(
+            _event(
+                c,
+                "run_resumed",
+                status="running",
+                resumeToken=token,
+                step=step_id,
+                output=resumption.output,
+            ),
+            "resume_run",
+            ("W6W-FAN-10",),
+            evolve(
+                c,
+                status="running",
+                steps=steps,
+                activated=activated,
+                skipped=skipped,
+                suspension=None,
+                suspensions=c.suspensions + 1,
+                waiting=0,
+            ),
+        )
+    ]
+
+
+# -- crash and resume (W6W-CONCEPT-3, W6W-HOST-2) ----------------------------------
+
+
+def crash_and_resume(run: Run, c: Config) -> list[Transition[Config]]:
+    """The host crashes after a checkpoint; the run resumes from its durable state.
+
+    W6W-CONCEPT-3: "If the engine crashes mid-run, the host reads the RunState
+    back and resumes from the first non-terminal step."  W6W-HOST-2 /
+    W6W-CONF-3: the state read back is the last checkpoint's.  A step that was
+    running starts over (assumption A-46).  W6W-RUNERR-8 / W6W-RUNERR-12: the
+    resumed execution never runs the authored retry ladder.
+    """
+    if not c.crash_due:
+        return []
+    resume = next((i for i, s in enumerate(c.steps) if s.status not in TERMINAL), None)
+    steps = tuple(StepState() if s.status == "running" else s for s in c.steps)
+    return [
+        Transition(
+            _event(
+                c,
+                "crashed",
+                afterCheckpoint=c.checkpoints,
+                resumeAt=(run.plan[resume] if resume is not None else None),
+            ),
+            "crash_and_resume",
+            ("W6W-CONCEPT-3", "W6W-HOST-2", "W6W-CONF-3", "W6W-RUNERR-8", "W6W-RUNERR-12"),
+            evolve(c, crash_due=False, resumed=True, steps=steps, waiting=0),
+        )
+    ]
+
+
+# -- cancellation (W6W-HOST-3) -----------------------------------------------------
+
+
+def abort_run(run: Run, c: Config) -> list[Transition[Config]]:
+    """Abort a signalled run once nothing is in flight: status canceled, no further step.
+
+    W6W-HOST-3: "When provided, the engine polls between steps and aborts
+    cleanly on signal."  RunState.status includes "canceled".  W6W-RUNERR-6:
+    "a canceled run [is] not [a failure]: neither is retried and neither
+    reads the policy."  W6W-FAN-9: an abort drains — in-flight steps finish
+    first (``W6wRun.strand_transitions`` launches nothing once the signal fired).
+    """
+    if not (c.signalled and c.status == "running") or _in_flight(c):
+        return []
+    return [
+        Transition(
+            _event(c, "run_finished", status="canceled"),
+            "abort_run",
+            ("W6W-HOST-3", "W6W-RUNERR-6", "W6W-FAN-9"),
+            evolve(c, status="canceled"),
+        )
+    ]
+
+
+# -- the run-level handler and the run end (Amendment 2026-08-21) ------------------
+
+
+def _failed_and_unhandled(c: Config) -> bool:
+    return c.status == "running" and c.failure is not None and not _in_flight(c)
+
+
+def retry_run(run: Run, c: Config) -> list[Transition[Config]]:
+    """Re-run the whole graph from the top after the run-level backoff.
+
+    W6W-RUNERR-2: "retry re-runs the whole graph, from the top, up to
+    maxAttempts total, with the same backoff Step.retry uses. It is not a
+    resume: steps that already SUCCEEDED on the previous attempt run again."
+    W6W-RUNERR-11: the seed (the bound variables) is resolved once for the
+    whole ladder.  W6W-RUNERR-10: each attempt is one run-level "running"
+    transition.  W6W-RETRY-9: the wait is capped at 300000 ms.
+    """
+    policy = run.workflow.retry
+    if not _failed_and_unhandled(c) or policy is None or c.run_attempt >= policy.max_attempts:
+        return []
+    if c.resumed:
+        return []  # W6W-RUNERR-12: "Never run the authored ladder on a resumed execution."
+    wait = _policy_wait(policy, c.run_attempt)
+    restarted = evolve(
+        c,
+        clock=c.clock + wait,
+        steps=tuple(StepState() for _ in run.plan),
+        activated=frozenset(),
+        skipped=frozenset(),
+        failure=None,
+        errors=(),  # assumption A-45: each attempt starts with no stepErrors
+        waiting=0,
+        run_attempt=c.run_attempt + 1,
+    )
+    return [
+        Transition(
+            _event(c, "run_restarted", status="running", attempt=c.run_attempt + 1, waitMs=wait),
+            "retry_run",
+            ("W6W-RUNERR-2", "W6W-RUNERR-10", "W6W-RUNERR-11", "W6W-RETRY-9"),
+            restarted,
+        )
+    ]
+
+
+def reroute_run(run: Run, c: Config) -> list[Transition[Config]]:
+    """Dispatch the reroute target once, after retry is exhausted.
+
+    W6W-RUNERR-3: "reroute is consulted after retry is exhausted, dispatched
+    exactly once … Its with resolves against { inputs, error, trigger } …
+    The target's output becomes the run's output."  W6W-RUNERR-5: a handled
+    run succeeds and "appends the original failure to RunState.stepErrors".
+    W6W-RUNERR-14: "Leave the run failed, and propagate, when the reroute
+    target itself fails" (the target's error becomes the run's, A-45).
+    """
+    if not _failed_and_unhandled(c) or run.workflow.reroute is None or c.rerouted:
+        return []
+    if retry_run(run, c):
+        return []
+    assert c.failure is not None
+    step_id, original = c.failure
+    reroute = run.workflow.reroute
+    with_value = reroute.get("with", {}) if isinstance(reroute, dict) else {}
+    scope = {"inputs": c.variables, "error": original.to_json(), "trigger": run.scenario.trigger}
+    try:
+        resolved = resolve_with(with_value, scope)
+        result = run.scenario.reroute
+    except ResolutionError as failure:
+        resolved = None
+        result = Result(error=StepError(failure.code, failure.message, "resolution"))
+    outcome_fields: dict[str, JSON]
+    if result.error is not None:
+        after = evolve(c, rerouted=True, failure=("(reroute)", result.error))
+        outcome_fields = {"error": result.error.to_json()}
+    else:
+        after = evolve(
+            c,
+            rerouted=True,
+            failure=None,
+            handled=True,
+            handled_output=result.output,
+            errors=(*c.errors, (step_id, original)),
+        )
+        outcome_fields = {"output": result.output}
+    return [
+        Transition(
+            _event(c, "run_rerouted", input=resolved, **outcome_fields),
+            "reroute_run",
+            ("W6W-RUNERR-3", "W6W-RUNERR-5", "W6W-RUNERR-14"),
+            after,
+        )
+    ]
+
+
+def continue_run(run: Run, c: Config) -> list[Transition[Config]]:
+    """Resolve the failed run with a null output: the run-level onError "continue".
+
+    W6W-RUNERR-4: "onError is consulted last. "fail" (and absent) leaves the
+    run failed. "continue" resolves the run with a null output."  Never after
+    a reroute, whose failure is final (W6W-RUNERR-14).
+    """
+    if not _failed_and_unhandled(c) or run.workflow.on_error.value != "continue":
+        return []
+    if c.rerouted or run.workflow.reroute is not None or retry_run(run, c):
+        return []
+    assert c.failure is not None
+    return [
+        Transition(
+            _event(c, "run_continued", error=c.failure[1].to_json()),
+            "continue_run",
+            ("W6W-RUNERR-4", "W6W-RUNERR-5", "W6W-RUNERR-13"),
+            evolve(
+                c, failure=None, handled=True, handled_output=None, errors=(*c.errors, c.failure)
+            ),
+        )
+    ]
+
+
+def _ladder_left(run: Run, c: Config) -> bool:
+    return any(rule(run, c) for rule in (retry_run, reroute_run, continue_run))
+
+
+def finish_run(run: Run, c: Config) -> list[Transition[Config]]:
+    """End the run once no step is left to start, or a failure nothing handles ended it.
+
+    W6W-EDGE-12: "A run ends failed only when a failure reaches a step that
+    declares neither an error edge nor a continuing onError"; otherwise it
+    ends succeeded, its output the output of the last succeeded step by plan
+    order (W6W-FAN-10's lastOutput, assumption A-43), or the handler's.
+    Draining: once a failure is set no step is launched, and the run ends
+    only when no step is in flight (W6W-FAN-9).  W6W-RUNERR-1 /
+    W6W-RUNERR-9: with no handler fields a failing run is driven once and
+    ends failed.
+    """
+    if c.status != "running" or _in_flight(c):
+        return []
+    if c.failure is None and not c.handled and any(s.status not in TERMINAL for s in c.steps):
+        return []
+    if c.failure is not None:
+        if _ladder_left(run, c):
+            return []
+        step_id, error = c.failure
+        return [
+            Transition(
+                _event(c, "run_finished", status="failed", error=error.to_json(), step=step_id),
+                "finish_run",
+                ("W6W-EDGE-12", "W6W-FAN-9", "W6W-RUNERR-1", "W6W-RUNERR-9"),
+                evolve(c, status="failed"),
+            )
+        ]
+    output = c.handled_output if c.handled else last_output(run, c)
+    return [
+        Transition(
+            _event(c, "run_finished", status="succeeded", output=output),
+            "finish_run",
+            ("W6W-EDGE-12", "W6W-FAN-10", "W6W-RUNERR-13"),
+            evolve(c, status="succeeded"),
+        )
+    ]
+
+
+# -- the rule table ----------------------------------------------------------------
+
+
+class Where(Enum):
+    """Where the run is: the row of ``RUN_TABLE`` whose run-level rules may fire."""
+
+    CRASH_DUE = auto()  # right after a scripted crash's checkpoint
+    QUEUED = auto()
+    SUSPENDED = auto()  # queued with a resume token
+    ENDED = auto()
+    STRANDS = auto()  # running: the strands move (``W6wRun.strand_transitions``)
+    SIGNALLED = auto()  # no strand can move, and the abort signal fired
+    DRAINED = auto()  # no strand can move (W6W-FAN-9)
+
+
+class Due(Enum):
+    """What a strand's step is due for: the row of ``STEP_TABLE`` whose rules may fire."""
+
+    LAUNCH = auto()  # the strand's earliest ready pending step
+    INVOKE = auto()  # running, an attempt is due
+    DECIDE = auto()  # running, an attempt failed
+    SUSPENDED = auto()  # a wait awaiting the run's resumption
+
+
+# A running step's ``stage`` → what it is due for.
+STAGES = {"invoke": Due.INVOKE, "decide": Due.DECIDE, "suspended": Due.SUSPENDED}
+
+RUN_TABLE: dict[Where, tuple[RunRule, ...]] = {
+    Where.CRASH_DUE: (crash_and_resume,),
+    Where.QUEUED: (reject_missing_variable, reject_mistyped_variable, start_run),
+    Where.SUSPENDED: (resume_run,),
+    Where.ENDED: (),
+    # The abort signal is polled between steps and wins (W6W-HOST-3).
+    Where.SIGNALLED: (abort_run,),
+    Where.DRAINED: (suspend_run, retry_run, reroute_run, continue_run, finish_run),
+}
+
+STEP_TABLE: dict[Due, tuple[StepRule, ...]] = {
+    Due.LAUNCH: (skip_step, replay_step, start_step),
+    Due.INVOKE: (suspend_step, complete, invoke),
+    Due.DECIDE: (retry_step, fail_step),
+    Due.SUSPENDED: (),
+}
+
+START_RULES: tuple[RunRule, ...] = RUN_TABLE[Where.QUEUED]
+RUN_RULES: tuple[RunRule, ...] = RUN_TABLE[Where.DRAINED]
+LAUNCH_RULES = frozenset(rule.__name__ for rule in STEP_TABLE[Due.LAUNCH])

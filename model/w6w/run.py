@@ -1,0 +1,181 @@
+"""The fixed parts of a w6w run: document, plan, scenario, graph and strands.
+
+``Run`` holds what no transition changes — the plan positions, each step's
+inbound and outbound edges, the strand of every position (W6W-FAN-5..7,
+``assign_strands``) — and answers the questions the rules ask of it: the
+run scope a with block resolves against, whether a step is ready, how a
+failed step routes.  ``W6wRun`` (semantics.py) adds the transitions.
+"""
+
+from __future__ import annotations
+
+import abc
+from collections.abc import Callable, Sequence
+from typing import Any, Self
+
+from wforacle.model.kernel.lts import Transition
+from wforacle.model.w6w.config import TERMINAL, Config, Launch, Replay
+from wforacle.model.w6w.document import Edge, Step, When, Workflow
+from wforacle.model.w6w.scenario import Scenario
+
+JSON = Any
+
+# What a @w6w/call needs of its target's document (controls.py): the caller's
+# validator — properties.w6w.validate.validate, passed in by the oracle, since
+# the model does not import the layers above it.  It returns an object with
+# ``report.valid``, ``workflow`` and ``plan``.
+Validate = Callable[[JSON], Any]
+
+
+class Run(abc.ABC):
+    """One run of ``workflow`` under ``scenario``: its fixed parts (see the module notation)."""
+
+    def __init__(
+        self,
+        workflow: Workflow,
+        plan: Sequence[str],
+        scenario: Scenario,
+        replay: Replay | None = None,
+        *,
+        outer: dict[str, JSON] | None = None,
+        separate_roots: bool = False,
+        start_invocations: Sequence[int] | None = None,
+        depth: int = 0,
+        launch: Launch = Launch.SEPARATE,
+        validate: Validate | None = None,
+    ) -> None:
+        """The run of ``workflow`` in ``plan`` order under ``scenario``.
+
+        The keyword arguments make the run of a control's sub-block
+        (model/w6w/controls.py): ``outer`` is the enclosing run scope it reads
+        (with any extra root, such as ``foreach``), ``separate_roots`` puts each
+        root on a strand of its own (parallel branches), ``start_invocations``
+        continues the scenario's per-step invocation counts; ``depth`` is the
+        @w6w/call depth of this run; ``launch`` the reading of A-74;
+        ``validate`` checks a called workflow's document (controls.py: @w6w/call).
+        """
+        self.workflow = workflow
+        self.outer = outer
+        self.separate_roots = separate_roots
+        self.start_invocations = tuple(start_invocations or ())
+        self.depth = depth
+        self.launch = launch
+        self.validate = validate
+        self.replay = replay
+        self.plan = list(plan)
+        self.scenario = scenario
+        self.by_id = {step.id: step for step in workflow.steps}
+        self.position = {step_id: i for i, step_id in enumerate(self.plan)}
+        self.inbound: dict[str, list[Edge]] = {step_id: [] for step_id in self.plan}
+        self.outbound: dict[str, list[Edge]] = {step_id: [] for step_id in self.plan}
+        for edge in workflow.edges:
+            self.inbound[edge.to].append(edge)
+            self.outbound[edge.from_].append(edge)
+        # Per plan position: the distinct sources of the inbound edges (by position).
+        self.sources: tuple[tuple[int, ...], ...] = tuple(
+            tuple(sorted({self.position[e.from_] for e in self.inbound[step_id]}))
+            for step_id in self.plan
+        )
+        self.successors: tuple[tuple[int, ...], ...] = tuple(
+            tuple(sorted({self.position[e.to] for e in self.outbound[step_id]}))
+            for step_id in self.plan
+        )
+        self.parallel = any(s.fan_out.value == "parallel" for s in workflow.steps)
+        self.strand = assign_strands(self)
+        members: dict[int, list[int]] = {}
+        for i, k in enumerate(self.strand):
+            members.setdefault(k, []).append(i)
+        self.strands: tuple[tuple[int, ...], ...] = tuple(
+            tuple(members[k]) for k in sorted(members)
+        )
+
+    @abc.abstractmethod
+    def initial(self) -> Config:
+        """The configuration the run starts in (semantics.py)."""
+
+    @abc.abstractmethod
+    def enabled(self, config: Config) -> list[Transition[Config]]:
+        """Every transition permitted from ``config`` (semantics.py)."""
+
+    def derive(
+        self, workflow: Workflow, plan: Sequence[str], scenario: Scenario, **kw: Any
+    ) -> Self:
+        """A run of the same kind: a control's sub-block or a called workflow's child run."""
+        return type(self)(workflow, plan, scenario, validate=self.validate, **kw)
+
+    def ready(self, c: Config, i: int) -> bool:
+        """Whether every inbound edge of position ``i`` is resolved.
+
+        W6W-FAN-5: "ready when every inbound edge is resolved (its source
+        reached a terminal status, or the edge was skipped)".
+        """
+        return all(c.steps[j].status in TERMINAL for j in self.sources[i])
+
+    def scope(self, config: Config) -> dict[str, JSON]:
+        """The run scope a step's with block resolves against (RFC "RunScope").
+
+        ``steps`` holds the outputs of succeeded steps only: "A $ binding to an
+        absent, skipped or failed upstream path resolves to null" (W6W-BIND-4).
+        """
+        steps = {
+            # W6W-META-13: "A succeeded app step publishes meta beside output";
+            # W6W-META-2: the entry is { output; meta? }.
+            step_id: {"output": state.output}
+            | ({"meta": state.meta} if state.meta is not None else {})
+            for step_id, state in zip(self.plan, config.steps, strict=True)
+            if state.status == "succeeded"
+        }
+        if self.outer is not None:
+            # A sub-block reads the enclosing scope and its own steps (W6W-META-20:
+            # "publishes meta into its inner scope exactly as it publishes output").
+            return {**self.outer, "steps": {**self.outer.get("steps", {}), **steps}}
+        return {
+            "vars": config.variables,
+            "steps": steps,
+            "trigger": self.scenario.trigger,
+            "secrets": self.scenario.secrets,
+            "documents": self.scenario.documents,
+        }
+
+
+def assign_strands(run: Run) -> tuple[int, ...]:
+    """The strand of every plan position (W6W-FAN-5, W6W-FAN-6, W6W-FAN-7).
+
+    "One strand runs the roots" (strand 0).  "When a parallel step completes,
+    its newly-ready direct successors, in plan order, S1…Sk: S1 continues the
+    strand, S2…Sk each open a new strand. The newly-ready successors of a
+    sequential step stay on its strand."  "A step with indegree > 1 runs once,
+    on the strand of its earliest-plan-order inbound source."
+
+    The assignment depends on the graph alone: a step with one source becomes
+    ready exactly when that source completes, and a join's strand is fixed by
+    its earliest source — so it is computed once, in plan order (the plan is a
+    topological order, so every source is placed first).  Indegree counts
+    distinct sources, and the S1…Sk of FAN-6 are the single-source successors
+    (assumption A-50).  Strands are numbered in the order they open.
+    """
+    strand: list[int] = [0] * len(run.plan)
+    opened = 0
+    for i, step_id in enumerate(run.plan):
+        sources = run.sources[i]
+        if not sources and run.separate_roots and i > 0:
+            opened += 1  # a parallel control's branches: one strand each (A-53)
+            strand[i] = opened
+        elif len(sources) > 1:
+            strand[i] = strand[sources[0]]
+        followers = [j for j in run.successors[i] if len(run.sources[j]) == 1]
+        parallel = run.by_id[step_id].fan_out.value == "parallel"
+        for n, j in enumerate(followers):
+            if parallel and n > 0:
+                opened += 1
+                strand[j] = opened
+            else:
+                strand[j] = strand[i]
+    return tuple(strand)
+
+
+def routing(run: Run, step: Step) -> str:
+    """How a finally failed step routes: "error-edge", or its onError."""
+    if any(e.when is When.ERROR for e in run.outbound[step.id]):
+        return "error-edge"
+    return step.on_error.value

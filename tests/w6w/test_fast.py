@@ -1,0 +1,61 @@
+"""The speed-only code (model/w6w/fast.py) agrees with the plain path it stands in for."""
+
+from __future__ import annotations
+
+import copy
+import itertools
+
+import attrs
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from wforacle.model.kernel.explore import explore
+from wforacle.model.w6w.fast import evolve, plain_key
+from wforacle.model.w6w.scenario import load_scenario
+from wforacle.model.w6w.semantics import Config, W6wRun, config_key, outcome
+from wforacle.properties.strategies.w6w import parallel_workflows, scenarios
+from wforacle.properties.w6w.validate import validate
+
+
+def configurations(doc, scenario):
+    """Every configuration the explorer visits for ``doc`` under ``scenario``."""
+    result = validate(copy.deepcopy(doc))
+    loaded, _ = load_scenario(scenario)
+    run = W6wRun(result.workflow, result.plan, loaded)
+    seen: list[Config] = []
+
+    def key(c: Config) -> str:
+        seen.append(c)
+        return config_key(c)
+
+    explore(run, lambda c: outcome(run, c), key, max_states=400)
+    return seen
+
+
+@settings(max_examples=40)
+@given(
+    st.data(),
+    parallel_workflows(max_steps=5),
+)
+def test_config_key_equals_the_plain_key(data, doc):
+    """Two configurations have equal keys exactly when every field renders alike."""
+    scenario = data.draw(scenarios(doc))
+    seen = configurations(doc, scenario)
+    for a, b in itertools.combinations(seen[:60], 2):
+        assert (config_key(a) == config_key(b)) == (plain_key(a) == plain_key(b))
+
+
+@settings(max_examples=40)
+@given(st.data(), parallel_workflows(max_steps=5))
+def test_evolve_equals_attrs_evolve(data, doc):
+    """``evolve`` builds the record ``attrs.evolve`` builds, field for field."""
+    scenario = data.draw(scenarios(doc))
+    seen = configurations(doc, scenario)
+    for a, b in itertools.pairwise(seen[:30]):
+        changes = {f.name: getattr(b, f.name) for f in attrs.fields(Config) if f.name != "clock"}
+        assert plain_key(evolve(a, **changes)) == plain_key(attrs.evolve(a, **changes))
+        for state in a.steps[:3]:
+            fast = evolve(state, status="running", attempt=state.attempt + 1)
+            slow = attrs.evolve(state, status="running", attempt=state.attempt + 1)
+            assert plain_key(fast) == plain_key(slow)
+            assert fast.key == slow.key
