@@ -1,0 +1,90 @@
+"""The configuration of a Harness execution instance (chapter 5), and the readings.
+
+Notation: ``c = (status, states, attempts, outputs, errors, edges, unreached,
+discard, invocations, order, failure)``.  ``states[n]`` is one of PENDING,
+READY, RUNNING, RETRYING, SUCCEEDED, FAILED, SKIPPED, CANCELLED; ``edges[e]``
+is ``unresolved``, ``satisfied`` or ``negative`` for every forward edge
+(control, data, dependency, and one per decision case — A-61); ``unreached``
+holds PENDING nodes known unreachable (HX-UNREACH-1: they stay PENDING, their
+outgoing edges are negative); ``discard`` holds RUNNING non-idempotent nodes
+cancelled under ``any`` whose result will be discarded (HX-CANCEL-2);
+``order`` is completion order (for compensation); ``failure`` the node whose
+unhandled failure is propagating.  The compensation handlers left to run are
+computed from ``c`` when nothing runs any more (A-86), not kept.
+
+``status``: created → running → (unwinding →) completed | failed.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import attrs
+
+from wforacle.model.kernel.explore import canonical
+
+JSON = Any
+PENDING, READY, RUNNING, RETRYING = "PENDING", "READY", "RUNNING", "RETRYING"
+SUCCEEDED, FAILED, SKIPPED, CANCELLED = "SUCCEEDED", "FAILED", "SKIPPED", "CANCELLED"
+TERMINAL = frozenset({SUCCEEDED, FAILED, SKIPPED, CANCELLED})
+
+
+class ModelLimit(Exception):
+    """A document whose permitted executions exceed what the model enumerates."""
+
+
+@attrs.frozen
+class Options:
+    """Selectable readings where the chapter is ambiguous (docs/assumptions.md A-61)."""
+
+    all_negative: str = "pending"  # "pending" (HX-JOIN-3) or "skipped" (the earlier draft)
+    # A-81: what `any` cancels — the whole branch, READY nodes too ("branch"), or only
+    # nodes RUNNING or RETRYING ("running").
+    any_cancels: str = attrs.field(
+        default="branch", validator=attrs.validators.in_(("branch", "running"))
+    )
+    # A-82: whether an HX-4101 / HX-4102 failure (before execution) is retried.
+    pre_execution_retry: bool = False
+    # A-80: with maxConcurrency above 1, loop iterations start in sequence order
+    # ("sequence") or in any order ("any").
+    loop_start: str = attrs.field(
+        default="sequence", validator=attrs.validators.in_(("sequence", "any"))
+    )
+
+
+READINGS = Options()  # the chapter's readings, or the model's choice where it is open
+
+
+@attrs.frozen
+class Config:
+    """A configuration of one execution instance (see the module notation)."""
+
+    status: str = "created"  # created | running | unwinding | completed | failed
+    states: tuple[str, ...] = ()
+    attempts: tuple[int, ...] = ()
+    outputs: tuple[JSON, ...] = attrs.field(default=(), eq=False)
+    errors: tuple[str | None, ...] = ()
+    edges: tuple[str, ...] = ()
+    unreached: frozenset[int] = frozenset()
+    discard: frozenset[int] = frozenset()
+    invocations: tuple[int, ...] = ()
+    order: tuple[int, ...] = ()
+    failure: int | None = None  # the node whose unhandled failure is propagating
+
+
+def config_key(c: Config) -> str:
+    """A canonical rendering of every field of ``c``."""
+    return canonical({f.name: _plain(getattr(c, f.name)) for f in attrs.fields(Config)})
+
+
+def _plain(value: Any) -> JSON:
+    if isinstance(value, frozenset):
+        return sorted(value)
+    if isinstance(value, tuple):
+        return [_plain(v) for v in value]
+    return value
+
+
+def put(values: tuple[Any, ...], i: int, value: Any) -> tuple[Any, ...]:
+    """``values`` with position ``i`` replaced by ``value``."""
+    return (*values[:i], value, *values[i + 1 :])

@@ -1,0 +1,38 @@
+"""The Harness scenario reader: a bad scenario is an InvalidScenario, never a crash."""
+
+from __future__ import annotations
+
+import pytest
+
+from wforacle.model.diagnostics import InvalidScenario
+from wforacle.model.harness.semantics import Scenario
+
+
+@pytest.mark.parametrize(
+    ("value", "path"),
+    [
+        ([], "$"),
+        ({"params": 5}, "$.params"),
+        ({"nodes": []}, "$.nodes"),
+        ({"failingResources": "db"}, "$.failingResources"),
+        ({"nodes": {"a": {"attempts": 5}}}, "$.nodes.a.attempts"),
+        ({"failingResources": [{"db": 1}]}, "$.failingResources[0]"),
+    ],
+)
+def test_a_bad_scenario_is_invalid_with_its_path(value, path):
+    with pytest.raises(InvalidScenario) as raised:
+        Scenario.of(value)
+    assert raised.value.path == path
+
+
+def test_a_good_scenario_reads():
+    scenario = Scenario.of(
+        {
+            "params": {"x": 1},
+            "nodes": {"a": {"attempts": [{"outputs": {}}]}},
+            "failingResources": ["db"],
+        }
+    )
+    assert scenario.params == {"x": 1}
+    assert scenario.nodes == {"a": ({"outputs": {}},)}
+    assert scenario.failing_resources == frozenset({"db"})
