@@ -27,7 +27,7 @@ from typing import Any
 
 import attrs
 
-from wforacle.model.diagnostics import Diagnostic, Gate, error, json_path
+from wforacle.model.diagnostics import Diagnostic, Gate, InvalidScenario, error, json_path
 
 JSON = Any
 # W6W-STATE-21: StepError.phase is "resolution" | "auth" | "execute" | "output".
@@ -104,6 +104,17 @@ class Scenario:
     def script(self, step_id: str) -> StepScript:
         """The script of a step (empty: every attempt gets the default)."""
         return self.steps.get(step_id, StepScript())
+
+    @classmethod
+    def of(cls, value: JSON) -> Scenario:
+        """A scenario from JSON, or ``InvalidScenario`` naming its first problem and path.
+
+        ``load_scenario`` reports every problem at once, as diagnostics.
+        """
+        scenario, problems = load_scenario(value)
+        if problems:
+            raise InvalidScenario(problems[0].message, problems[0].path)
+        return scenario
 
 
 def _object(

@@ -1,0 +1,24 @@
+"""The w6w scenario reader: problems as diagnostics, or one InvalidScenario."""
+
+from __future__ import annotations
+
+import pytest
+
+from wforacle.model.diagnostics import InvalidInput, InvalidScenario
+from wforacle.model.w6w.scenario import Scenario, load_scenario
+
+
+def test_load_scenario_reports_every_problem_with_its_path():
+    _, problems = load_scenario({"maxCallDepth": -1, "resumes": 3})
+    assert sorted(p.path for p in problems) == ["$.maxCallDepth", "$.resumes"]
+
+
+def test_scenario_of_raises_invalid_scenario_with_the_first_problem():
+    with pytest.raises(InvalidScenario) as raised:
+        Scenario.of({"steps": {"a": {"attempts": 5}}})
+    assert raised.value.path == "$.steps.a.attempts"
+    assert isinstance(raised.value, InvalidInput)
+
+
+def test_scenario_of_reads_a_good_scenario():
+    assert Scenario.of({"runId": "r"}).run_id == "r"
