@@ -23,6 +23,7 @@ from typing import Any
 import attrs
 
 from wforacle.model.expr.jsonlogic import JsonLogicError, evaluate, to_json
+from wforacle.properties.strategies.hermetic import hermetic
 
 JS_TAG = "$js"
 
@@ -384,5 +385,6 @@ def campaign(reference: NodeJsonLogic, examples: int, seed: int, *, typed: bool)
                 {"rule": rule, "data": values, "ours": verdict.ours, "theirs": verdict.theirs}
             )
 
-    run()
+    with hermetic():
+        run()
     return CampaignResult(dict(counts.most_common()), samples, faults)

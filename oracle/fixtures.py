@@ -31,6 +31,7 @@ from wforacle.model.kernel.lts import execute
 from wforacle.oracle.engine import Engine, Judgement, judge
 from wforacle.properties.registry import SPECIFICATIONS
 from wforacle.properties.specification import Specification
+from wforacle.properties.strategies.hermetic import hermetic
 
 JSON = Any
 FORMAT = "wforacle-fixture/1"
@@ -103,7 +104,8 @@ def generate(spec: Specification, count: int, seed_value: int, profile: str) -> 
             seen.add(text)
             cases.append(case)
 
-    collect()
+    with hermetic():
+        collect()
     return cases
 
 

@@ -32,6 +32,7 @@ from wforacle.oracle.engine import Engine, Judgement, judge
 from wforacle.oracle.fixtures import write_case
 from wforacle.properties.clauses import clause_text
 from wforacle.properties.specification import Specification
+from wforacle.properties.strategies.hermetic import hermetic
 
 JSON = Any
 
@@ -155,7 +156,8 @@ def campaign(
         raise Failed(case, judgement)
 
     try:
-        probe()
+        with hermetic():
+            probe()
     except Failed as failed:
         found_at = first["at"] - start
         wanted = signature(failed.judgement)

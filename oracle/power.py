@@ -23,6 +23,7 @@ from hypothesis import strategies as st
 from wforacle.model.diagnostics import InvalidCase
 from wforacle.oracle.engine import Engine, Judgement, judge
 from wforacle.properties.registry import SPECIFICATIONS
+from wforacle.properties.strategies.hermetic import hermetic
 
 JSON = Any
 
@@ -124,7 +125,8 @@ def examples_to_find(spec: str, bug: str, seed_value: int, budget: int) -> int |
             raise _Found
 
     try:
-        probe()
+        with hermetic():
+            probe()
     except _Found:
         return counted[0]
     except _Exhausted:
