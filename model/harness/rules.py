@@ -411,11 +411,14 @@ def start_node(run: Run, c: Config, i: int) -> list[Transition[Config]]:
 # -- a running node completes (HX-EXEC-5, HX-EXEC-6, HX-FAIL-1) ------------------------
 
 
-def _answer(run: Run, c: Config, i: int) -> tuple[Config, JSON]:
-    """The scenario's answer to node ``i``'s attempt, and ``c`` with it counted."""
-    invocation = c.invocations[i] + 1
-    c = evolve(c, invocations=put(c.invocations, i, invocation))
-    return c, run.scenario.result(run.nodes[i], invocation)
+def _answer(run: Run, c: Config, i: int) -> JSON:
+    """The scenario's answer to node ``i``'s attempt (its next invocation)."""
+    return run.scenario.result(run.nodes[i], c.invocations[i] + 1)
+
+
+def _answered(c: Config, i: int) -> Config:
+    """``c`` with node ``i``'s invocation counted."""
+    return evolve(c, invocations=put(c.invocations, i, c.invocations[i] + 1))
 
 
 def _failed(result: JSON) -> str | None:
@@ -432,7 +435,7 @@ def discard_result(run: Run, c: Config, i: int) -> list[Transition[Config]]:
     """
     if i not in c.discard:
         return []
-    c, _ = _answer(run, c, i)
+    c = _answered(c, i)
     target = reach(run, evolve(c, discard=c.discard - {i}), i, CANCELLED)
     return [
         Transition(
@@ -448,10 +451,10 @@ def schedule_retry(run: Run, c: Config, i: int) -> list[Transition[Config]]:
     """A failed attempt with attempts left: RETRYING (HX-FAIL-1)."""
     if i in c.discard:
         return []
-    c, result = _answer(run, c, i)
-    code = _failed(result)
+    code = _failed(_answer(run, c, i))
     if code is None or c.attempts[i] >= run.nodes[i].max_attempts:
         return []
+    c = _answered(c, i)
     return [
         Transition(
             {
@@ -471,10 +474,10 @@ def fail_node(run: Run, c: Config, i: int) -> list[Transition[Config]]:
     """A failed attempt with no attempt left: FAILED (HX-EXEC-6, HX-FAIL-1)."""
     if i in c.discard:
         return []
-    c, result = _answer(run, c, i)
-    code = _failed(result)
+    code = _failed(_answer(run, c, i))
     if code is None or c.attempts[i] < run.nodes[i].max_attempts:
         return []
+    c = _answered(c, i)
     return [
         Transition(
             {
@@ -498,9 +501,10 @@ def succeed_node(run: Run, c: Config, i: int) -> list[Transition[Config]]:
     """
     if i in c.discard:
         return []
-    c, result = _answer(run, c, i)
+    result = _answer(run, c, i)
     if _failed(result) is not None:
         return []
+    c = _answered(c, i)
     node = run.nodes[i]
     outputs = result.get("outputs", {}) if isinstance(result, dict) else {}
     outputs = {k: v for k, v in outputs.items() if k in node.outputs}  # declared only

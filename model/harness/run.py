@@ -76,7 +76,14 @@ class Run(abc.ABC):
         }
         # Speed only: each loop iteration's executions, computed once (rules.py).
         self.iteration_cache: dict[tuple[int, int, str], list[Execution]] = {}
+        # Speed only: the rules of one node ask in turn (rules.py), so the last
+        # answers are kept, by the configuration's identity (configurations never change).
         self._env: tuple[Config | None, dict[str, JSON]] = (None, {})
+        self._inputs: tuple[Config | None, int, tuple[dict[str, JSON], str | None]] = (
+            None,
+            -1,
+            ({}, None),
+        )
 
     @abc.abstractmethod
     def initial(self) -> Config:
@@ -110,7 +117,7 @@ class Run(abc.ABC):
     def env(self, c: Config) -> dict[str, JSON]:
         """What guards and conditions read: params and the outputs of SUCCEEDED nodes."""
         if self._env[0] is c:
-            return self._env[1]  # speed only: the rules of one node ask in turn
+            return self._env[1]
         env: dict[str, JSON] = {"params": self.scenario.params}
         for i, node in enumerate(self.nodes):
             if c.states[i] == SUCCEEDED and isinstance(c.outputs[i], dict):
@@ -123,6 +130,13 @@ class Run(abc.ABC):
 
         With the name of the first required input left without a value, if any.
         """
+        if self._inputs[0] is c and self._inputs[1] == i:
+            return self._inputs[2]
+        found = self._bind(c, i)
+        self._inputs = (c, i, found)
+        return found
+
+    def _bind(self, c: Config, i: int) -> tuple[dict[str, JSON], str | None]:
         node = self.nodes[i]
         found: dict[str, JSON] = {}
         for item in node.inputs:
