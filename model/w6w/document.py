@@ -23,7 +23,6 @@ JSON = Any  # a value as json.loads returns it
 
 CONTROL_APP = "@w6w/control"  # W6W-EDGE-8: control steps run no retry loop
 CALL_APP = "@w6w/call"  # W6W-EDGE-8: @w6w/call steps run no retry loop (assumption A-07)
-CANONICAL_CONTROLS = ("if", "foreach", "parallel", "wait")
 
 
 class OnError(enum.StrEnum):
