@@ -29,7 +29,7 @@ scenario invocation counts, its continue-record failures and the clock.
   of its own, all interleaved (W6W-FAN-5's strands).  Output: the array of
   each branch's lastOutput, in branch order; the failure reported is the
   first by plan order (W6W-FAN-10).
-- ``wait``: suspends the run (semantics.py: ``suspend_step``).
+- ``wait``: suspends the run (rules.py: ``suspend_step``).
 - ``@w6w/call``: ``with.workflow`` names a workflow the scenario's ``calls``
   supplies (document and scenario); it runs as a child run with
   ``with.inputs`` as its variables, one call level deeper.  Past
