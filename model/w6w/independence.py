@@ -183,11 +183,11 @@ class Reduction:
                 return True
             if j_to_launch and self.earliest_successor[i].get(strand[j], len(strand)) < j:
                 return True
-        reads_now = t.rule == "start_step" or (t.rule == "invoke" and i in self.composite)
+        reads_now = t.rule == "start_step" or (t.rule == "complete" and i in self.composite)
         if reads_now and (fp_i.reads is None or j in fp_i.reads):
             return True
         records = (event == "step_failed" and t.event["routing"] == "continue-record") or (
-            t.rule == "invoke" and "inner" in t.event
+            t.rule == "complete"  # a sub-block's continue-record failures join stepErrors
         )
         if records and fp_j.records:
             return True

@@ -344,7 +344,8 @@ def invoke(run: Run, c: Config, i: int) -> list[Transition[Config]]:
     invocation = c.invocations[i] + 1
     invocations = (*c.invocations[:i], invocation, *c.invocations[i + 1 :])
     result: Result = run.scenario.script(step_id).result(invocation, run.scenario.default)
-    return [_attempt_ended(run, c, i, result, evolve(c, invocations=invocations), {})]
+    after = evolve(c, invocations=invocations)
+    return [_attempt_ended(run, c, i, result, after, {}, invoke.__name__)]
 
 
 def _is_wait(step: Step) -> bool:
@@ -375,14 +376,14 @@ def complete(run: Run, c: Config, i: int) -> list[Transition[Config]]:
         )
         base = evolve(base, steps=_replace(c, i, evolve(state, inner=list(ending.records))))
         extra = {"inner": list(ending.events)}
-        found.append(_attempt_ended(run, c, i, ending.result, base, extra))
+        found.append(_attempt_ended(run, c, i, ending.result, base, extra, complete.__name__))
     return found
 
 
 def _attempt_ended(
-    run: Run, c: Config, i: int, result: Result, base: Config, extra: dict[str, JSON]
+    run: Run, c: Config, i: int, result: Result, base: Config, extra: dict[str, JSON], rule: str
 ) -> Transition[Config]:
-    """The transition of an attempt that ended with ``result``, from ``base``."""
+    """The transition of an attempt that ended with ``result``, from ``base``, labelled ``rule``."""
     step_id, state = run.plan[i], base.steps[i]
     step = run.by_id[step_id]
     if result.error is not None:
@@ -395,7 +396,7 @@ def _attempt_ended(
                 error=result.error.to_json(),
                 **extra,
             ),
-            "invoke",
+            rule,
             ("W6W-FIELD-10", "W6W-META-14", "W6W-META-16"),
             # W6W-META-14: "A failed step MAY record its last attempt's meta" — recorded;
             # each attempt's own report replaces the superseded one's (W6W-META-16).
@@ -435,7 +436,7 @@ def _attempt_ended(
             **reported,
             **extra,
         ),
-        "invoke",
+        rule,
         ("W6W-FIELD-10", "W6W-EDGE-4", "W6W-EDGE-1"),
         evolve(base, steps=_replace(base, i, finished), activated=activated, skipped=skipped),
     )

@@ -1,0 +1,52 @@
+"""One arm, one label: every w6w transition carries the name of the rule that made it."""
+
+from __future__ import annotations
+
+import copy
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from wforacle.model.kernel.explore import explore
+from wforacle.model.w6w.scenario import load_scenario
+from wforacle.model.w6w.semantics import (
+    RUN_TABLE,
+    STAGES,
+    STEP_TABLE,
+    Due,
+    W6wRun,
+    config_key,
+    outcome,
+)
+from wforacle.properties.strategies.w6w import parallel_workflows, scenarios
+from wforacle.properties.w6w.validate import validate
+
+RULES = {rule.__name__ for row in (*RUN_TABLE.values(), *STEP_TABLE.values()) for rule in row}
+
+
+def test_the_rule_names_are_distinct():
+    rows = [rule for row in (*RUN_TABLE.values(), *STEP_TABLE.values()) for rule in row]
+    assert len({rule.__name__ for rule in rows}) == len(set(rows))
+
+
+@settings(max_examples=40)
+@given(st.data(), parallel_workflows(max_steps=5, controls=True))
+def test_every_label_is_a_rule_of_the_tables(data, doc):
+    result = validate(copy.deepcopy(doc))
+    loaded, _ = load_scenario(data.draw(scenarios(doc)))
+    run = W6wRun(result.workflow, result.plan, loaded, validate=validate)
+    seen: set[str] = set()
+
+    def key(c):
+        seen.update(t.rule for t in run.enabled(c))
+        for row in RUN_TABLE.values():
+            for rule in row:
+                assert all(t.rule == rule.__name__ for t in rule(run, c))
+        for i, state in enumerate(c.steps):
+            due = Due.LAUNCH if state.status == "pending" else STAGES.get(state.stage or "")
+            for rule in STEP_TABLE.get(due, ()) if due is not None else ():
+                assert all(t.rule == rule.__name__ for t in rule(run, c, i))
+        return config_key(c)
+
+    explore(run, lambda c: outcome(run, c), key, max_states=400)
+    assert seen <= RULES
