@@ -48,6 +48,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
     if len(specs) > 1:
         raise UsageError(f"validate documents of different specifications separately: {specs}")
     spec = read[0][0]
+    spec = spec.bind(spec, vars(args))
     previous = read_json(args.previous) if args.previous else None
     reports = spec.validate_many([document for _, document in read], previous)
     if args.json:
@@ -595,6 +596,14 @@ def build_parser() -> argparse.ArgumentParser:
         "--spec", choices=list(SPECIFICATIONS), help="specification (default: detected)"
     )
     validate.add_argument("--json", action="store_true", help="print a JSON report")
+    for spec in SPECIFICATIONS.values():
+        for given in spec.inputs:
+            validate.add_argument(
+                given.flag,
+                dest=given.dest,
+                metavar=given.metavar,
+                help=f"{spec.name}: {given.help}",
+            )
     validate.add_argument(
         "--previous",
         metavar="FILE",
@@ -694,6 +703,9 @@ def build_parser() -> argparse.ArgumentParser:
     explore_cmd.add_argument("--json", action="store_true", help="print a JSON report")
 
     add_commands(add)
+    for spec in SPECIFICATIONS.values():
+        if spec.tools is not None:
+            spec.tools(sub)
 
     jsonlogic = sub.add_parser("jsonlogic", help="the @w6w/expr JSONLogic evaluator")
     jsonlogic_sub = jsonlogic.add_subparsers(
@@ -782,7 +794,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         return int(args.handler(args))
-    except UsageError as exc:
+    except (UsageError, InvalidInput) as exc:
+        # InvalidInput: a document, case or input the user must fix, raised below
+        # the command that met it (model/diagnostics.py); never a model bug.
         for line in str(exc).splitlines():
             print(f"wforacle: error: {line}", file=sys.stderr)
         return EXIT_USAGE

@@ -73,23 +73,34 @@ def specification(name: str | None) -> Specification:
 
 
 def read_document(name: str | None, source: str) -> tuple[Specification, Any]:
-    """The specification a document follows (``--spec``, else recognised) and the document."""
+    """The specification a document follows (``--spec``, else recognised) and the document.
+
+    Without ``--spec``, each specification whose sniff accepts the first
+    bytes is tried in registry order; the first that reads the document and
+    claims it wins.  When none does, the first one's reading error is the
+    message (a broken JSON document is told it is not JSON).
+    """
     data = read_bytes(source)
     unknown = f"cannot tell which specification {source} follows; pass --spec"
     if name is not None:
         spec = specification(name)
-    else:
-        sniffed = [s for s in SPECIFICATIONS.values() if s.sniffs(data[:64])]
-        if not sniffed:
-            raise UsageError(unknown)
-        spec = sniffed[0]
-    try:
-        document = spec.read(data, source)
-    except InvalidInput as exc:
-        raise UsageError(str(exc)) from None
-    if name is None and not spec.claims(document):
-        raise UsageError(unknown)
-    return spec, document
+        try:
+            return spec, spec.read(data, source)
+        except InvalidInput as exc:
+            raise UsageError(str(exc)) from None
+    sniffed = [s for s in SPECIFICATIONS.values() if s.sniffs(data[:64])]
+    first_error: InvalidInput | None = None
+    for spec in sniffed:
+        try:
+            document = spec.read(data, source)
+        except InvalidInput as exc:
+            first_error = first_error or exc
+            continue
+        if spec.claims(document):
+            return spec, document
+    if first_error is not None:
+        raise UsageError(str(first_error))
+    raise UsageError(unknown)
 
 
 def print_report(source: str, report: Any) -> None:

@@ -12,5 +12,6 @@ from __future__ import annotations
 from wforacle.properties.harness.specification import HARNESS
 from wforacle.properties.specification import Specification
 from wforacle.properties.w6w.specification import W6W
+from wforacle.properties.workfile.specification import WORKFILE
 
-SPECIFICATIONS: dict[str, Specification] = {spec.name: spec for spec in (W6W, HARNESS)}
+SPECIFICATIONS: dict[str, Specification] = {spec.name: spec for spec in (W6W, HARNESS, WORKFILE)}

@@ -147,6 +147,21 @@ class Reading:
 
 
 @attrs.frozen
+class Input:
+    """A file or folder a specification's documents are read with (a CLI option).
+
+    Workfile: ``--manifests DIR``, the connector manifests that validation
+    takes as Static Facts.  ``Specification.bind`` turns the chosen values into
+    a specification whose parts use them.
+    """
+
+    flag: str  # "--manifests"
+    dest: str  # the option's name in the parsed arguments
+    help: str
+    metavar: str = "PATH"
+
+
+@attrs.frozen
 class Specification:
     """One specification's parts, with the same names for every specification."""
 
@@ -197,3 +212,10 @@ class Specification:
     trace_line: Callable[[JSON], str] = lambda event: str(event)  # run's text output
     ends: Callable[[JSON], str] = lambda state: str(state)  # run's last text line
     allowed: str = "a run the specification allows"  # check's verdict wording
+    # Files or folders documents are read with, and the specification bound to
+    # the values a user gave for them (identity where there are none).
+    inputs: tuple[Input, ...] = ()
+    bind: Callable[[Specification, Mapping[str, Any]], Specification] = lambda spec, values: spec
+    # The specification's own sub-commands (``wforacle workfile refs``): given
+    # argparse's sub-parsers, it adds them (each sets its ``handler``).
+    tools: Callable[[Any], None] | None = None

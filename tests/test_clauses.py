@@ -24,7 +24,11 @@ from wforacle.properties.clauses import (
 from wforacle.properties.clauses.configs import Section, SpecConfig
 from wforacle.properties.clauses.extract import BULLET, KEYWORDS, merge, propose, sentences
 
-SPEC_FILES = {"w6w": "w6w-workflow-rfc.txt", "harness": "harness-execution-semantics.txt"}
+SPEC_FILES = {
+    "w6w": "w6w-workflow-rfc.txt",
+    "harness": "harness-execution-semantics.txt",
+    "workfile": "workfile-core-execution-semantics.txt",
+}
 SPECS = pytest.mark.parametrize("spec", sorted(SPEC_FILES))
 
 
@@ -284,6 +288,6 @@ def test_clauses_command_reports_each_clause_status_and_sites(spec, capsys):
     rows = [
         line.split()
         for line in capsys.readouterr().out.splitlines()
-        if line.startswith(("W6W-", "HX-"))
+        if line.startswith(("W6W-", "HX-", "WF-"))
     ]
     assert rows and all(row[2] != "covered" for row in rows)

@@ -70,7 +70,11 @@ def test_hermetic_generation_does_not_depend_on_the_local_modules_loaded(noise):
         assert _texts(pinned=False) != loose_before
 
 
-@pytest.mark.parametrize("spec", sorted(SPECIFICATIONS))
+# The specifications with fixture suites (Workfile: documents only, issue 13).
+SUITES = sorted(name for name in SPECIFICATIONS if name != "workfile")
+
+
+@pytest.mark.parametrize("spec", SUITES)
 def test_a_seed_gives_the_same_suite_whatever_local_modules_are_loaded(spec, noise):
     profile = next(iter(SPECIFICATIONS[spec].suites))
     before = canonical(generate(SPECIFICATIONS[spec], 30, 5, profile))

@@ -34,6 +34,10 @@ class SpecConfig:
     sections: tuple[Section, ...]
     extra: tuple[str, ...] = ()
     wrapped_bullets: bool = False  # a bullet may continue, indented, after a blank line
+    # Every sentence is a clause, not only keyword sentences: for a chapter that
+    # states its rules in the indicative (Workfile: "the executor then evaluates
+    # outputs") as often as with RFC 2119 keywords.
+    every_sentence: bool = False
 
 
 _W6W_SECTIONS = (
@@ -363,7 +367,42 @@ _HARNESS_EXTRA = (
     "If ordering matters, express it with an edge.",
 )
 
+_WORKFILE_SECTIONS = (
+    Section("Execution Semantics", "INTRO"),
+    Section("Recording", "REC"),
+    Section("Run Lifecycle", None),
+    Section("Starting a Run", "START"),
+    Section("Step Evaluation", "STEP"),
+    Section("Dry Runs", "DRY"),
+    Section("Suppression Dependencies", "SUPP"),
+    Section("Partial Outputs and Child Results", "PART"),
+    Section("Suppressed Control Evaluations", "SCTL"),
+    Section("Recording Suppression", "RSUP"),
+    Section("Successful Completion", "DONE"),
+    Section("Core Cancellation", "CANCEL"),
+    Section("Internal Work Cancellation", "IWC"),
+    Section("Executor Interruption", "INTR"),
+    Section("Reaching a Terminal Outcome", "TERM"),
+    Section("Scheduling Cutoffs", "CUT"),
+    Section("Late Results", "LATE"),
+    Section("Outcomes", None),
+    Section("Run Outcomes", "ROUT"),
+    Section("Step Outcomes", "SOUT"),
+    Section("Binding Failed or Unexecuted Steps", "BIND"),
+    Section("Failure and Retry", "FAIL"),
+    Section("Code-Pattern Matching", "CODE"),
+    Section("Error Classification", "CLASS"),
+    Section("Effective Retry Policy", "RETRY"),
+    Section("Core Ambiguity Disposition", "AMB"),
+    Section("on_unknown", "UNK"),
+    Section("catch", "CATCH"),
+    Section("Failure Policy Precedence", "POLICY"),
+    Section("Sources of Nondeterminism", "NONDET"),
+    Section("Permitted Scheduling Variation", "SCHED"),
+)
+
 CONFIGS: dict[str, SpecConfig] = {
     "w6w": SpecConfig("w6w", "W6W", _W6W_SECTIONS, _W6W_EXTRA),
     "harness": SpecConfig("harness", "HX", _HARNESS_SECTIONS, _HARNESS_EXTRA, wrapped_bullets=True),
+    "workfile": SpecConfig("workfile", "WF", _WORKFILE_SECTIONS, every_sentence=True),
 }

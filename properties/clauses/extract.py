@@ -154,6 +154,10 @@ def _line_clauses(
         return
     if "Testably:" in line:
         yield line, "testably"  # a prose rule with its test: the whole paragraph
+    if config.every_sentence:
+        for sentence in sentences(line):
+            yield sentence, _kind(sentence)
+        return
     yield from _keyword_sentences(line, extras)
 
 

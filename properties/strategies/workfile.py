@@ -33,7 +33,11 @@ class _Names:
 
 
 def _ref(draw: st.DrawFn, visible: list[str]) -> str:
-    """A template reading something visible (or only literal text when nothing is)."""
+    """A template reading something visible (or only literal text when nothing is).
+
+    Aims at WF-STEP-10 (a binding is visible to later steps and nested scopes)
+    and WF-SUPP-6 (references in every branch, operand and filter argument).
+    """
     if not visible or draw(st.integers(0, 4)) == 0:
         return draw(st.sampled_from(["plain", "{{ inputs.q }}", "{{ run.dry_run }}"]))
     name = draw(st.sampled_from(visible))
@@ -148,10 +152,10 @@ def mutants(draw: st.DrawFn) -> tuple[JSON, str, str]:
     if mutation == "unknown_modifier":
         first["retries"] = 3  # not a modifier: read as a second body
         return document, mutation, "document.step"
-    if mutation == "duplicate_id":
+    if mutation == "duplicate_id":  # WF-STEP-11: single assignment
         steps.append({first_id: {"crm.lookup": {}}})
         return document, mutation, "document.duplicate_binding"
-    if mutation == "forward_reference":
+    if mutation == "forward_reference":  # WF-STEP-10: only later steps see a binding
         steps.insert(0, {"early": {"crm.lookup": {"x": "{{ later.id }}"}}})
         steps.append({"later": {"crm.lookup": {}}})
         return document, mutation, "document.reference"

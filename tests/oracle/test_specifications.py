@@ -28,7 +28,7 @@ def example(spec, *bugs: str) -> Engine:
 
 
 def test_the_registry_holds_each_specification_under_its_name():
-    assert list(SPECIFICATIONS) == ["w6w", "harness"]
+    assert list(SPECIFICATIONS) == ["w6w", "harness", "workfile"]
     assert all(spec.name == name for name, spec in SPECIFICATIONS.items())
 
 
