@@ -30,7 +30,7 @@ from wforacle.model.kernel.explore import canonical
 from wforacle.model.kernel.lts import execute
 from wforacle.oracle.engine import Engine, Judgement, judge
 from wforacle.properties.registry import SPECIFICATIONS
-from wforacle.properties.specification import Specification
+from wforacle.properties.specification import CONFORMANCE, Specification
 from wforacle.properties.strategies.hermetic import hermetic
 
 JSON = Any
@@ -120,10 +120,18 @@ def write_suite(
     if directory.exists():
         shutil.rmtree(directory)
     directory.mkdir(parents=True)
-    written = [
-        write_case(spec, directory, case, number)
-        for number, case in enumerate(generate(spec, count, seed_value, chosen), start=1)
-    ]
+    if chosen == CONFORMANCE:
+        # The hand-written cases, each with the expectation its test checks.
+        written = []
+        for number, conformance in enumerate(spec.conformance(), start=1):
+            here = write_case(spec, directory, conformance.case, number)
+            (here / "expect.json").write_text(dump(conformance.expect), encoding="utf-8")
+            written.append(here)
+    else:
+        written = [
+            write_case(spec, directory, case, number)
+            for number, case in enumerate(generate(spec, count, seed_value, chosen), start=1)
+        ]
     index = {
         "format": FORMAT,
         "spec": spec.name,

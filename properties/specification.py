@@ -146,6 +146,45 @@ class Reading:
     choices: tuple[str, ...] = ()  # empty: a switch that sets True
 
 
+CONFORMANCE = "conformance"  # the fixture profile of the hand-written cases
+
+
+@attrs.frozen
+class ConformanceCase:
+    """A hand-written conformance case: written once, run by pytest, exported as a fixture.
+
+    ``expect`` is stated from the specification's text, not computed by the
+    model: a partial outcome (every member it names must equal the outcome's,
+    recursively) that every outcome the model permits must match.  ``clauses``
+    are the clauses the case exercises (consensus-specs' generators are the
+    model: tests/test_conformance.py checks, ``wforacle fixtures --profile
+    conformance`` writes the same cases with ``expect.json``).
+    ``matches`` is defined below the class.
+    """
+
+    name: str
+    clauses: tuple[str, ...]
+    case: JSON  # {"document", "scenario", "schedule"}
+    expect: JSON
+    # True: every permitted outcome matches; False: some does (a race the
+    # specification leaves open, where ``expect`` describes one way it can go).
+    every: bool = True
+
+    def holds(self, outcomes: list[JSON]) -> bool:
+        """Whether the outcomes the model permits meet the expectation."""
+        met = [matches(self.expect, outcome) for outcome in outcomes]
+        return bool(met) and (all(met) if self.every else any(met))
+
+
+def matches(expect: JSON, outcome: JSON) -> bool:
+    """Whether ``outcome`` has every member ``expect`` names, with equal values (recursively)."""
+    if isinstance(expect, dict):
+        return isinstance(outcome, dict) and all(
+            key in outcome and matches(value, outcome[key]) for key, value in expect.items()
+        )
+    return bool(expect == outcome) and type(expect) is type(outcome)
+
+
 @attrs.frozen
 class Input:
     """A file or folder a specification's documents are read with (a CLI option).
@@ -215,6 +254,8 @@ class Specification:
     # Files or folders documents are read with, and the specification bound to
     # the values a user gave for them (identity where there are none).
     inputs: tuple[Input, ...] = ()
+    # Hand-written conformance cases (``fixtures --profile conformance``).
+    conformance: Callable[[], tuple[ConformanceCase, ...]] = lambda: ()
     bind: Callable[[Specification, Mapping[str, Any]], Specification] = lambda spec, values: spec
     # The specification's own sub-commands (``wforacle workfile refs``): given
     # argparse's sub-parsers, it adds them (each sets its ``handler``).

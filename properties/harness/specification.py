@@ -28,6 +28,12 @@ def _selftest() -> Any:
     return selftest()
 
 
+def _conformance() -> Any:
+    from wforacle.properties.strategies.harness import conformance_cases  # start-up time
+
+    return conformance_cases()
+
+
 HARNESS = Specification(
     name="harness",
     sniffs=lambda head: head.lstrip().startswith(b"<"),
@@ -74,6 +80,7 @@ HARNESS = Specification(
     prepare=lambda case, options: _parts().prepare(case, options),
     cases=lambda: _parts().cases(),
     suites={"harness": lambda: _parts().valid_cases()},
+    conformance=lambda: _conformance(),
     protocol=lambda: _parts().protocol(),
     screen=lambda prepared, case, seen: None,
     compare=lambda prepared, seen, finals: _parts().compare(prepared, seen, finals),

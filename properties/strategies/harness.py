@@ -371,3 +371,87 @@ def harness_cases(draw: st.DrawFn, max_nodes: int = 6) -> dict[str, JSON]:
     else:
         _swarm_graph(draw, b, max_nodes)
     return b.case(draw)
+
+
+# -- hand-written conformance cases (written once: pytest and `fixtures --profile conformance`) --
+
+
+def conformance_cases() -> tuple[Any, ...]:
+    """Harness conformance cases, each expectation stated from chapter 5's text."""
+    from wforacle.properties.specification import ConformanceCase
+
+    def case(
+        document: str, scenario: JSON | None = None, schedule: list[int] | None = None
+    ) -> JSON:
+        return {
+            "document": f'<harness id="h">{document}</harness>',
+            "scenario": scenario or {"params": {}},
+            "schedule": schedule or [],
+        }
+
+    return (
+        ConformanceCase(
+            "untaken-branch-stays-pending-and-the-join-resolves",
+            ("HX-UNREACH-1", "HX-UNREACH-2", "HX-DONE-2"),
+            case(
+                '<node id="s"/><decision id="d"><case to="a" when="params.go == true"/>'
+                '<case to="b"/></decision><node id="a"/><node id="b"/><node id="j"/>'
+                '<edge from="s" to="d"/><edge from="a" to="j"/><edge from="b" to="j"/>',
+                {"params": {"go": True}},
+            ),
+            {
+                "status": "completed",
+                "nodes": {"b": {"state": "PENDING"}, "j": {"state": "SUCCEEDED"}},
+            },
+        ),
+        ConformanceCase(
+            "false-guard-skips-and-successors-run",
+            ("HX-EXEC-1",),
+            case(
+                '<node id="a"><guard>params.go == true</guard></node><node id="b"/>'
+                '<edge from="a" to="b"/>',
+                {"params": {"go": False}},
+            ),
+            {
+                "status": "completed",
+                "nodes": {"a": {"state": "SKIPPED"}, "b": {"state": "SUCCEEDED"}},
+            },
+        ),
+        ConformanceCase(
+            # A race the chapter leaves open: when fast wins while pay is RUNNING,
+            # pay is not interrupted; it finishes (one attempt) and is discarded.
+            "a-running-non-idempotent-loser-finishes-and-is-discarded",
+            ("HX-CANCEL-1", "HX-CANCEL-2"),
+            case(
+                '<node id="fast"/><node id="pay" idempotent="false"/>'
+                '<node id="j" joinPolicy="any"/>'
+                '<edge from="fast" to="j"/><edge from="pay" to="j"/>',
+                schedule=[0],  # fast completes first
+            ),
+            {"status": "completed", "nodes": {"pay": {"state": "CANCELLED", "attempts": 1}}},
+            every=False,
+        ),
+        ConformanceCase(
+            "an-error-edge-handles-the-failure",
+            ("HX-FAIL-1",),
+            case(
+                '<node id="f"/><node id="h"/><edge from="f" to="h" type="error"/>',
+                {"params": {}, "nodes": {"f": {"attempts": [{"error": {"code": "x"}}]}}},
+            ),
+            {
+                "status": "completed",
+                "nodes": {"f": {"state": "FAILED"}, "h": {"state": "SUCCEEDED"}},
+            },
+        ),
+        ConformanceCase(
+            "a-required-input-from-a-skipped-producer-fails-hx-4101",
+            ("HX-DATA-2", "HX-DATA-3", "HX-DATA-4"),
+            case(
+                "<node id=\"p\"><guard>params.go == true</guard><output name='v'/></node>"
+                "<node id=\"c\"><input name='v' required='true'/></node>"
+                '<edge from="p" to="c" type="data" fromPort="v" toPort="v"/>',
+                {"params": {"go": False}},
+            ),
+            {"nodes": {"p": {"state": "SKIPPED"}, "c": {"state": "FAILED", "error": "HX-4101"}}},
+        ),
+    )

@@ -448,3 +448,104 @@ def engine_cases(draw: st.DrawFn, max_steps: int = 6) -> dict[str, Any]:
         ids = [step["id"] for step in document["steps"]]
         case["replay"] = {"from": draw(st.none() | st.sampled_from(ids))}
     return case
+
+
+# -- hand-written conformance cases (written once: pytest and `fixtures --profile conformance`) --
+
+
+def _conformance_document(*steps: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "manifestVersion": "2",
+        "id": "wf_conformance",
+        "name": "conformance",
+        "steps": list(steps),
+    }
+
+
+def _error(phase: str, retryable: bool) -> dict[str, Any]:
+    return {
+        "error": {"code": f"{phase}_failed", "message": "m", "phase": phase, "retryable": retryable}
+    }
+
+
+def conformance_cases() -> tuple[Any, ...]:
+    """w6w conformance cases, each expectation stated from the RFC's text."""
+    from wforacle.properties.specification import ConformanceCase
+
+    step = {"uses": {"app": "demo", "action": "run"}}
+    return (
+        ConformanceCase(
+            "retryable-execute-error-is-retried",
+            ("W6W-FIELD-24",),  # execute errors are retried when the error sets retryable: true
+            {
+                "document": _conformance_document(
+                    {"id": "a", **step, "retry": {"maxAttempts": 2}}, {"id": "b", **step}
+                ),
+                "scenario": {
+                    "steps": {"a": {"attempts": [_error("execute", True), {"output": "A"}]}}
+                },
+                "schedule": [],
+            },
+            {"status": "succeeded", "steps": {"a": {"status": "succeeded", "attempt": 2}}},
+        ),
+        ConformanceCase(
+            "auth-error-is-never-retried",
+            ("W6W-FIELD-24", "W6W-CONF-4"),  # phase: "auth" errors are never retried
+            {
+                "document": _conformance_document({"id": "a", **step, "retry": {"maxAttempts": 3}}),
+                "scenario": {"steps": {"a": {"attempts": [_error("auth", True), {"output": "A"}]}}},
+                "schedule": [],
+            },
+            {"status": "failed", "steps": {"a": {"status": "failed", "attempt": 1}}},
+        ),
+        ConformanceCase(
+            "on-error-continue-proceeds",
+            ("W6W-FIELD-13",),  # continue swallows the failure and proceeds
+            {
+                "document": _conformance_document(
+                    {"id": "a", **step, "onError": "continue"}, {"id": "b", **step}
+                ),
+                "scenario": {
+                    "steps": {
+                        "a": {"attempts": [_error("execute", False)]},
+                        "b": {"attempts": [{"output": "B"}]},
+                    }
+                },
+                "schedule": [],
+            },
+            {
+                "status": "succeeded",
+                "steps": {"a": {"status": "failed"}, "b": {"status": "succeeded"}},
+            },
+        ),
+        ConformanceCase(
+            "on-error-fail-aborts-the-run",
+            ("W6W-FIELD-13",),  # fail (the default) aborts the run
+            {
+                "document": _conformance_document({"id": "a", **step}, {"id": "b", **step}),
+                "scenario": {"steps": {"a": {"attempts": [_error("execute", False)]}}},
+                "schedule": [],
+            },
+            {"status": "failed", "steps": {"a": {"status": "failed"}}},
+        ),
+        ConformanceCase(
+            "last-output-is-the-last-step-by-plan",
+            ("W6W-FAN-10",),  # lastOutput: the last succeeded step by plan order
+            {
+                "document": _conformance_document(
+                    {"id": "r", **step, "fanOut": "parallel"},
+                    {"id": "a", **step},
+                    {"id": "b", **step},
+                )
+                | {"edges": [{"from": "r", "to": "a"}, {"from": "r", "to": "b"}]},
+                "scenario": {
+                    "steps": {
+                        "a": {"attempts": [{"output": "A"}]},
+                        "b": {"attempts": [{"output": "B"}]},
+                    }
+                },
+                "schedule": [0, 1],  # b finishes before a
+            },
+            {"status": "succeeded", "output": "B"},
+        ),
+    )

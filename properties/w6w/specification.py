@@ -384,6 +384,12 @@ def _dump(document: JSON) -> str:
     return json.dumps(document, sort_keys=True, indent=2, ensure_ascii=False) + "\n"
 
 
+def _conformance() -> Any:
+    from wforacle.properties.strategies.w6w import conformance_cases  # start-up time
+
+    return conformance_cases()
+
+
 W6W = Specification(
     name="w6w",
     sniffs=_sniffs,
@@ -412,6 +418,7 @@ W6W = Specification(
     prepare=prepare,
     cases=_cases,
     suites={"core": _core, "full": _full},
+    conformance=lambda: _conformance(),
     protocol=_protocol,
     screen=_screen,
     compare=_compare,
