@@ -548,7 +548,7 @@ def retry_pre_execution(run: Run, c: Config, i: int) -> list[Transition[Config]]
     again = evolve(c, states=put(c.states, i, READY), errors=put(c.errors, i, None))
     return [
         Transition(t.event, retry_pre_execution.__name__, ("HX-FAIL-1", *t.clauses), t.target)
-        for rule in NODE_TABLE[READY]
+        for rule in NODE_TABLE[READY, run.nodes[i].kind]
         for t in rule(run, again, i)
     ]
 
@@ -868,19 +868,15 @@ INSTANCE_TABLE: dict[Where, tuple[InstanceRule, ...]] = {
     Where.ENDED: (),
 }
 
-# A node's state → the transition rules that may fire for it, in the chapter's order.
-NODE_TABLE: dict[str, tuple[NodeRule, ...]] = {
-    # Only while the instance runs: nothing new starts while unwinding.
-    READY: (
-        skip_node,
-        fail_unbound_input,
-        fail_unavailable_resource,
-        route_decision,
-        start_node,
-        fail_loop_over,
-        fail_loop,
-        complete_loop,
-    ),
-    RUNNING: (discard_result, schedule_retry, fail_node, succeed_node),
-    RETRYING: (restart_node, retry_pre_execution),
+# A node's state and kind → the transition rules that may fire for it, in the chapter's order.
+# READY rows apply only while the instance runs: nothing new starts while unwinding.
+_STEPS_1_3: tuple[NodeRule, ...] = (skip_node, fail_unbound_input, fail_unavailable_resource)
+_RUNNING: tuple[NodeRule, ...] = (discard_result, schedule_retry, fail_node, succeed_node)
+_RETRYING: tuple[NodeRule, ...] = (restart_node, retry_pre_execution)
+NODE_TABLE: dict[tuple[str, Kind], tuple[NodeRule, ...]] = {
+    (READY, Kind.TASK): (*_STEPS_1_3, start_node),
+    (READY, Kind.DECISION): (*_STEPS_1_3, route_decision),
+    (READY, Kind.LOOP): (*_STEPS_1_3, fail_loop_over, fail_loop, complete_loop),
+    **{(RUNNING, kind): _RUNNING for kind in Kind},
+    **{(RETRYING, kind): _RETRYING for kind in Kind},
 }

@@ -12,7 +12,7 @@ The module family, with the same names as model/w6w's:
 - runstate.py — the outcome explore compares, and one reference execution.
 
 ``HarnessRun.enabled`` only dispatches: for each node, in document order, the
-rules of its state's row (READY ones only while the instance runs:
+rules of its state's and kind's row (READY ones only while the instance runs:
 nothing new starts while unwinding, A-64); once no node can move, the
 compensation and completion rules.  Each transition is labelled by the one
 rule that produced it:
@@ -73,6 +73,9 @@ from wforacle.model.harness.runstate import reference_run as reference_run
 from wforacle.model.harness.scenario import Scenario as Scenario
 from wforacle.model.kernel.lts import Transition
 
+_MOVING = frozenset({READY, RUNNING, RETRYING})  # the states of NODE_TABLE's rows
+_FINISHING = frozenset({RUNNING, RETRYING})  # while unwinding nothing new starts (A-64)
+
 
 class HarnessRun(Run):
     """The semantics of one execution instance of ``harness`` under ``scenario``."""
@@ -100,11 +103,11 @@ class HarnessRun(Run):
         if c.status in ("completed", "failed"):
             return []
         found: list[Transition[Config]] = []
+        moving = _MOVING if c.status == "running" else _FINISHING
         for i, state in enumerate(c.states):
-            row = NODE_TABLE.get(state, ())
-            if state == READY and c.status != "running":
-                continue  # nothing new starts while unwinding (A-64)
-            found.extend(t for rule in row for t in rule(self, c, i))
+            if state in moving:
+                for rule in NODE_TABLE[state, self.nodes[i].kind]:
+                    found.extend(rule(self, c, i))
         return found or self._fire(INSTANCE_TABLE[Where.QUIESCENT], c)
 
     def _fire(self, row: tuple, c: Config) -> list[Transition[Config]]:  # type: ignore[type-arg]

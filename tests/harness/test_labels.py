@@ -31,7 +31,7 @@ def labels(case, options=READINGS):
         for rule in INSTANCE_TABLE[Where.QUIESCENT]:
             assert all(t.rule == rule.__name__ for t in rule(run, c))
         for i, state in enumerate(c.states):
-            for rule in NODE_TABLE.get(state, ()):
+            for rule in NODE_TABLE.get((state, run.nodes[i].kind), ()):
                 assert all(t.rule == rule.__name__ for t in rule(run, c, i))
         return config_key(c)
 
