@@ -97,6 +97,7 @@ def _scenario(value: JSON) -> Any:
 def _semantics(loaded: Loaded, scenario: JSON, options: Any, replay: JSON) -> Any:
     """The run of a valid document; ``replay`` is ``{"runState", "from"}`` or None."""
     from wforacle.model.w6w.semantics import Replay, W6wRun
+    from wforacle.properties.w6w import validate as rules  # start-up time
 
     run_scenario = _scenario(scenario)
     recorded = None
@@ -105,7 +106,10 @@ def _semantics(loaded: Loaded, scenario: JSON, options: Any, replay: JSON) -> An
         if start is not None and start not in loaded.plan:
             raise InvalidCase(f"--replay-from {start}: no such step")
         recorded = Replay.of(replay["runState"], loaded.model, start)
-    return W6wRun(loaded.model, loaded.plan, run_scenario, recorded, launch=options)
+    # A @w6w/call target is validated by the validator the model is given.
+    return W6wRun(
+        loaded.model, loaded.plan, run_scenario, recorded, launch=options, validate=rules.validate
+    )
 
 
 def _explore(run: Any, max_states: int, reduce: bool) -> Any:
@@ -163,7 +167,7 @@ def prepare(case: JSON, options: Any = None) -> Prepared:
     scenario, problems = load_scenario(copy.deepcopy(case["scenario"]))
     if problems:
         raise InvalidCase(f"the case's scenario is invalid: {[p.message for p in problems]}")
-    run = W6wRun(result.workflow, result.plan, scenario, launch=launch)
+    run = W6wRun(result.workflow, result.plan, scenario, launch=launch, validate=rules.validate)
     replay = case.get("replay")
     files: dict[str, JSON] = {}
     if isinstance(replay, dict):
@@ -180,6 +184,7 @@ def prepare(case: JSON, options: Any = None) -> Prepared:
             scenario,
             Replay.of(request["runState"], result.workflow, start),
             launch=launch,
+            validate=rules.validate,
         )
         files["replay"] = request
     message: dict[str, JSON] = {

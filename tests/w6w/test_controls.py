@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import json
 
 import pytest
 
@@ -283,3 +284,24 @@ def test_control_and_call_steps_carry_no_meta():
     doc = workflow(call("c", "wf_elsewhere"))
     _, state = finish(doc, {"steps": {"c": {"attempts": [{"output": 1, "meta": [report]}]}}})
     assert "meta" not in state["steps"]["c"]
+
+
+def test_the_command_line_runs_a_call_with_the_validator_passed_in(tmp_path, capsys):
+    # The model is given the document validator for a call's target (it does not
+    # import properties); every command path must pass it in.
+    from wforacle.oracle.cli import main
+
+    document = tmp_path / "parent.json"
+    document.write_text(json.dumps(workflow(call("c", "wf_child", n=7))))
+    scenario = tmp_path / "scenario.json"
+    scenario.write_text(
+        json.dumps(
+            {
+                "calls": {
+                    "wf_child": {"document": CHILD, "scenario": {"steps": {"inner": outputs(42)}}}
+                }
+            }
+        )
+    )
+    assert main(["run", str(document), "--scenario", str(scenario), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["runState"]["output"] == 42
