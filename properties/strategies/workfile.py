@@ -176,3 +176,66 @@ def mutants(draw: st.DrawFn) -> tuple[JSON, str, str]:
         return document, mutation, "document.expression"
     first["chat.post"] = {}  # a second body
     return document, mutation, "document.step"
+
+
+# -- connector manifests (A-116) ------------------------------------------------------------
+
+_CODES = st.sampled_from(["busy", "gone", "denied", "lost", "conflict"])
+
+
+@st.composite
+def manifests(draw: st.DrawFn) -> JSON:
+    """A valid connector manifest (JSON data): actions with effects, idempotency, errors."""
+    connector = draw(st.sampled_from(["crm", "mail", "chat"]))
+    actions: dict[str, JSON] = {}
+    for name in draw(
+        st.lists(st.sampled_from(["create", "lookup", "send"]), min_size=1, unique=True)
+    ):
+        action: dict[str, JSON] = {"effects": draw(st.sampled_from(["read", "write"]))}
+        if draw(st.booleans()):
+            action["idempotency"] = draw(st.sampled_from(["none", "inherent", "keyed"]))
+        if action["effects"] == "write" and draw(st.booleans()):
+            action["dry_run"] = "delegate"
+        if draw(st.booleans()):
+            action["output"] = {"type": draw(st.sampled_from(["object", "string", "json"]))}
+        errors: dict[str, str] = {}
+        for code in draw(st.lists(_CODES, max_size=3, unique=True)):
+            errors[f"{connector}.{code}"] = draw(st.sampled_from(["retryable", "fatal", "unknown"]))
+        if draw(st.booleans()):
+            errors[f"{connector}.transient.*"] = "retryable"
+        if draw(st.booleans()):
+            errors["http.5xx"] = "retryable"
+        action["errors"] = errors
+        actions[name] = action
+    return {"connector": connector, "actions": actions}
+
+
+MANIFEST_MUTATIONS = (
+    "unknown_key",
+    "reserved_code",
+    "standard_namespace",
+    "bad_effects",
+    "bad_pattern",
+)
+
+
+@st.composite
+def manifest_mutants(draw: st.DrawFn) -> tuple[JSON, str, str]:
+    """A valid manifest broken in one way: (manifest, mutation, the code it must give)."""
+    manifest = draw(manifests())
+    action = next(iter(manifest["actions"].values()))
+    mutation = draw(st.sampled_from(MANIFEST_MUTATIONS))
+    if mutation == "unknown_key":
+        action["retries"] = 3
+        return manifest, mutation, "manifest.unknown_key"
+    if mutation == "reserved_code":  # WF-CLASS-7: no reclassification of a reserved code
+        action["errors"][draw(st.sampled_from(["timeout", "invalid_output"]))] = "retryable"
+        return manifest, mutation, "manifest.reserved"
+    if mutation == "standard_namespace":
+        action["errors"]["flow.action_ambiguous"] = "retryable"
+        return manifest, mutation, "manifest.reserved"
+    if mutation == "bad_effects":
+        action["effects"] = "delete"
+        return manifest, mutation, "manifest.value"
+    action["errors"]["crm.*.x"] = "fatal"
+    return manifest, mutation, "manifest.code"
