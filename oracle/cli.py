@@ -801,11 +801,13 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"wforacle: error: {line}", file=sys.stderr)
         return EXIT_USAGE
     except KeyboardInterrupt:
+        _end_engines()
         print("wforacle: interrupted", file=sys.stderr)
         return 130
     except BrokenPipeError:
         return EXIT_OK
     except Exception as exc:
+        _end_engines()
         if os.environ.get("WFORACLE_DEBUG"):
             raise
         print(
@@ -814,6 +816,18 @@ def main(argv: Sequence[str] | None = None) -> int:
             file=sys.stderr,
         )
         return EXIT_INTERNAL
+
+
+def _end_engines() -> None:
+    """Kill every engine process a command started, before reporting its failure.
+
+    Only a command that loaded the engine module can have started one, so a
+    module not loaded means nothing to end (and nothing more to import on a
+    failing path).
+    """
+    engine = sys.modules.get("wforacle.oracle.engine")
+    if engine is not None:
+        engine.end_engines()
 
 
 def run() -> None:

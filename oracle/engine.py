@@ -22,18 +22,28 @@ A run ends in one of three verdicts, kept apart as the product brief asks:
   (no message within the timeout), ``flood`` (a line or a run too long),
   ``protocol`` (malformed JSON, an unknown message, a result it cannot
   have asked for).  The process is restarted for the next run.
+
+No engine outlives wforacle: each starts in a session (process group) of
+its own, and the whole group is killed when it stops, when it fails to
+start, when it is restarted, at exit, on SIGTERM/SIGINT and on an internal
+error (``end_engines``).  Its stderr is drained by a thread into a bounded
+tail, so a chatty engine never blocks, and every fault shows that tail.
 """
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import json
 import os
 import selectors
 import shlex
+import signal
 import subprocess
+import threading
 import time
 from collections.abc import Iterator, Sequence
+from types import FrameType
 from typing import Any
 
 import attrs
@@ -49,6 +59,7 @@ from wforacle.properties.specification import (
 
 JSON = Any
 PROTOCOL = 1
+STDERR_TAIL = 64 * 1024  # bytes of an engine's stderr kept for fault messages
 
 
 @attrs.frozen
@@ -107,6 +118,7 @@ class Engine:
         self.max_line = max_line
         self.max_messages = max_messages
         self.process: subprocess.Popen[bytes] | None = None
+        self.stderr: StderrTail | None = None
         self.buffer = b""
         self.restarts = 0
         self.hello: JSON = None
@@ -119,22 +131,33 @@ class Engine:
             argv = shlex.split(self.command)
         except ValueError as exc:
             raise Fault("crash", f"cannot parse the engine command: {exc}") from None
+        _watch_signals()
         try:
             self.process = subprocess.Popen(
                 argv,
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE,
+                start_new_session=True,  # its own process group, killed as one
             )
         except OSError as exc:
             raise Fault("crash", f"cannot start the engine: {exc.strerror or exc}") from None
+        _LIVE.add(self)
+        self.stderr = StderrTail(self.process.stderr)
         os.set_blocking(self.process.stdout.fileno(), False)  # type: ignore[union-attr]
         self.buffer = b""
-        hello = self.read()
-        if not isinstance(hello, dict) or hello.get("type") != "ready":
-            raise Fault("protocol", f"expected a ready message first, got {hello!r}")
-        if hello.get("protocol") != PROTOCOL:
-            raise Fault("protocol", f"protocol {hello.get('protocol')!r}; this oracle speaks 1")
+        try:
+            hello = self.read()
+            if not isinstance(hello, dict) or hello.get("type") != "ready":
+                raise Fault("protocol", f"expected a ready message first, got {hello!r}")
+            if hello.get("protocol") != PROTOCOL:
+                raise Fault("protocol", f"protocol {hello.get('protocol')!r}; this oracle speaks 1")
+        except Fault as fault:
+            note = self.kill()
+            raise Fault(fault.kind, f"{fault}{note}") from None
+        except BaseException:
+            self.kill()
+            raise
         self.hello = hello
 
     def stop(self) -> None:
@@ -143,29 +166,39 @@ class Engine:
             return
         with contextlib.suppress(Fault):
             self.write({"type": "shutdown"})
-        try:
+        with contextlib.suppress(subprocess.TimeoutExpired):
             self.process.wait(timeout=1)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            self.process.wait()
-        _close(self.process)
+        self.kill()  # whatever it left behind in its group, too
+
+    def kill(self) -> str:
+        """Kill the engine's process group, reap it, and return its stderr tail as a note."""
+        process = self.process
+        if process is None:
+            return ""
+        _kill_group(process)
+        process.wait()
+        note = ""
+        if self.stderr is not None:
+            self.stderr.join(timeout=1)
+            note = self.stderr.note()
+            self.stderr = None
+        _close(process)
         self.process = None
+        _LIVE.discard(self)
+        return note
 
     def recover(self, fault: Fault) -> Judgement:
         """Classify ``fault`` as the run's verdict and restart the engine for the next run."""
+        note = self.kill()
         try:
             self.restart()
         except Fault:
             self.process = None  # it cannot start: the next run reports that
-        return Judgement("fault", fault=EngineFault(fault.kind, str(fault)))
+        return Judgement("fault", fault=EngineFault(fault.kind, f"{fault}{note}"))
 
     def restart(self) -> None:
         """Kill a misbehaving engine and start a fresh one."""
-        if self.process is not None:
-            self.process.kill()
-            self.process.wait()
-            _close(self.process)
-            self.process = None
+        self.kill()
         self.restarts += 1
         self.start()
 
@@ -188,8 +221,14 @@ class Engine:
                 if len(self.buffer) > self.max_line:
                     raise Fault("flood", f"a line longer than {self.max_line} bytes")
                 left = deadline - time.monotonic()
-                if left <= 0 or not selector.select(left):
+                if left <= 0:
                     raise Fault("hang", f"no message within {self.timeout:g} s")
+                if not selector.select(min(left, 0.25)):
+                    # An engine that exited is a crash even while something it
+                    # spawned still holds its output open.
+                    if self.process.poll() is not None and not selector.select(0):
+                        raise Fault("crash", self._exited())
+                    continue
                 chunk = self.process.stdout.read(1 << 16)
                 if not chunk:
                     raise Fault("crash", self._exited())
@@ -208,12 +247,7 @@ class Engine:
             code = self.process.wait(timeout=1)
         except subprocess.TimeoutExpired:
             return "the engine closed its output"
-        err = b""
-        if self.process.stderr is not None:
-            with contextlib.suppress(OSError):
-                err = self.process.stderr.read() or b""
-        tail = err.decode("utf-8", "replace").strip().splitlines()[-3:]
-        return f"the engine exited with code {code}" + (f": {' | '.join(tail)}" if tail else "")
+        return f"the engine exited with code {code}"
 
     # -- one run --------------------------------------------------------------------
 
@@ -307,6 +341,86 @@ def choose(outstanding: dict[JSON, str], choices: Iterator[int]) -> JSON:
     """
     calls = list(outstanding)
     return calls[next(choices, 0) % len(calls)]
+
+
+class StderrTail:
+    """A thread draining an engine's stderr into the last ``STDERR_TAIL`` bytes."""
+
+    def __init__(self, stream: Any, limit: int = STDERR_TAIL) -> None:
+        self.stream = stream
+        self.limit = limit
+        self.data = bytearray()
+        self.lock = threading.Lock()
+        self.thread = threading.Thread(target=self._drain, name="engine-stderr", daemon=True)
+        self.thread.start()
+
+    def _drain(self) -> None:
+        with contextlib.suppress(OSError, ValueError):  # the pipe closed under us
+            while chunk := self.stream.read1(1 << 16):
+                with self.lock:
+                    self.data += chunk
+                    del self.data[: -self.limit]
+
+    def join(self, timeout: float) -> None:
+        """Wait for the end of the stream (the group is dead, so it comes soon)."""
+        self.thread.join(timeout)
+
+    def text(self) -> str:
+        """What is kept of the stream, decoded leniently."""
+        with self.lock:
+            return bytes(self.data).decode("utf-8", "replace")
+
+    def note(self, lines: int = 10) -> str:
+        """The last lines of stderr as a suffix for a fault message, or ``""``."""
+        tail = self.text().strip().splitlines()[-lines:]
+        return ("\nengine stderr (last lines):\n  " + "\n  ".join(tail)) if tail else ""
+
+
+# -- no engine outlives wforacle ----------------------------------------------------------
+
+_LIVE: set[Engine] = set()  # every engine with a process running
+_watching: dict[int, Any] = {}  # signal number -> the handler ours replaced
+
+
+def end_engines() -> None:
+    """Kill every engine process group wforacle started (at exit, on a signal or an error)."""
+    for engine in list(_LIVE):
+        with contextlib.suppress(Exception):
+            engine.kill()
+    _LIVE.clear()
+
+
+def _on_signal(signum: int, frame: FrameType | None) -> None:
+    """End every engine, then let the signal do what it did before (re-raise it)."""
+    end_engines()
+    previous = _watching.pop(signum, None)
+    if previous is None:  # a handler not installed from Python
+        previous = signal.SIG_DFL
+    signal.signal(signum, previous)
+    if callable(previous):
+        previous(signum, frame)  # e.g. SIGINT's default: KeyboardInterrupt
+    elif previous != signal.SIG_IGN:
+        os.kill(os.getpid(), signum)
+
+
+def _watch_signals() -> None:
+    """Install ``_on_signal`` for SIGTERM and SIGINT (main thread only; once each)."""
+    if threading.current_thread() is not threading.main_thread():
+        return
+    for signum in (signal.SIGTERM, signal.SIGINT):
+        if signum not in _watching:
+            _watching[signum] = signal.signal(signum, _on_signal)
+
+
+atexit.register(end_engines)
+
+
+def _kill_group(process: subprocess.Popen[bytes]) -> None:
+    """SIGKILL the process group ``process`` leads (its own session), and ``process``."""
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(process.pid, signal.SIGKILL)
+    with contextlib.suppress(ProcessLookupError):
+        process.kill()
 
 
 def _close(process: subprocess.Popen[bytes]) -> None:
