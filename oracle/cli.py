@@ -179,39 +179,64 @@ def _print_coverage(spec: str, figures: dict[str, int]) -> None:
 # -- jsonlogic ---------------------------------------------------------------
 
 
-def _json_lines(handle: Any) -> Iterator[tuple[int, Any, str | None]]:
-    """``(line number, parsed value, error)`` for each non-blank input line."""
-    for number, line in enumerate(handle, start=1):
+class BadLine(Exception):
+    """An input line of a line tool that cannot be answered: not UTF-8, not JSON, too deep."""
+
+
+def _answer_lines(answer: Callable[[Any], Any], invalid: Callable[[str], Any]) -> int:
+    """Answer every non-blank line of standard input with one JSON line, in order.
+
+    ``answer`` takes a parsed request and returns the answer, or raises
+    BadLine.  A line that is not UTF-8, not strict JSON, not a request or
+    nested too deeply is answered ``invalid(message)`` (the message never
+    quotes the line), and the lines after it still are; the exit code is 2
+    when any line was bad, else 0 (docs/cli.md).
+    """
+    bad = False
+    for number, line in enumerate(sys.stdin.buffer, start=1):
         if not line.strip():
             continue
         try:
-            yield number, parse_json(line, f"line {number}"), None
-        except InvalidInput as exc:
-            yield number, None, str(exc)
+            reply = answer(parse_json(line, f"line {number}"))
+            _write_line(reply)
+        except InvalidInput as exc:  # its message names the line
+            bad = True
+            _write_line(invalid(str(exc)))
+        except BadLine as exc:
+            bad = True
+            _write_line(invalid(f"line {number}: {exc}"))
+        except RecursionError:  # a request within JSON's depth but too deep to evaluate
+            bad = True
+            _write_line(invalid(f"line {number}: nested too deeply"))
+        sys.stdout.flush()
+    return EXIT_USAGE if bad else EXIT_OK
 
 
 def _write_line(value: object) -> None:
-    sys.stdout.write(json.dumps(value, ensure_ascii=False, separators=(",", ":")) + "\n")
+    """One JSON line, UTF-8; a string no UTF-8 can carry (a lone surrogate) goes escaped."""
+    text = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    try:
+        data = text.encode("utf-8")
+    except UnicodeEncodeError:
+        data = json.dumps(value, separators=(",", ":")).encode("ascii")
+    sys.stdout.buffer.write(data + b"\n")
 
 
 def cmd_jsonlogic_eval(args: argparse.Namespace) -> int:
     """Evaluate ``{"rule", "data"}`` JSON lines; one result line per input line."""
     from wforacle.model.expr.jsonlogic import JsonLogicError, evaluate, to_json
 
-    bad_input = False
-    for _, request, problem in _json_lines(sys.stdin):
-        if problem is None and not (isinstance(request, dict) and "rule" in request):
-            problem = 'expected an object {"rule": R, "data": D}'
-        if problem is not None:
-            bad_input = True
-            _write_line({"error": {"type": "Invalid Input", "message": problem}})
-            continue
+    def answer(request: Any) -> Any:
+        if not (isinstance(request, dict) and "rule" in request):
+            raise BadLine('expected an object {"rule": R, "data": D}')
         try:
-            _write_line({"value": to_json(evaluate(request["rule"], request.get("data")))})
+            return {"value": to_json(evaluate(request["rule"], request.get("data")))}
         except JsonLogicError as failure:
-            _write_line({"error": {"type": failure.type, "message": _describe(failure.thrown)}})
-        sys.stdout.flush()
-    return EXIT_USAGE if bad_input else EXIT_OK
+            return {"error": {"type": failure.type, "message": _describe(failure.thrown)}}
+
+    return _answer_lines(
+        answer, lambda message: {"error": {"type": "Invalid Input", "message": message}}
+    )
 
 
 def _describe(thrown: object) -> str:
@@ -492,25 +517,21 @@ def cmd_w6w_resolve(args: argparse.Namespace) -> int:
     from wforacle.model.expr.jsonlogic import to_json
     from wforacle.model.w6w.resolve import ResolutionError, resolve_with
 
-    bad_input = False
-    for _, request, problem in _json_lines(sys.stdin):
-        if problem is None and not (
+    def answer(request: Any) -> Any:
+        if not (
             isinstance(request, dict)
             and "with" in request
             and isinstance(request.get("scope", {}), dict)
         ):
-            problem = 'expected an object {"scope": {...}, "with": <value>}'
-        if problem is not None:
-            bad_input = True
-            _write_line({"error": {"code": "invalid_input", "message": problem}})
-            continue
+            raise BadLine('expected an object {"scope": {...}, "with": <value>}')
         try:
-            value = resolve_with(request["with"], request.get("scope", {}))
-            _write_line({"value": to_json(value)})
+            return {"value": to_json(resolve_with(request["with"], request.get("scope", {})))}
         except ResolutionError as failure:
-            _write_line({"error": {"code": failure.code, "message": failure.message}})
-        sys.stdout.flush()
-    return EXIT_USAGE if bad_input else EXIT_OK
+            return {"error": {"code": failure.code, "message": failure.message}}
+
+    return _answer_lines(
+        answer, lambda message: {"error": {"code": "invalid_input", "message": message}}
+    )
 
 
 def cmd_w6w_parse(args: argparse.Namespace) -> int:
