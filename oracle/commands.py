@@ -56,10 +56,24 @@ def _document_line(document: JSON) -> str:
 
 def cmd_fuzz(args: argparse.Namespace) -> int:
     """A seeded campaign: generate, drive, check, shrink, reduce, explain, save."""
-    from wforacle.oracle.fuzz import campaign, explain, save, terminal_progress
+    from wforacle.oracle.fuzz import (
+        SHRINK_ALLOWANCE,
+        campaign,
+        explain,
+        save,
+        save_unshrunk,
+        terminal_progress,
+    )
 
     spec = specification(args.spec)
     engine = _engine(args, spec)
+    first_saved: dict[str, Path] = {}
+
+    def keep_first(case: Any, judgement: Any) -> None:
+        # Saved the moment it is seen, before shrinking: nothing later can lose it.
+        if args.save:
+            first_saved["path"] = save_unshrunk(spec, case, judgement, Path(args.save))
+
     try:
         result = campaign(
             spec,
@@ -69,12 +83,13 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
             time_budget=args.time_budget,
             progress=None if args.json else terminal_progress(),
             stop_on_fault=args.stop_on_fault,
+            first_seen=keep_first,
         )
     finally:
         engine.stop()
-    saved = None
+    saved, existed = None, False
     if result.finding is not None and args.save:
-        saved = save(result.finding, Path(args.save))
+        saved, existed = save(result.finding, Path(args.save))
     faults = [
         {"case": case, "judgement": judgement.to_json()} for case, judgement in result.fault_cases
     ]
@@ -86,9 +101,23 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
                     "spec": spec.name,
                     "examples": result.examples,
                     "seconds": round(result.seconds, 3),
-                    "examplesPerSecond": round(result.examples / result.seconds, 1)
-                    if result.seconds
+                    "examplesPerSecond": round(result.examples / result.seconds_searching, 1)
+                    if result.seconds_searching
                     else None,
+                    "searching": {
+                        "examples": result.examples,
+                        "seconds": round(result.seconds_searching, 3),
+                    },
+                    "shrinking": {
+                        "runs": result.shrink_runs,
+                        "seconds": round(result.seconds_shrinking, 3),
+                    },
+                    "engineSeconds": round(result.engine_seconds, 3),
+                    "budget": {
+                        "seconds": args.time_budget,
+                        "spent": result.budget_spent,
+                        "shrinkAllowance": SHRINK_ALLOWANCE,
+                    },
                     "faults": result.faults,
                     "faultCases": faults,
                     "finding": None
@@ -97,19 +126,28 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
                         "case": found.case,
                         "judgement": found.judgement.to_json(),
                         "size": found.size,
+                        "examplesToFind": found.examples,
                         "secondsToFind": round(found.seconds_to_find, 3),
                         "secondsToShrink": round(found.seconds_to_shrink, 3),
+                        "nondeterministic": result.nondeterministic,
                         "saved": str(saved) if saved else None,
+                        "savedUnshrunk": str(first_saved["path"]) if first_saved else None,
                     },
                 },
                 ensure_ascii=False,
             )
         )
     else:
-        rate = result.examples / result.seconds if result.seconds else 0.0
-        print(
-            f"{result.examples} examples in {result.seconds:.1f} s ({rate:.0f}/s), seed {args.seed}"
-        )
+        rate = result.examples / result.seconds_searching if result.seconds_searching else 0.0
+        summary = f"{result.examples} examples in {result.seconds_searching:.1f} s ({rate:.0f}/s)"
+        if result.finding is not None:
+            summary += (
+                f", the first finding at example {result.finding.examples}; then "
+                f"{result.shrink_runs} shrinking runs in {result.seconds_shrinking:.1f} s"
+            )
+        if result.budget_spent:
+            summary += f"; the {args.time_budget:g} s budget stopped the search"
+        print(f"{summary}; seed {args.seed}")
         if result.fault_cases:
             case, judgement = result.fault_cases[0]
             assert judgement.fault is not None
@@ -123,13 +161,18 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
         elif result.finding is None:
             print("no divergence; rerun with --stop-on-fault to shrink a fault")
         else:
+            if result.nondeterministic:
+                print(f"NONDETERMINISTIC ENGINE: {result.nondeterministic}")
             print(explain(result.finding))
             print("\nminimal document:")
             print(_document_line(result.finding.case["document"]))
             print("scenario:", json.dumps(result.finding.case["scenario"], ensure_ascii=False))
             print("schedule:", json.dumps(result.finding.case.get("schedule", [])))
             if saved:
-                print(f"saved as a regression fixture: {saved}")
+                again = " (the same case an earlier run saved; unchanged)" if existed else ""
+                print(f"saved as a regression fixture: {saved}{again}")
+            if first_saved:
+                print(f"the case as first found, before shrinking: {first_saved['path']}")
     return EXIT_OK if result.finding is None and not result.fault_cases else EXIT_FINDING
 
 

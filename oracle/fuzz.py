@@ -17,6 +17,7 @@ fixture (oracle/fixtures.py).  Everything here is written once over a
 from __future__ import annotations
 
 import copy
+import hashlib
 import json
 import sys
 import time
@@ -28,6 +29,7 @@ import attrs
 from hypothesis import HealthCheck, Phase, assume, given, seed, settings
 
 from wforacle.model.diagnostics import InvalidCase
+from wforacle.model.kernel.explore import canonical
 from wforacle.oracle.engine import Engine, Judgement, judge
 from wforacle.oracle.fixtures import write_case
 from wforacle.properties.clauses import clause_text
@@ -56,7 +58,15 @@ class Finding:
 
 @attrs.frozen
 class Campaign:
-    """What a campaign did."""
+    """What a campaign did.
+
+    ``examples`` are the generated cases judged while searching (not the
+    runs spent shrinking, which are ``shrink_runs``); the seconds are split
+    the same way, and ``engine_seconds`` is the time the engine took in all
+    runs.  ``budget_spent`` says the time budget stopped the search before
+    ``examples`` were tried.  ``nondeterministic`` says why the finding's
+    engine is not repeatable, when it is not (a finding of its own).
+    """
 
     examples: int
     seconds: float
@@ -64,6 +74,21 @@ class Campaign:
     faults: int
     # The engine faults met while searching (case, judgement), when they did not stop it.
     fault_cases: tuple[tuple[JSON, Judgement], ...] = attrs.field(default=(), eq=False)
+    shrink_runs: int = 0
+    seconds_searching: float = 0.0
+    seconds_shrinking: float = 0.0
+    engine_seconds: float = 0.0
+    budget_spent: bool = False
+    nondeterministic: str | None = None
+
+
+# Shrinking (Hypothesis's and the reduction pass together) may run this many
+# seconds past the time budget (docs/cli.md): the promise a budget keeps.
+SHRINK_ALLOWANCE = 30.0
+
+
+class _BudgetSpent(Exception):
+    """The time budget (searching) or the shrink allowance ran out: stop the search now."""
 
 
 class Failed(Exception):
@@ -97,9 +122,10 @@ def campaign(
     seed_value: int = 0,
     time_budget: float | None = None,
     progress: Callable[[int, float], None] | None = None,
-    reduce_budget: float = 30.0,
+    reduce_budget: float = SHRINK_ALLOWANCE,
     stop_on_fault: bool = False,
     options: Any = None,
+    first_seen: Callable[[JSON, Judgement], None] | None = None,
 ) -> Campaign:
     """Search ``spec``'s generated cases for a divergence; shrink and reduce the first one found.
 
@@ -110,11 +136,24 @@ def campaign(
     classified, the engine restarted, and the search goes on: the faults are
     counted and the first ten kept with their cases.  With ``stop_on_fault``
     a fault is a finding like a divergence, and shrinks.
+
+    Budgets are promises (issue 20): the search stops when ``time_budget``
+    seconds are spent, and shrinking — Hypothesis's and the reduction pass
+    together — takes at most ``reduce_budget`` seconds more.  A finding is
+    kept from the moment it is first seen (``first_seen`` is called with it
+    then, so a caller can save it before shrinking); a shrink that the
+    engine does not reproduce is reported as nondeterminism and never
+    discards what was found.
     """
-    counted = {"examples": 0, "faults": 0}
+    from hypothesis.errors import Flaky
+
+    counted = {"examples": 0, "faults": 0, "shrink_runs": 0}
+    engine_seconds = [0.0]
     fault_cases: list[tuple[JSON, Judgement]] = []
     start = time.perf_counter()
+    deadline = start + time_budget if time_budget is not None else None
     first: dict[str, Any] = {}
+    spent = {"budget": False, "shrink": False}
 
     @seed(seed_value)
     @settings(
@@ -129,16 +168,23 @@ def campaign(
     )
     @given(spec.cases())
     def probe(case: JSON) -> None:
-        if time_budget is not None and not first and time.perf_counter() - start > time_budget:
-            return  # the budget is spent: the remaining examples pass untried
+        now = time.perf_counter()
+        if not first and deadline is not None and now > deadline:
+            spent["budget"] = True
+            raise _BudgetSpent
+        if first and now - first["at"] > reduce_budget:
+            spent["shrink"] = True
+            raise _BudgetSpent  # the shrink allowance: keep the smallest case so far
         try:
             prepared = spec.prepare(case, options)
         except InvalidCase:
             assume(False)
-        counted["examples"] += 1
+        counted["shrink_runs" if first else "examples"] += 1
         if progress is not None and not first:
             progress(counted["examples"], time.perf_counter() - start)
         judgement = judge(engine, spec, case, prepared)
+        if judgement.observation is not None:
+            engine_seconds[0] += judgement.observation.seconds
         if judgement.verdict == "pass":
             return
         if judgement.verdict == "fault" and not first:
@@ -149,45 +195,100 @@ def campaign(
                 return
         if not first:
             first.update(
-                signature=signature(judgement), at=time.perf_counter(), examples=counted["examples"]
+                signature=signature(judgement),
+                at=time.perf_counter(),
+                examples=counted["examples"],
+                case=copy.deepcopy(case),
+                judgement=judgement,
             )
+            if first_seen is not None:
+                first_seen(first["case"], judgement)
         elif signature(judgement) != first["signature"]:
             return  # a different failure: not a smaller instance of this one
+        first["best"], first["best_judgement"] = copy.deepcopy(case), judgement
         raise Failed(case, judgement)
 
+    nondeterministic: str | None = None
     try:
         with hermetic():
             probe()
-    except Failed as failed:
-        found_at = first["at"] - start
-        wanted = signature(failed.judgement)
-
-        def still_fails(candidate: JSON) -> bool:
-            return signature(judge_case(spec, engine, candidate, options)) == wanted
-
-        reduced = reduce_case(spec, failed.case, still_fails, budget=reduce_budget, options=options)
-        judgement = judge_case(spec, engine, reduced, options)
-        finding = Finding(
-            spec,
-            reduced,
-            judgement,
-            first["examples"],
-            found_at,
-            time.perf_counter() - first["at"],
-        )
+    except Failed:
+        pass  # Hypothesis's smallest failing case is the last one probe saw fail
+    except _BudgetSpent:
+        pass
+    except Flaky as exc:
+        # Once a budget is spent, a replay of an earlier example also stops, and
+        # Hypothesis calls that inconsistent: that is the budget, not the engine.
+        if spent["budget"] or spent["shrink"]:
+            pass
+        elif not first:
+            raise
+        else:
+            nondeterministic = (
+                "the engine's verdict on a case changed from one run to the next while "
+                f"shrinking ({type(exc).__name__}): the engine is not deterministic"
+            )
+    searched = (first["at"] if first else time.perf_counter()) - start
+    if not first:
         return Campaign(
             counted["examples"],
             time.perf_counter() - start,
-            finding,
+            None,
             counted["faults"],
             tuple(fault_cases),
+            seconds_searching=searched,
+            engine_seconds=engine_seconds[0],
+            budget_spent=spent["budget"],
         )
+    wanted = first["signature"]
+    best, best_judgement = (
+        first.get("best", first["case"]),
+        first.get("best_judgement", first["judgement"]),
+    )
+    last: dict[str, Any] = {}
+
+    def still_fails(candidate: JSON) -> bool:
+        judgement = judge_case(spec, engine, candidate, options)
+        counted["shrink_runs"] += 1
+        if signature(judgement) == wanted:
+            last["case"], last["judgement"] = candidate, judgement
+            return True
+        return False
+
+    left = max(0.0, reduce_budget - (time.perf_counter() - first["at"]))
+    reduced = reduce_case(spec, best, still_fails, budget=left, options=options)
+    # The judgement the reported case got when it was last seen failing (reduce_case
+    # returns a copy of ``best`` when it removed nothing).
+    judgement = last["judgement"] if last.get("case") is reduced else best_judgement
+    # One more run of the reported case: a finding that does not recur is still a
+    # finding (the first judgement stands), and the engine's nondeterminism is one too.
+    again = judge_case(spec, engine, reduced, options)
+    counted["shrink_runs"] += 1
+    if signature(again) != wanted and nondeterministic is None:
+        nondeterministic = (
+            f"the reported case gave {signature(again)[0]} on a rerun after {wanted[0]}: "
+            "the engine is not deterministic"
+        )
+    finding = Finding(
+        spec,
+        reduced,
+        judgement,
+        first["examples"],
+        first["at"] - start,
+        time.perf_counter() - first["at"],
+    )
     return Campaign(
         counted["examples"],
         time.perf_counter() - start,
-        None,
+        finding,
         counted["faults"],
         tuple(fault_cases),
+        shrink_runs=counted["shrink_runs"],
+        seconds_searching=searched,
+        seconds_shrinking=time.perf_counter() - first["at"],
+        engine_seconds=engine_seconds[0],
+        budget_spent=spent["budget"],
+        nondeterministic=nondeterministic,
     )
 
 
@@ -236,14 +337,35 @@ def terminal_progress(every: int = 25) -> Callable[[int, float], None]:
     return show
 
 
-def save(finding: Finding, directory: Path) -> Path:
-    """Save a finding as a regression fixture; returns its directory."""
-    return write_case(
+def save(finding: Finding, directory: Path) -> tuple[Path, bool]:
+    """Save a finding as a regression fixture: its directory, and whether it was already there.
+
+    A case's directory is named by its content, so a second campaign that
+    finds the same minimal case finds its fixture in place (and says so)
+    instead of writing another.
+    """
+    return _save_once(
         finding.spec,
         directory,
         finding.case,
-        extra={"finding": finding.judgement.to_json(), "size": finding.size},
+        {"finding": finding.judgement.to_json(), "size": finding.size},
     )
+
+
+def save_unshrunk(spec: Specification, case: JSON, judgement: Judgement, directory: Path) -> Path:
+    """Save a case the moment it is first found, before shrinking (under ``unshrunk/``)."""
+    path, _ = _save_once(
+        spec, directory / "unshrunk", case, {"finding": judgement.to_json(), "unshrunk": True}
+    )
+    return path
+
+
+def _save_once(spec: Specification, directory: Path, case: JSON, extra: JSON) -> tuple[Path, bool]:
+    digest = hashlib.blake2b(canonical(case).encode("utf-8"), digest_size=4).hexdigest()
+    existing = sorted(directory.glob(f"*-{digest}")) if directory.is_dir() else []
+    if existing:
+        return existing[0], True
+    return write_case(spec, directory, case, extra=extra), False
 
 
 def reduce_case(
