@@ -596,9 +596,34 @@ def cmd_w6w_test_step(args: argparse.Namespace) -> int:
 # -- wiring ------------------------------------------------------------------
 
 
+class DefaultsFormatter(argparse.ArgumentDefaultsHelpFormatter):
+    """``--help`` shows each option's default, where it has one worth showing.
+
+    An option whose default is None or False (absent, a switch) or whose help
+    already says its default gets no ``(default: ...)``.
+    """
+
+    def _get_help_string(self, action: argparse.Action) -> str | None:
+        help = action.help or ""
+        if action.default is None or action.default is False or "default" in help:
+            return action.help
+        return super()._get_help_string(action)
+
+
+class Parser(argparse.ArgumentParser):
+    """An argument parser whose help shows defaults; its sub-parsers are Parsers too.
+
+    (argparse makes a parser's sub-parsers of the parser's own class.)
+    """
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("formatter_class", DefaultsFormatter)
+        super().__init__(*args, **kwargs)
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of every subcommand."""
-    parser = argparse.ArgumentParser(
+    parser = Parser(
         prog="wforacle",
         description="Executable reference model and conformance oracle "
         "for workflow specifications.",
@@ -750,9 +775,14 @@ def build_parser() -> argparse.ArgumentParser:
         "JavaScript implementation (npm ci --prefix tests/differential); prints the "
         "divergence classes of docs/jsonlogic.md.",
     )
-    differential.add_argument("--against", choices=("js", "engine"), default="js")
-    differential.add_argument("--examples", type=int, default=1000)
-    differential.add_argument("--seed", type=int, default=0)
+    differential.add_argument(
+        "--against",
+        choices=("js", "engine"),
+        default="js",
+        help="the JavaScript implementation: json-logic-js or json-logic-engine",
+    )
+    differential.add_argument("--examples", type=int, default=1000, help="rules to generate")
+    differential.add_argument("--seed", type=int, default=0, help="the campaign's seed")
     differential.add_argument(
         "--typed", action="store_true", help="well-typed rules, on which both must agree exactly"
     )
@@ -783,12 +813,19 @@ def build_parser() -> argparse.ArgumentParser:
     test.set_defaults(handler=cmd_w6w_test_step)
     parse = w6w_sub.add_parser("parse", help="print the parts a {{ }} template parses to")
     parse.add_argument("text", metavar="TEXT", help="the template text")
-    parse.add_argument("--mode", choices=("editor", "render"), default="editor")
+    parse.add_argument(
+        "--mode", choices=("editor", "render"), default="editor", help="the parser mode"
+    )
     parse.add_argument("--json", action="store_true", help="print a JSON report")
     parse.set_defaults(handler=cmd_w6w_parse)
 
     clauses = add("clauses", cmd_clauses, "list catalogued clauses with their coverage")
-    clauses.add_argument("--spec", choices=list(SPECIFICATIONS), default=next(iter(SPECIFICATIONS)))
+    clauses.add_argument(
+        "--spec",
+        choices=list(SPECIFICATIONS),
+        default=next(iter(SPECIFICATIONS)),
+        help="the specification whose catalogue to list",
+    )
     clauses.add_argument("--json", action="store_true", help="print a JSON report")
     clauses.add_argument("--tests", metavar="DIR", help="test folder to scan for citations")
     clauses.add_argument(
