@@ -18,22 +18,11 @@ from pathlib import Path
 
 from wforacle.oracle.engine import Engine
 from wforacle.oracle.fuzz import campaign
+from wforacle.oracle.power import BUGS as SEEDED
 from wforacle.properties.w6w.specification import W6W
 
 ENGINE = Path(__file__).resolve().parent.parent / "examples" / "engines" / "w6w_engine.py"
-BUGS = [
-    "no-skip",
-    "meta-from-output",
-    "error-edge-ignored",
-    "retry-auth",
-    "uncapped-backoff",
-    "plan-fifo",
-    "record-drops",
-    "last-output-by-time",
-    "first-failure-by-time",
-    "replay-reinvokes",
-    "resume-from-start",
-]
+BUGS = list(SEEDED["w6w"])  # the example engine's seeded bugs (oracle/power.py)
 
 
 def command(*bugs: str) -> str:

@@ -53,7 +53,9 @@ class Run(abc.ABC):
         continues the scenario's per-step invocation counts; ``depth`` is the
         @w6w/call depth of this run; ``launch`` the reading of A-74;
         ``validate`` checks a called workflow's document (controls.py: @w6w/call).
+        ``refuse`` first says whether the semantics models the document.
         """
+        self.refuse(workflow, outer)
         self.workflow = workflow
         self.outer = outer
         self.separate_roots = separate_roots
@@ -96,6 +98,10 @@ class Run(abc.ABC):
     @abc.abstractmethod
     def enabled(self, config: Config) -> list[Transition[Config]]:
         """Every transition permitted from ``config`` (semantics.py)."""
+
+    @abc.abstractmethod
+    def refuse(self, workflow: Workflow, outer: dict[str, JSON] | None) -> None:
+        """Raise Unsupported for what the semantics does not model (semantics.py)."""
 
     def derive(
         self, workflow: Workflow, plan: Sequence[str], scenario: Scenario, **kw: Any

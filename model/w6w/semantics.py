@@ -34,7 +34,6 @@ extension control, or a wait inside a sub-block, is refused with
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Any
 
 from wforacle.model.kernel.lts import Transition
@@ -97,7 +96,6 @@ from wforacle.model.w6w.run import routing as routing
 from wforacle.model.w6w.runstate import last_output as last_output
 from wforacle.model.w6w.runstate import outcome as outcome
 from wforacle.model.w6w.runstate import run_state as run_state
-from wforacle.model.w6w.scenario import Scenario
 
 JSON = Any
 
@@ -128,24 +126,11 @@ CHECKPOINTED = frozenset(
 class W6wRun(Run):
     """The semantics of one run of ``workflow`` under ``scenario``."""
 
-    def __init__(
-        self,
-        workflow: Workflow,
-        plan: Sequence[str],
-        scenario: Scenario,
-        replay: Replay | None = None,
-        *,
-        outer: dict[str, JSON] | None = None,
-        separate_roots: bool = False,
-        start_invocations: Sequence[int] | None = None,
-        depth: int = 0,
-        launch: Launch = Launch.SEPARATE,
-        validate: Validate | None = None,
-    ) -> None:
-        """The run of ``workflow`` in ``plan`` order under ``scenario`` (``Run`` says the rest).
+    def refuse(self, workflow: Workflow, outer: dict[str, JSON] | None) -> None:
+        """Refuse what the semantics does not model.
 
-        Refuses what the semantics does not model: an extension control, and a
-        wait inside a control's sub-block.
+        An extension control, and a wait inside a control's sub-block
+        (``outer`` is set for a sub-block's run).
         """
         for step in workflow.steps:
             action = step.uses.action if step.uses else None
@@ -160,18 +145,6 @@ class W6wRun(Run):
                     f"step {step.id!r}: a wait inside a control's sub-block is not modelled "
                     "(assumption A-55)"
                 )
-        super().__init__(
-            workflow,
-            plan,
-            scenario,
-            replay,
-            outer=outer,
-            separate_roots=separate_roots,
-            start_invocations=start_invocations,
-            depth=depth,
-            launch=launch,
-            validate=validate,
-        )
 
     def initial(self) -> Config:
         """A queued run with every step pending (a sub-block's: already running)."""

@@ -14,6 +14,7 @@ from wforacle.model.kernel.explore import canonical
 from wforacle.oracle.engine import Engine, judge
 from wforacle.oracle.fixtures import conform, junit, write_suite
 from wforacle.oracle.fuzz import campaign, reduce_case, signature
+from wforacle.oracle.power import BUGS
 from wforacle.oracle.selftest import selftest
 from wforacle.properties.w6w.specification import W6W
 
@@ -96,16 +97,7 @@ def test_the_correct_example_engine_passes_a_campaign():
 
 
 FAST_BUGS = ["no-skip", "meta-from-output", "error-edge-ignored"]
-SLOW_BUGS = [
-    "retry-auth",
-    "uncapped-backoff",
-    "plan-fifo",
-    "record-drops",
-    "last-output-by-time",
-    "first-failure-by-time",
-    "replay-reinvokes",
-    "resume-from-start",
-]
+SLOW_BUGS = [bug for bug in BUGS["w6w"] if bug not in FAST_BUGS]
 
 
 def found(bug: str, examples: int) -> None:
