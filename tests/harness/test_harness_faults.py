@@ -6,6 +6,8 @@ is named with a short quote.
 
 from __future__ import annotations
 
+# The document builders and model helpers the Harness tests share.
+from tests.harness.test_harness import doc, edge, instance, node, outcomes, states
 from wforacle.model.harness.semantics import (
     CANCELLED,
     FAILED,
@@ -13,48 +15,11 @@ from wforacle.model.harness.semantics import (
     SUCCEEDED,
     HarnessRun,
     Options,
-    Scenario,
     config_key,
-    outcome,
 )
-from wforacle.model.kernel.explore import explore
 from wforacle.model.kernel.lts import execute, seeded
 from wforacle.oracle.check import check
 from wforacle.properties.harness.validate import validate
-
-
-def doc(*parts: str, entry: str | None = None) -> str:
-    attribute = f' entry="{entry}"' if entry else ""
-    return f'<harness id="h"{attribute}>' + "".join(parts) + "</harness>"
-
-
-def node(node_id: str, body: str = "", **attributes: str) -> str:
-    extra = "".join(f' {k}="{v}"' for k, v in attributes.items())
-    return f'<node id="{node_id}"{extra}>{body}</node>'
-
-
-def edge(source: str, target: str, type_: str = "control", **attributes: str) -> str:
-    extra = "".join(f' {k}="{v}"' for k, v in attributes.items())
-    return f'<edge from="{source}" to="{target}" type="{type_}"{extra}/>'
-
-
-CHAPTER = Options()
-
-
-def instance(text: str, scenario: dict | None = None, options: Options = CHAPTER) -> HarnessRun:
-    result = validate(text)
-    assert result.report.valid, result.report.codes()
-    return HarnessRun(result.harness, Scenario.of(scenario or {}), options)
-
-
-def outcomes(run: HarnessRun) -> list[dict]:
-    found = explore(run, lambda c: outcome(run, c), config_key)
-    assert found.complete
-    return [o.value for o in found.outcomes]
-
-
-def states(value: dict) -> dict[str, str]:
-    return {k: v["state"] for k, v in value["nodes"].items()}
 
 
 def traces(run: HarnessRun, seeds: int = 80) -> list[list[dict]]:
