@@ -642,14 +642,19 @@ def build_parser() -> argparse.ArgumentParser:
         "--spec", choices=list(SPECIFICATIONS), help="specification (default: detected)"
     )
     validate.add_argument("--json", action="store_true", help="print a JSON report")
-    for spec in SPECIFICATIONS.values():
-        for given in spec.inputs:
-            validate.add_argument(
-                given.flag,
-                dest=given.dest,
-                metavar=given.metavar,
-                help=f"{spec.name}: {given.help}",
-            )
+
+    def add_inputs(command: Any) -> None:
+        """The files documents are read with (Workfile: --manifests DIR)."""
+        for spec in SPECIFICATIONS.values():
+            for given in spec.inputs:
+                command.add_argument(
+                    given.flag,
+                    dest=given.dest,
+                    metavar=given.metavar,
+                    help=f"{spec.name}: {given.help}",
+                )
+
+    add_inputs(validate)
     validate.add_argument(
         "--previous",
         metavar="FILE",
@@ -676,6 +681,7 @@ def build_parser() -> argparse.ArgumentParser:
         command.add_argument(
             "--spec", choices=list(SPECIFICATIONS), help="specification (default: detected)"
         )
+        add_inputs(command)
         for spec in SPECIFICATIONS.values():
             if not spec.readings:
                 continue

@@ -274,6 +274,8 @@ class Engine:
         outstanding: dict[JSON, str] = {}
         counts: dict[str, int] = {}
         choices = iter(schedule)
+        interrupts = protocol.interrupts(prepared)
+        waits = 0
         for _ in range(self.max_messages):
             message = self.read()
             kind = message.get("type") if isinstance(message, dict) else None
@@ -294,6 +296,18 @@ class Engine:
             elif kind == "wait":
                 if not outstanding:
                     raise Fault("protocol", "wait with no invocation outstanding")
+                waits += 1
+                if waits in interrupts:
+                    # The run is interrupted (Workfile: cancelled): every outstanding
+                    # call's result goes with the message, as a late result.
+                    late = []
+                    for call, unit in outstanding.items():
+                        counts[unit] = counts.get(unit, 0) + 1
+                        late.append({"call": call, **protocol.answer(prepared, unit, counts[unit])})
+                    outstanding.clear()
+                    trace.append(protocol.interrupted)
+                    self.write({"type": protocol.interrupt, "late": late})
+                    continue
                 call = choose(outstanding, choices)
                 unit = outstanding.pop(call)
                 counts[unit] = counts.get(unit, 0) + 1

@@ -124,6 +124,13 @@ class Protocol:
     crashes: Callable[[Prepared], frozenset[int]] = lambda prepared: frozenset()
     # The model's ``crashed`` event after checkpoint K whose durable state is given.
     crashed: Callable[[Prepared, int, JSON], JSON] | None = None
+    # The engine's waits (1-based) at which the oracle interrupts the run instead
+    # of answering (Workfile: the cancellation request), the message it sends
+    # then (with the late results of every outstanding call in ``late``), and
+    # the event the oracle records in the trace for it.
+    interrupts: Callable[[Prepared], frozenset[int]] = lambda prepared: frozenset()
+    interrupt: str = ""
+    interrupted: JSON = None
 
 
 @attrs.frozen

@@ -1,11 +1,13 @@
 """Workfile Core as the oracle sees it: the record of its parts.
 
-What exists (issue 12): reading, validation against connector manifests
-(``--manifests DIR``, the Static Facts), the clause catalogue, and the
-``wforacle workfile refs`` tool.  The execution semantics is not modelled
-yet (issue 13): every part that needs it raises ``NotModelled``, which the
-command line reports as one line, so ``run``, ``explore``, ``check``,
-``fuzz`` and ``fixtures`` say so instead of failing obscurely.
+Reading, validation against connector manifests (``--manifests DIR``, the
+Static Facts), the clause catalogue and the ``wforacle workfile refs`` tool
+(issue 12); the execution semantics, cases, the engine protocol and the
+judge's comparison (issue 13, properties/workfile/execution.py).  A
+document's ``Loaded.plan`` is the manifests it was validated against: the
+run reads its actions' classifications, effects and idempotency there.
+The registry is read when the command line is built, so each part imports
+what it needs when first used (start-up time).
 """
 
 from __future__ import annotations
@@ -15,7 +17,8 @@ import json
 import sys
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, NoReturn
+from types import ModuleType
+from typing import Any
 
 import attrs
 
@@ -25,15 +28,10 @@ from wforacle.properties.specification import Input, Layout, Loaded, Specificati
 JSON = Any
 
 
-class NotModelled(InvalidInput):
-    """A Workfile operation that needs the execution semantics, which is not modelled yet."""
+def _parts() -> ModuleType:
+    from wforacle.properties.workfile import execution  # start-up time (module docstring)
 
-
-def _not_modelled(*_: Any) -> NoReturn:
-    raise NotModelled(
-        "Workfile execution is not modelled yet (issue 13): wforacle validates Workfiles "
-        "(validate --spec workfile [--manifests DIR]) and lists their clauses"
-    )
+    return execution
 
 
 def _sniffs(head: bytes) -> bool:
@@ -54,13 +52,14 @@ def _claims(document: bytes) -> bool:
 
 
 def _validate(document: bytes, manifests: Any = None, problems: tuple[Any, ...] = ()) -> Loaded:
+    from wforacle.model.workfile.manifest import Manifests
     from wforacle.properties.workfile.validate import validate
 
     result = validate(document, manifests)
     report = result.report
     if problems:
         report = Report(sort_diagnostics((*problems, *report.diagnostics)))
-    return Loaded(report, result.workfile)
+    return Loaded(report, result.workfile, manifests if manifests is not None else Manifests())
 
 
 def _bind(spec: Specification, values: Mapping[str, Any]) -> Specification:
@@ -136,22 +135,33 @@ WORKFILE = Specification(
     readings=(),
     readings_title="Workfile readings",
     options=lambda chosen: None,
-    semantics=_not_modelled,
-    key=_not_modelled,
-    outcome=_not_modelled,
-    explore=_not_modelled,
-    limits=lambda: {NotModelled: ""},
-    final_state=_not_modelled,
+    semantics=lambda loaded, scenario, options, replay: _parts().semantics(
+        loaded, scenario, options, replay
+    ),
+    key=lambda config: config.key,
+    outcome=lambda run, config: _parts().outcome(run, config),
+    explore=lambda run, max_states, reduce: _parts().explore(run, max_states, reduce),
+    limits=lambda: _parts().limits(),
+    final_state=lambda run, config: _parts().outcome(run, config),
     final_name="outcome",
-    prepare=_not_modelled,
-    cases=_not_modelled,
-    suites={"workfile": _not_modelled},
-    protocol=_not_modelled,
-    screen=_not_modelled,
-    compare=_not_modelled,
-    layout=Layout("document.workfile.yaml", lambda text: str(text), lambda text: text),
-    smaller=_not_modelled,
-    size=_not_modelled,
+    prepare=lambda case, options: _parts().prepare(case, options),
+    cases=lambda: _parts().cases(),
+    suites={"workfile": lambda: _parts().valid_cases()},
+    protocol=lambda: _parts().protocol(),
+    screen=lambda prepared, case, seen: None,
+    compare=lambda prepared, seen, finals: _parts().compare(prepared, seen, finals),
+    layout=Layout(
+        "document.workfile.yaml",
+        lambda text: str(text),
+        lambda text: text,
+        optional=("manifests",),
+    ),
+    smaller=lambda case: _parts().smaller(case),
+    size=lambda case: _parts().size(case),
+    example_engine="workfile_engine.py",
+    trace_line=lambda event: _parts().trace_line(event),
+    ends=lambda state: _parts().ends(state),
+    allowed="a run the Workfile Core chapter allows",
     inputs=(
         Input(
             "--manifests",

@@ -49,10 +49,40 @@ def test_refs_prints_every_statically_resolved_reference(capsys):
     assert main(["workfile", "refs", "a..b"]) == 2
 
 
-@pytest.mark.parametrize("command", ["run", "explore"])
-def test_execution_says_it_is_not_modelled_yet(command, capsys):
-    assert main([command, ONBOARDING]) == 2
-    assert "not modelled yet" in capsys.readouterr().err
+SCENARIO = str(EXAMPLES / "onboarding.scenario.json")
+
+
+def test_run_executes_the_example_against_its_manifests(capsys):
+    # The handler replaces the duplicate account (WF-CATCH-22); the failed
+    # membership does not fail the loop under continue (WF-POLICY-16).
+    args = ["run", ONBOARDING, "--manifests", MANIFESTS, "--scenario", SCENARIO, "--json"]
+    assert main(args) == 0
+    out = json.loads(capsys.readouterr().out)
+    final = out["outcome"]
+    assert final["outcome"] == "completed"
+    assert final["result"] == {"account_id": "acc-7", "summary": "Ada joined 2 teams"}
+    assert final["steps"]["memberships[1].join"] == "failed"
+    assert final["steps"]["memberships"] == "succeeded"
+    assert out["trace"][0] == {
+        "event": "run_started",
+        "inputs": {"email": "ada@example.com", "teams": ["core", "ops"]},
+    }
+
+
+def test_explore_reports_every_outcome(capsys):
+    assert main(["explore", ONBOARDING, "--manifests", MANIFESTS, "--scenario", SCENARIO]) == 0
+    out = capsys.readouterr().out
+    assert "1 outcome(s); complete" in out
+
+
+def test_a_missing_required_input_rejects_the_run_before_it_begins(capsys):
+    # WF-START-4/5: inputs are validated before they become bindings; no run begins.
+    assert main(["run", ONBOARDING, "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["trace"] == [
+        {"event": "run_rejected", "error": {"code": "input.required", "input": "email"}}
+    ]
+    assert out["outcome"]["outcome"] == "rejected"
 
 
 def test_the_workfile_clause_catalogue_is_listed(capsys):

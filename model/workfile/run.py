@@ -1,0 +1,944 @@
+"""Small-step operational semantics of a Workfile Core run (docs/workfile-execution.md).
+
+A run is an initial configuration and ``enabled(c)`` (model/kernel/lts.py);
+each transition is labelled with its event, its rule and the clauses that
+decide it.  The configuration is plain JSON data (``Config.data``), never
+changed after it is built: a rule copies it and changes the copy.
+
+Notation.  A *frame* is a step list being executed (the root list, one
+iteration of ``wf.for_each`` or ``wf.repeat``, one branch of
+``wf.parallel``, the selected arm of ``wf.choose``/``wf.route``, a ``catch``
+handler)::
+
+    {"list": KEY, "prefix": "each[1].", "env": {name: value}, "pc": i,
+     "cur": ACTIVE | None, "state": "running" | "failed" | "halted",
+     "error": {code, step} | None, "scope": {step id: value}}
+
+``cur`` is the step at ``pc`` once it has begun (``ACTIVE``: its ``path``,
+``phase`` and what the phase needs); ``children`` of an active construct or
+handled action are frames.  A frame is *settled* when it failed, was halted
+by cancellation, or ran every step.  A location is the tuple of child
+indexes from the root frame down.
+
+The rules, in the chapter's order (``RULES`` below lists them with their
+clauses): ``start``/``reject`` (Starting a Run), ``reach`` (Step Evaluation
+1-2: guard, then the enclosing-scope fields), ``dispatch`` / ``complete`` /
+``retry`` (an action's attempts, Effective Retry Policy, Core Ambiguity
+Disposition), ``handle`` / ``handled`` (catch), ``succeed`` / ``fail``
+(Step Evaluation 5 and Failure Policy Precedence), ``iterate`` /
+``join`` (the constructs), ``stop`` / ``author_fail`` (wf.stop, wf.fail),
+``request_cancel`` and ``cancel`` (Core Cancellation and Internal Work
+Cancellation), ``finish`` (Successful Completion, Reaching a Terminal
+Outcome).  Environment choices are the transitions of ``complete`` (which
+outstanding attempt's result arrives next) and ``request_cancel``; every
+other transition is determined by the configuration, and concurrent frames
+interleave (Permitted Scheduling Variation).
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from collections.abc import Callable, Iterator, Mapping
+from typing import Any
+
+import attrs
+
+from wforacle.model.kernel.lts import Transition
+from wforacle.model.workfile.codes import select
+from wforacle.model.workfile.document import (
+    ABSENT,
+    Action,
+    Call,
+    Choose,
+    Fail,
+    ForEach,
+    Parallel,
+    Render,
+    Repeat,
+    Route,
+    Step,
+    Stop,
+    Wait,
+    WaitFor,
+    Workfile,
+    walk,
+)
+from wforacle.model.workfile.evaluate import EvaluationFault, resolve
+from wforacle.model.workfile.manifest import ActionSpec, Manifests
+from wforacle.model.workfile.scenario import Scenario
+
+JSON = Any
+Data = dict[str, Any]
+Loc = tuple[int, ...]
+MAX_DELAY_MS = 2**63 - 1  # a computed delay above this overflows (A-128)
+AMBIGUOUS = "flow.action_ambiguous"
+INPUT_TYPES: dict[str, Callable[[JSON], bool]] = {
+    "string": lambda v: isinstance(v, str),
+    "integer": lambda v: isinstance(v, int) and not isinstance(v, bool),
+    "number": lambda v: isinstance(v, int | float) and not isinstance(v, bool),
+    "boolean": lambda v: isinstance(v, bool),
+    "object": lambda v: isinstance(v, dict),
+    "array": lambda v: isinstance(v, list),
+    "json": lambda v: True,
+    "null": lambda v: v is None,
+}
+
+
+class ModelLimit(Exception):
+    """A document the model refuses to run: what it uses is not modelled (A-131)."""
+
+
+@attrs.frozen(eq=False)
+class Config:
+    """A configuration: JSON data nobody changes after it is built."""
+
+    data: Data
+
+    @property
+    def key(self) -> str:
+        """A canonical rendering (configurations are compared by it)."""
+        return json.dumps(self.data, sort_keys=True, separators=(",", ":"))
+
+
+# The rules and the clauses each cites (docs/workfile-execution.md).
+RULES: dict[str, tuple[str, ...]] = {
+    "start": ("WF-START-1", "WF-START-2", "WF-START-4", "WF-START-6"),
+    "reject": ("WF-START-4", "WF-START-5", "A-120"),
+    "reach": ("WF-STEP-1", "WF-STEP-2", "WF-STEP-3", "WF-STEP-7", "WF-SCHED-4", "A-129"),
+    "skip": ("WF-STEP-2", "WF-SOUT-3"),
+    "fault": ("WF-STEP-7", "WF-SOUT-6", "WF-CATCH-15", "WF-POLICY-1", "A-129"),
+    "dispatch": ("WF-STEP-4", "WF-STEP-8", "WF-STEP-12", "WF-CUT-1"),
+    "complete": ("WF-STEP-9", "WF-CLASS-1", "WF-CODE-1", "WF-CODE-2", "A-119"),
+    "retry": ("WF-RETRY-3", "WF-RETRY-4", "WF-RETRY-5", "WF-RETRY-6", "WF-RETRY-10", "WF-AMB-1"),
+    "handle": ("WF-CATCH-2", "WF-CATCH-3", "WF-CATCH-8", "WF-CATCH-9", "WF-CATCH-10"),
+    "handled": ("WF-CATCH-22", "WF-CATCH-23", "WF-CATCH-26", "A-122"),
+    "succeed": ("WF-STEP-6", "WF-STEP-10", "WF-SOUT-2"),
+    "fail": (
+        "WF-SOUT-6",
+        "WF-RETRY-10",
+        "WF-RETRY-11",
+        "WF-UNK-4",
+        "WF-UNK-7",
+        "WF-POLICY-3",
+        "WF-POLICY-4",
+        "WF-POLICY-7",
+        "WF-POLICY-9",
+        "WF-POLICY-19",
+    ),
+    "iterate": ("WF-SCHED-1", "WF-SCHED-4", "A-125", "A-127"),
+    "join": ("WF-POLICY-8", "WF-POLICY-13", "WF-POLICY-15", "WF-POLICY-16", "WF-SCHED-5"),
+    "stop": ("WF-IWC-4", "WF-SOUT-5", "WF-TERM-4", "A-123"),
+    "author_fail": ("WF-IWC-5", "WF-RETRY-11", "WF-TERM-5", "WF-ROUT-5"),
+    "request_cancel": ("WF-CANCEL-4", "WF-CANCEL-5", "WF-CANCEL-11", "A-130"),
+    "cancel": ("WF-CANCEL-8", "WF-IWC-3", "WF-IWC-4", "WF-IWC-5", "WF-SCHED-7", "A-121"),
+    "finish": (
+        "WF-DONE-1",
+        "WF-DONE-2",
+        "WF-DONE-3",
+        "WF-DONE-5",
+        "WF-DONE-6",
+        "WF-TERM-1",
+        "WF-TERM-8",
+        "WF-ROUT-6",
+        "WF-UNK-3",
+        "WF-CANCEL-9",
+    ),
+}
+
+
+def delay_ms(step: Step, retry_number: int, server_ms: int | None) -> int:
+    """The selected delay before retry ``retry_number`` (1-based) (WF-RETRY-3..7, A-128).
+
+    Computed: 0 for ``none``, ``initial`` for ``fixed``, ``initial * 2^(n-1)``
+    for ``exponential``; overflow yields ``max``.  With ``honor_retry_after``
+    a server-requested delay replaces it; ``max`` caps whichever is selected.
+    """
+    retry = step.modifiers.retry
+    if retry is None or retry.policy == "none":
+        computed = 0
+    elif retry.policy == "fixed":
+        computed = retry.initial_ms or 0
+    else:
+        computed = (retry.initial_ms or 0) * 2 ** (retry_number - 1)
+        if computed > MAX_DELAY_MS:
+            computed = retry.max_ms if retry.max_ms is not None else MAX_DELAY_MS
+    selected = computed
+    if retry is not None and retry.honor_retry_after and server_ms is not None:
+        selected = server_ms
+    if retry is not None and retry.max_ms is not None:
+        selected = min(selected, retry.max_ms)
+    return selected
+
+
+class WorkfileRun:
+    """The semantics of one run of ``workfile`` under ``scenario`` and ``manifests``."""
+
+    def __init__(self, workfile: Workfile, manifests: Manifests, scenario: Scenario) -> None:
+        self.workfile = workfile
+        self.manifests = manifests
+        self.scenario = scenario
+        self.lists: dict[str, tuple[Step, ...]] = {"": workfile.steps}
+        self.steps: dict[str, Step] = {}
+        for step in walk(workfile.steps):
+            self.steps[step.step_path] = step
+            for segment, inner in step.nested:
+                self.lists[f"{step.step_path}/{segment}"] = inner
+            for k, handler in enumerate(step.modifiers.catch):
+                self.lists[f"{step.step_path}/(catch){k}"] = handler.steps
+            self._refuse(step)
+        if scenario.dry_run:
+            raise ModelLimit("run.dry_run: true is not modelled yet (issue 14, A-131)")
+        self.actions = frozenset(p for p, s in self.steps.items() if isinstance(s.body, Action))
+
+    @staticmethod
+    def _refuse(step: Step) -> None:
+        body = step.body
+        what = None
+        if isinstance(body, Call):
+            what = "wf.call (child runs)"
+        elif isinstance(body, WaitFor):
+            what = "wf.wait_for (live events)"
+        elif isinstance(body, Render) and body.file is not None:
+            what = "wf.render with a template file"
+        elif step.modifiers.timeout_ms is not None:
+            what = "the timeout modifier"
+        if what is not None:
+            raise ModelLimit(f"step {step.step_path}: {what} is not modelled (A-131)")
+
+    def spec(self, step: Step) -> ActionSpec | None:
+        """The manifest's declaration of an action step's action."""
+        assert isinstance(step.body, Action)
+        return self.manifests.action(step.body.name)
+
+    # -- the LTS ------------------------------------------------------------------
+
+    def initial(self) -> Config:
+        """A run not yet begun: the invocation's inputs are not yet established."""
+        return Config(
+            {
+                "phase": "created",
+                "inputs": None,
+                "root": None,
+                "end": None,
+                "cancel": False,
+                "outcomes": {},
+                "effects": [],
+                "final": None,
+            }
+        )
+
+    def enabled(self, config: Config) -> list[Transition[Config]]:
+        """Every transition the chapter permits from ``config``."""
+        data = config.data
+        phase = data["phase"]
+        if phase == "created":
+            return [self._make(config, "start", _start)]
+        if phase == "finished":
+            return []
+        found: list[Transition[Config]] = []
+        for loc, frame, halted in self._frames(data):
+            found.extend(self._frame_rules(config, loc, frame, halted))
+        if not found:
+            found.append(self._make(config, "finish", _finish))
+        elif (
+            self.scenario.cancel
+            and not data["cancel"]
+            and phase == "running"
+            and any(t.rule == "complete" for t in found)
+        ):
+            # A-130: the request reaches the engine while it waits for a result.
+            found.append(self._make(config, "request_cancel", _request_cancel))
+        return found
+
+    def _make(
+        self, config: Config, rule: str, change: Callable[..., JSON], *args: Any
+    ) -> Transition[Config]:
+        data = copy.deepcopy(config.data)
+        event = change(self, data, *args)
+        clauses = RULES[rule]
+        return Transition(event, rule, clauses, Config(data))
+
+    def _frames(self, data: Data) -> Iterator[tuple[Loc, Data, bool]]:
+        """Every frame with its location and whether work in it is being cancelled."""
+        ending = data["end"] is not None
+
+        def visit(frame: Data, loc: Loc, halted: bool) -> Iterator[tuple[Loc, Data, bool]]:
+            yield loc, frame, halted
+            cur = frame["cur"]
+            if cur is not None:
+                inner = halted or cur.get("failing") is not None
+                for k, child in enumerate(cur.get("children", ())):
+                    yield from visit(child, (*loc, k), inner)
+
+        if data["root"] is not None:
+            yield from visit(data["root"], (), ending)
+
+    def _frame_rules(
+        self, config: Config, loc: Loc, frame: Data, halted: bool
+    ) -> list[Transition[Config]]:
+        if frame["state"] != "running":
+            return []
+        cur = frame["cur"]
+        steps = self.lists[frame["list"]]
+        if cur is None:
+            if halted or frame["pc"] >= len(steps):
+                return []
+            return [self._make(config, "reach", _reach_at, loc)]
+        step = self.steps[cur["static"]]
+        if halted:
+            if _active_below(cur):
+                return []
+            return [self._make(config, "cancel", _cancel, loc)]
+        phase = cur["phase"]
+        if phase == "dispatch":
+            return [self._make(config, "dispatch", _dispatch, loc)]
+        if phase == "outstanding":
+            return [self._make(config, "complete", _complete, loc)]
+        if phase == "retry":
+            return [self._make(config, "retry", _retry, loc)]
+        if phase == "succeeded":
+            return [self._make(config, "succeed", _succeed, loc)]
+        if phase == "failed":
+            if _handler(self, step, cur) is not None:
+                return [self._make(config, "handle", _handle, loc)]
+            return [self._make(config, "fail", _fail_current, loc)]
+        if phase == "handler":
+            if _settled(self, cur["children"][0]):
+                return [self._make(config, "handled", _handled, loc)]
+            return []
+        if phase == "stop":
+            return [self._make(config, "stop", _stop, loc)]
+        if phase == "author_fail":
+            return [self._make(config, "author_fail", _author_fail, loc)]
+        if phase == "children":
+            return self._construct_rules(config, loc, step, cur)
+        raise AssertionError(f"unknown phase {phase}")  # pragma: no cover
+
+    def _construct_rules(
+        self, config: Config, loc: Loc, step: Step, cur: Data
+    ) -> list[Transition[Config]]:
+        children = cur["children"]
+        body = step.body
+        if cur.get("failing") is not None:  # fail_fast: the others are being cancelled
+            if all(c["cur"] is None for c in children):
+                return [self._make(config, "join", _join, loc)]
+            return []
+        if isinstance(body, ForEach):
+            running = sum(1 for c in children if not _settled(self, c))
+            if cur["started"] < len(cur["items"]) and running < body.concurrency and body.steps:
+                return [self._make(config, "iterate", _iterate, loc)]
+        if all(_settled(self, c) for c in children):
+            return [self._make(config, "join", _join, loc)]
+        return []
+
+
+# -- reaching a step (Step Evaluation 1-2) -------------------------------------------------
+
+
+def _env(frame: Data) -> dict[str, JSON]:
+    env: dict[str, JSON] = frame["env"]
+    return env
+
+
+def _at(data: Data, loc: Loc) -> Data:
+    frame: Data = data["root"]
+    for k in loc:
+        frame = frame["cur"]["children"][k]
+    return frame
+
+
+def _parent(data: Data, loc: Loc) -> tuple[Data, Data] | None:
+    """The frame holding the construct that owns the frame at ``loc``, and that construct."""
+    if not loc:
+        return None
+    outer = _at(data, loc[:-1])
+    return outer, outer["cur"]
+
+
+def _new_frame(key: str, prefix: str, env: Mapping[str, JSON]) -> Data:
+    return {
+        "list": key,
+        "prefix": prefix,
+        "env": dict(env),
+        "pc": 0,
+        "cur": None,
+        "state": "running",
+        "error": None,
+        "scope": {},
+    }
+
+
+def _settled(run: WorkfileRun, frame: Data) -> bool:
+    """Whether a frame ran to its end, failed or was halted (nothing in it is active)."""
+    if frame["state"] != "running":
+        return True
+    return frame["cur"] is None and frame["pc"] >= len(run.lists[frame["list"]])
+
+
+def _active_below(cur: Data) -> bool:
+    """Whether a step nested in the active step ``cur`` is still active."""
+    return any(child["cur"] is not None for child in cur.get("children", ()))
+
+
+def _reach_at(run: WorkfileRun, data: Data, loc: Loc) -> JSON:
+    return _reach(run, data, _at(data, loc), loc)
+
+
+def _reach(run: WorkfileRun, data: Data, frame: Data, loc: Loc) -> JSON:
+    """Step Evaluation 1-2 for the step at ``frame``'s ``pc`` (WF-STEP-1..3, WF-STEP-7).
+
+    The guard, then the operation's enclosing-scope fields, evaluated at once
+    (A-129): a false guard skips the step, a fault fails it before anything
+    begins (its own evaluation fault is not offered to catch, WF-CATCH-15);
+    otherwise the step begins.
+    """
+    step = run.lists[frame["list"]][frame["pc"]]
+    path = frame["prefix"] + step.id
+    env = _env(frame)
+    try:
+        when = step.modifiers.when
+        if when is not ABSENT:
+            guard = resolve(when, env)
+            if not isinstance(guard, bool):
+                raise EvaluationFault("expression.type", "a when guard is a boolean (A-117)")
+            if not guard:
+                frame["pc"] += 1
+                data["outcomes"][path] = "skipped"
+                return {"event": "step_finished", "step": path, "outcome": "skipped"}
+        cur = _begin(run, step, path, frame)
+    except EvaluationFault as fault:
+        error = {"code": fault.code, "step": path}
+        return _fail(run, data, frame, loc, step, path, error, begun=False)
+    frame["cur"] = cur
+    return {"event": "step_started", "step": path}
+
+
+def _begin(run: WorkfileRun, step: Step, path: str, frame: Data) -> Data:
+    """The active step's state once its enclosing-scope fields are evaluated (WF-STEP-3)."""
+    env = _env(frame)
+    body = step.body
+    cur: Data = {"path": path, "static": step.step_path}
+    if isinstance(body, Action):
+        args = resolve(body.args, env)
+        cur.update(phase="dispatch", args=args, attempt=1, server=None)
+    elif isinstance(body, ForEach):
+        items = resolve(body.items, env)
+        if not isinstance(items, list):
+            raise EvaluationFault("expression.type", "wf.for_each items is an array (A-127)")
+        cur.update(phase="children", items=items, started=0, children=[], failing=None)
+    elif isinstance(body, Parallel):
+        cur.update(
+            phase="children",
+            failing=None,
+            children=[
+                _new_frame(f"{step.step_path}/{name}", f"{path}.{name}.", env)
+                for name, _ in body.branches
+            ],
+        )
+    elif isinstance(body, Choose):
+        guards = [resolve(arm.when, env) for arm in body.arms]  # every arm guard (A-124)
+        for guard in guards:
+            if not isinstance(guard, bool):
+                raise EvaluationFault("expression.type", "a wf.choose arm guard is a boolean")
+        chosen = next((str(k) for k, g in enumerate(guards) if g), None)
+        if chosen is None and body.otherwise is not None:
+            chosen = "else"
+        cur.update(phase="children", children=_arm(step, path, chosen, env), selected=chosen)
+    elif isinstance(body, Route):
+        subject = resolve(body.subject, env)
+        chosen = next(
+            (str(v) for v, _ in body.cases if _same(v, subject)),
+            "else" if body.otherwise is not None else None,
+        )
+        cur.update(phase="children", children=_arm(step, path, chosen, env), selected=chosen)
+    elif isinstance(body, Repeat):
+        cur.update(
+            phase="children",
+            iteration=0,
+            children=[_new_frame(f"{step.step_path}/", f"{path}[0].", env)],
+        )
+    elif isinstance(body, Stop):
+        reason = resolve(body.reason, env)
+        result = {} if body.result is ABSENT else resolve(body.result, env)
+        cur.update(phase="stop", reason=reason, result=result)
+    elif isinstance(body, Fail):
+        reason = None if body.reason is ABSENT else resolve(body.reason, env)
+        cur.update(phase="author_fail", reason=reason)
+    elif isinstance(body, Wait):
+        cur.update(phase="succeeded", value=None)
+    elif isinstance(body, Render):
+        projection = resolve(body.projection, env)
+        assert body.template is not None  # a file is refused (A-131)
+        scope = projection if isinstance(projection, dict) else {}
+        cur.update(phase="succeeded", value=_render(body.template, scope))
+    else:  # pragma: no cover - refused at construction
+        raise ModelLimit(f"{type(body).__name__} is not modelled")
+    return cur
+
+
+def _render(text: str, scope: Mapping[str, JSON]) -> str:
+    value = resolve(text, scope)
+    return value if isinstance(value, str) else json.dumps(value, sort_keys=True)
+
+
+def _same(case: JSON, subject: JSON) -> bool:
+    """A route case matches a subject equal to it as JSON, or as text for a written key."""
+    return bool(case == subject and type(case) is type(subject)) or (
+        isinstance(case, str) and isinstance(subject, int | float) and case == json.dumps(subject)
+    )
+
+
+def _arm(step: Step, path: str, chosen: str | None, env: Mapping[str, JSON]) -> list[Data]:
+    if chosen is None:
+        return []
+    return [_new_frame(f"{step.step_path}/{chosen}", f"{path}.{chosen}.", env)]
+
+
+# -- actions: attempts, retries, ambiguity ---------------------------------------------------
+
+
+def _dispatch(run: WorkfileRun, data: Data, loc: Loc) -> JSON:
+    """An attempt begins: the complete argument map, explicit nulls included (WF-STEP-8)."""
+    cur = _at(data, loc)["cur"]
+    cur["phase"] = "outstanding"
+    return {
+        "event": "attempt_started",
+        "step": cur["path"],
+        "attempt": cur["attempt"],
+        "input": cur["args"],
+    }
+
+
+def classification(spec: ActionSpec | None, code: str) -> str:
+    """The manifest's classification of a connector code; uncovered: fatal (A-119)."""
+    found = spec.classify(code) if spec is not None else None
+    return found or "fatal"
+
+
+def _writes(spec: ActionSpec | None) -> bool:
+    return spec is None or spec.effects == "write"
+
+
+def _complete(run: WorkfileRun, data: Data, loc: Loc) -> JSON:
+    """The outstanding attempt's result arrives (the environment's choice of order)."""
+    frame = _at(data, loc)
+    cur = frame["cur"]
+    step = run.steps[cur["static"]]
+    spec = run.spec(step)
+    path, attempt = cur["path"], cur["attempt"]
+    result = run.scenario.result(path, cur["static"], attempt)
+    event: Data = {"event": "attempt_finished", "step": path, "attempt": attempt}
+    if "output" in result:
+        event["result"] = "succeeded"
+        cur.update(phase="succeeded", value=result["output"])
+        # A successful reissue resolves the step's earlier ambiguous attempts (A-126).
+        data["effects"] = [e for e in data["effects"] if e["step"] != path]
+        return event
+    code = result["error"]
+    details = result.get("details")
+    kind = classification(spec, code)
+    event.update(result=kind, code=code)
+    attempts = step.modifiers.effective_attempts
+    if kind == "unknown" and _writes(spec):
+        effect = {"step": path, "attempt": attempt, "effect": "unknown", "code": code}
+        if details is not None:
+            effect["details"] = details
+        data["effects"].append(effect)
+    idempotent = spec is not None and spec.idempotency in ("inherent", "keyed")
+    if attempt < attempts and (kind == "retryable" or (kind == "unknown" and idempotent)):
+        cur.update(phase="retry", server=result.get("retryAfterMs"))
+        return event
+    if kind == "unknown":
+        disposition = step.modifiers.on_unknown or "abort"  # WF-UNK-1
+        failure = {"code": AMBIGUOUS, "step": path, "disposition": disposition}
+    else:
+        failure = {"code": code, "step": path}
+    if details is not None:
+        failure["details"] = details
+    cur.update(phase="failed", failure=failure)
+    return event
+
+
+def _retry(run: WorkfileRun, data: Data, loc: Loc) -> JSON:
+    """A retry or reissue, after the selected delay (virtual time) (WF-RETRY-3..6, WF-AMB-2)."""
+    cur = _at(data, loc)["cur"]
+    step = run.steps[cur["static"]]
+    delay = delay_ms(step, cur["attempt"], cur["server"])
+    cur.update(phase="dispatch", attempt=cur["attempt"] + 1, server=None)
+    return {
+        "event": "retry_scheduled",
+        "step": cur["path"],
+        "attempt": cur["attempt"],
+        "delayMs": delay,
+    }
+
+
+# -- catch -----------------------------------------------------------------------------------
+
+
+def _handler(run: WorkfileRun, step: Step, cur: Data) -> int | None:
+    """The index of the handler for an eligible failure, by code precedence (WF-CATCH-2/9)."""
+    failure = cur["failure"]
+    if cur.get("handled") or failure.get("disposition") == "abort":  # WF-UNK-4, WF-CATCH-20
+        return None
+    handlers = step.modifiers.catch
+    chosen = select(failure["code"], [h.pattern for h in handlers])
+    if chosen is None:
+        return None
+    return next(k for k, h in enumerate(handlers) if h.pattern == chosen)
+
+
+def _handle(run: WorkfileRun, data: Data, loc: Loc) -> JSON:
+    """The selected handler begins, with the reserved ``error`` binding (WF-CATCH-7/8)."""
+    frame = _at(data, loc)
+    cur = frame["cur"]
+    step = run.steps[cur["static"]]
+    k = _handler(run, step, cur)
+    assert k is not None
+    failure = cur["failure"]
+    error = {
+        "code": failure["code"],
+        "step": cur["path"].removeprefix(frame["prefix"]),
+        "details": failure.get("details"),
+    }
+    env = {**_env(frame), "error": error}
+    handler_frame = _new_frame(f"{step.step_path}/(catch){k}", f"{cur['path']}.(catch).", env)
+    cur.update(phase="handler", handled=True, handler=k, children=[handler_frame])
+    return {
+        "event": "handler_started",
+        "step": cur["path"],
+        "pattern": step.modifiers.catch[k].pattern.text,
+        "code": failure["code"],
+    }
+
+
+def _handled(run: WorkfileRun, data: Data, loc: Loc) -> JSON:
+    """The handler ran: its result replaces the output, or the original failure stays."""
+    frame = _at(data, loc)
+    cur = frame["cur"]
+    step = run.steps[cur["static"]]
+    inner = cur["children"][0]
+    if inner["state"] == "running":
+        handler = step.modifiers.catch[cur["handler"]]
+        env = {**inner["env"], **inner["scope"]}
+        try:
+            value = None if handler.result is ABSENT else resolve(handler.result, env)
+        except EvaluationFault:
+            value = _NO_RESULT
+        spec = run.spec(step)
+        contract = spec.output if spec is not None else None
+        if value is not _NO_RESULT and (contract is None or INPUT_TYPES[contract](value)):
+            cur.update(phase="succeeded", value=value, children=[])
+            return _succeed(run, data, loc)
+    cur.update(phase="failed", children=[])  # WF-CATCH-26: the original failure stays
+    return _fail_current(run, data, loc)
+
+
+_NO_RESULT = object()
+
+
+# -- outcomes and the failure policy ---------------------------------------------------------
+
+
+def _succeed(run: WorkfileRun, data: Data, loc: Loc) -> JSON:
+    """The step succeeds and, for a value- or scope-producing body, binds (WF-STEP-6/10)."""
+    frame = _at(data, loc)
+    cur = frame["cur"]
+    step = run.steps[cur["static"]]
+    event: Data = {"event": "step_finished", "step": cur["path"], "outcome": "succeeded"}
+    if isinstance(step.body, Action | Render):
+        event["value"] = cur["value"]
+    if not isinstance(step.body, Stop | Fail | Wait):
+        frame["scope"][step.id] = cur["value"]
+        frame["env"][step.id] = cur["value"]
+    data["outcomes"][cur["path"]] = "succeeded"
+    frame["cur"] = None
+    frame["pc"] += 1
+    return event
+
+
+def _fail_current(run: WorkfileRun, data: Data, loc: Loc) -> JSON:
+    frame = _at(data, loc)
+    cur = frame["cur"]
+    step = run.steps[cur["static"]]
+    return _fail(run, data, frame, loc, step, cur["path"], cur["failure"], begun=True)
+
+
+def _fail(
+    run: WorkfileRun,
+    data: Data,
+    frame: Data,
+    loc: Loc,
+    step: Step,
+    path: str,
+    error: Data,
+    begun: bool,
+) -> JSON:
+    """The step fails; the failure policy ladder applies (Failure Policy Precedence).
+
+    An ``on_unknown: abort`` disposition and ``on_fail: abort`` fail the run
+    directly (WF-UNK-4, WF-POLICY-3); ``on_fail: continue`` goes on with the
+    next step, the failed step reading null (WF-POLICY-4); otherwise the
+    frame fails and its construct's policy decides (WF-POLICY-5/8/19).
+    """
+    event = {
+        "event": "step_finished",
+        "step": path,
+        "outcome": "failed",
+        "error": {"code": error["code"], "step": error["step"]},
+    }
+    data["outcomes"][path] = "failed"
+    frame["cur"] = None
+    if error.get("disposition") == "abort" or step.modifiers.on_fail == "abort":
+        _end(data, loc, "failed", error, chain="failed")
+        frame["state"] = "halted"
+        return event
+    if step.modifiers.on_fail == "continue":
+        frame["pc"] += 1
+        return event
+    frame["state"] = "failed"
+    frame["error"] = error
+    owner = _parent(data, loc)
+    if owner is not None:
+        _, construct = owner
+        body = run.steps[construct["static"]].body
+        policy = (
+            body.on_iteration_fail
+            if isinstance(body, ForEach)
+            else body.on_branch_fail
+            if isinstance(body, Parallel)
+            else None
+        )
+        if policy == "fail_fast" and construct.get("failing") is None:
+            construct["failing"] = error  # the first failed scope fails the construct
+    return event
+
+
+def _end(data: Data, loc: Loc, outcome: str, error: Data | None, chain: str, **more: JSON) -> None:
+    """The run ends: what ``run_finished`` will say, and the chain's outcome (A-121, A-123).
+
+    The chain is the active containment chain of the step that ended the run:
+    the active steps of the frames enclosing ``loc``, up to the root.
+    """
+    paths = [_at(data, loc[:k])["cur"]["path"] for k in range(len(loc))]
+    end: Data = {"outcome": outcome, "chain": chain, "paths": paths, **more}
+    if error is not None:
+        end["error"] = error
+    data["end"] = end
+    data["phase"] = "ending"
+
+
+# -- constructs ------------------------------------------------------------------------------
+
+
+def _iterate(run: WorkfileRun, data: Data, loc: Loc) -> JSON:
+    """The next iteration of a wf.for_each begins, in index order (A-127)."""
+    frame = _at(data, loc)
+    cur = frame["cur"]
+    step = run.steps[cur["static"]]
+    body = step.body
+    assert isinstance(body, ForEach)
+    index = cur["started"]
+    env = {**_env(frame), body.name: cur["items"][index]}
+    child = _new_frame(f"{step.step_path}/", f"{cur['path']}[{index}].", env)
+    cur["children"].append(child)
+    cur["started"] += 1
+    return _reach(run, data, child, (*loc, len(cur["children"]) - 1))
+
+
+def _scope(run: WorkfileRun, frame: Data) -> dict[str, JSON]:
+    """A retained scope: every step id of the list, null where nothing was bound."""
+    return {s.id: frame["scope"].get(s.id) for s in run.lists[frame["list"]]}
+
+
+def _join(run: WorkfileRun, data: Data, loc: Loc) -> JSON:
+    """A construct whose nested frames settled: its outcome, or its next iteration."""
+    frame = _at(data, loc)
+    cur = frame["cur"]
+    step = run.steps[cur["static"]]
+    body = step.body
+    children = cur["children"]
+    if cur.get("failing") is not None:
+        return _construct_fails(run, data, frame, loc, step, cur["failing"])
+    if isinstance(body, ForEach | Parallel):
+        if isinstance(body, ForEach):
+            if not body.steps:
+                value: JSON = [{} for _ in cur["items"]]
+            else:
+                value = [_scope(run, c) for c in children]
+        else:
+            value = {
+                name: _scope(run, c) for (name, _), c in zip(body.branches, children, strict=True)
+            }
+        cur["value"] = value  # under continue, failed scopes keep their nulls (WF-POLICY-16)
+        return _succeed(run, data, loc)
+    failed = next((c for c in children if c["state"] == "failed"), None)
+    if failed is not None:
+        return _construct_fails(run, data, frame, loc, step, failed["error"])
+    if isinstance(body, Choose | Route):
+        cur["value"] = _scope(run, children[0]) if children else None  # A-124
+        return _succeed(run, data, loc)
+    assert isinstance(body, Repeat)
+    child = children[-1]
+    try:
+        done = resolve(body.until, {**child["env"], **child["scope"]})
+        if not isinstance(done, bool):
+            raise EvaluationFault("expression.type", "wf.repeat until is a boolean")
+    except EvaluationFault as fault:
+        return _construct_fails(
+            run, data, frame, loc, step, {"code": fault.code, "step": cur["path"]}
+        )
+    if done:
+        cur["value"] = [_scope(run, c) for c in children]
+        return _succeed(run, data, loc)
+    iteration = cur["iteration"] + 1
+    if body.max_iterations is not None and iteration >= body.max_iterations:
+        error = {"code": "flow.repeat_exhausted", "step": cur["path"]}  # A-125
+        return _construct_fails(run, data, frame, loc, step, error)
+    cur["iteration"] = iteration
+    nxt = _new_frame(f"{step.step_path}/", f"{cur['path']}[{iteration}].", _env(frame))
+    children.append(nxt)
+    return _reach(run, data, nxt, (*loc, len(children) - 1))
+
+
+def _construct_fails(
+    run: WorkfileRun, data: Data, frame: Data, loc: Loc, step: Step, error: Data
+) -> JSON:
+    """A construct failed by a nested failure carries its code and path (WF-POLICY-8/9)."""
+    cur = frame["cur"]
+    return _fail(run, data, frame, loc, step, cur["path"], error, begun=True)
+
+
+# -- termination constructs and cancellation -----------------------------------------------
+
+
+def _stop(run: WorkfileRun, data: Data, loc: Loc) -> JSON:
+    """wf.stop: the step and its enclosing constructs become stopped (A-123)."""
+    frame = _at(data, loc)
+    cur = frame["cur"]
+    data["outcomes"][cur["path"]] = "stopped"
+    _end(data, loc, "stopped", None, chain="stopped", result=cur["result"], reason=cur["reason"])
+    frame["cur"] = None
+    frame["state"] = "halted"
+    return {"event": "step_finished", "step": cur["path"], "outcome": "stopped"}
+
+
+def _author_fail(run: WorkfileRun, data: Data, loc: Loc) -> JSON:
+    """wf.fail: the step fails, never retried or handled; enclosing constructs are cancelled."""
+    frame = _at(data, loc)
+    cur = frame["cur"]
+    step = run.steps[cur["static"]]
+    assert isinstance(step.body, Fail)
+    error = {"code": step.body.code, "step": cur["path"]}
+    data["outcomes"][cur["path"]] = "failed"
+    more = {} if cur["reason"] is None else {"reason": cur["reason"]}
+    _end(data, loc, "failed", error, chain="cancelled", **more)
+    frame["cur"] = None
+    frame["state"] = "halted"
+    return {"event": "step_finished", "step": cur["path"], "outcome": "failed", "error": error}
+
+
+def _request_cancel(run: WorkfileRun, data: Data) -> JSON:
+    """The deployment's cancellation request arrives (the environment's choice, A-130)."""
+    data["cancel"] = True
+    _end(data, (), "cancelled", None, chain="cancelled")
+    return {"event": "cancel_requested"}
+
+
+def _cancel(run: WorkfileRun, data: Data, loc: Loc) -> JSON:
+    """An active step whose nested work has ended is ended by the cancellation in force.
+
+    Under a run's end, the constructs on the chain of the step that ended it
+    take the chain's outcome (stopped for wf.stop, failed for an abort,
+    cancelled for wf.fail and Core Cancellation); every other active step
+    becomes cancelled (WF-CANCEL-8, WF-IWC-3..5).  An outstanding write
+    attempt's effect stays unknown (WF-TERM-8, WF-CANCEL-13).
+    """
+    frame = _at(data, loc)
+    cur = frame["cur"]
+    path = cur["path"]
+    outcome = "cancelled"
+    end = data["end"]
+    event: Data = {"event": "step_finished", "step": path}
+    if end is not None and path in end["paths"] and end["chain"] != "cancelled":
+        outcome = end["chain"]
+        if outcome == "failed":
+            event["error"] = {"code": end["error"]["code"], "step": end["error"]["step"]}
+    if cur.get("phase") == "outstanding":
+        step = run.steps[cur["static"]]
+        if _writes(run.spec(step)):
+            data["effects"].append({"step": path, "attempt": cur["attempt"], "effect": "unknown"})
+    data["outcomes"][path] = outcome
+    frame["cur"] = None
+    frame["state"] = "halted"
+    event["outcome"] = outcome
+    return event
+
+
+def _finish(run: WorkfileRun, data: Data) -> JSON:
+    """The run becomes terminal: exactly one outcome (WF-TERM-1, Outputs, WF-CUT-3)."""
+    end = data["end"]
+    root = data["root"]
+    if end is None:
+        assert _settled(run, root), "no rule applies, yet the root step list has not ended"
+        if root["state"] == "failed":
+            end = {"outcome": "failed", "error": root["error"]}
+        else:
+            try:
+                outputs = run.workfile.outputs
+                env = {**root["env"], **root["scope"]}
+                result = {} if outputs is ABSENT else resolve(outputs, env)
+                end = {"outcome": "completed", "result": result}
+            except EvaluationFault as fault:
+                end = {"outcome": "failed", "error": {"code": fault.code}}
+    final: Data = {"outcome": end["outcome"]}
+    for member in ("result", "reason"):
+        if member in end:
+            final[member] = end[member]
+    if "error" in end:
+        error = end["error"]
+        final["error"] = {k: error[k] for k in ("code", "step") if k in error}
+        if error.get("code") == AMBIGUOUS and "disposition" in error:
+            final["disposition"] = error["disposition"]  # WF-UNK-3
+    final["unknownEffects"] = sorted(data["effects"], key=lambda e: (e["step"], e["attempt"]))
+    data["final"] = final
+    data["phase"] = "finished"
+    return {"event": "run_finished", **final}
+
+
+def _start(run: WorkfileRun, data: Data) -> JSON:
+    """Inputs validated and established before the first step (WF-START-1..6, A-120)."""
+    given = run.scenario.inputs
+    fields = {f.name: f for f in run.workfile.inputs}
+    problem = None
+    inputs: dict[str, JSON] = {}
+    for name in given:
+        if name not in fields:
+            problem = problem or {"code": "input.unknown", "input": name}
+    for name, field in fields.items():
+        if name in given:
+            if not INPUT_TYPES.get(field.type, lambda v: True)(given[name]):
+                problem = problem or {"code": "input.type", "input": name}
+            inputs[name] = given[name]
+        elif field.default is not ABSENT:
+            inputs[name] = field.default
+        elif field.required:
+            problem = problem or {"code": "input.required", "input": name}
+    if problem is not None:
+        data["phase"] = "finished"
+        data["final"] = {"outcome": "rejected", "error": problem}
+        return {"event": "run_rejected", "error": problem}
+    data["phase"] = "running"
+    data["inputs"] = inputs
+    data["root"] = _new_frame("", "", {"inputs": inputs, "run": {"dry_run": False}})
+    return {"event": "run_started", "inputs": inputs}
+
+
+def outcome(run: WorkfileRun, config: Config) -> JSON:
+    """A terminal configuration's final state: the run's outcome and each begun step's."""
+    data = config.data
+    final = dict(data["final"] or {"outcome": None})
+    final["steps"] = dict(sorted(data["outcomes"].items()))
+    final.setdefault("unknownEffects", [])
+    return final

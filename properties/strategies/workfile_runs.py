@@ -1,0 +1,271 @@
+"""Hypothesis strategies for Workfile runs: a document, its manifests, a scenario, a schedule.
+
+``workfile_cases()`` draws cases the model can run (docs/workfile-execution.md):
+documents valid by construction against one fixed connector manifest
+(``MANIFEST``), whose actions differ in what the chapter reads — effects,
+idempotency, a declared output — and whose error table has every kind of
+code pattern (exact, dotted prefix, HTTP status) and an uncovered code.  A
+scenario scripts attempt results from ``CODES`` so that each classification,
+server-requested delays, ambiguity and handlers are met; sometimes a
+cancellation request; and a completion schedule for concurrent attempts.
+
+The document is drawn as a small tree: step lists of one to three steps,
+constructs nested at most two deep, every reference to a binding visible
+where it is read (earlier action steps of the scope chain, ``inputs``, the
+iteration variable, a handler's ``error``), so the validator accepts it
+(tests/test_workfile_run.py measures the share it rejects).
+"""
+
+from __future__ import annotations
+
+import itertools
+from typing import Any
+
+import attrs
+import yaml
+from hypothesis import strategies as st
+
+JSON = Any
+ERRORS = {
+    "svc.busy": "retryable",
+    "svc.fatal": "fatal",
+    "svc.lost": "unknown",
+    "svc.rate.*": "retryable",
+    "svc.rate.hard": "fatal",
+    "http.5xx": "retryable",
+}
+MANIFEST = yaml.safe_dump(
+    {
+        "connector": "svc",
+        "actions": {
+            "get": {"effects": "read", "idempotency": "inherent", "errors": dict(ERRORS)},
+            "put": {"effects": "write", "idempotency": "keyed", "errors": dict(ERRORS)},
+            "send": {"effects": "write", "errors": dict(ERRORS)},
+            "fetch": {"effects": "read", "output": {"type": "object"}, "errors": dict(ERRORS)},
+        },
+    },
+    sort_keys=False,
+)
+ACTIONS = ("get", "put", "send", "fetch")
+# Codes a connector reports: each classification, a prefix beaten by an exact
+# code, an HTTP status, and codes the manifest does not cover (A-119).
+CODES = (
+    "svc.busy",
+    "svc.fatal",
+    "svc.lost",
+    "svc.rate.limit",
+    "svc.rate.hard",
+    "http.503",
+    "http.404",
+    "svc.other",
+)
+PATTERNS = (
+    "svc.fatal",
+    "svc.rate.*",
+    "svc.*",
+    "http.5xx",
+    "http.4xx",
+    "svc.rate.hard",
+    "flow.action_ambiguous",
+    "svc.lost",
+)
+DURATIONS = ("0ms", "100ms", "1s", "2s", "5s")
+
+
+@attrs.define
+class _Builder:
+    """Fresh step ids and the action steps' static paths (for the scenario)."""
+
+    counter: itertools.count[int] = attrs.field(factory=lambda: itertools.count(1))
+    actions: list[str] = attrs.field(factory=list)
+
+    def fresh(self) -> str:
+        return f"s{next(self.counter)}"
+
+
+def _args(draw: st.DrawFn, visible: list[str], extra: list[str]) -> dict[str, JSON]:
+    """An argument map: a literal, an explicit null, a reference (WF-STEP-8, WF-BIND-1)."""
+    args: dict[str, JSON] = {"k": draw(st.integers(0, 3))}
+    if draw(st.integers(0, 3)) == 0:
+        args["none"] = None
+    sources = [f"{{{{ {name}.id }}}}" for name in visible] + extra
+    if sources and draw(st.booleans()) is True:
+        args["ref"] = draw(st.sampled_from(sources))
+    return args
+
+
+def _action(
+    draw: st.DrawFn,
+    b: _Builder,
+    step_id: str,
+    path: str,
+    visible: list[str],
+    extra: list[str],
+    handlers: bool = True,
+) -> dict[str, JSON]:
+    action = draw(st.sampled_from(ACTIONS))
+    body: dict[str, JSON] = {f"svc.{action}": _args(draw, visible, extra)}
+    b.actions.append(path)
+    if draw(st.integers(0, 4)) < 2:
+        policy = draw(st.sampled_from(("none", "fixed", "exponential")))
+        retry: dict[str, JSON] = {"policy": policy, "attempts": draw(st.integers(1, 3))}
+        if policy != "none":
+            initial = draw(st.sampled_from(DURATIONS[1:4]))
+            retry["initial"] = initial
+            if draw(st.booleans()):
+                retry["max"] = draw(st.sampled_from(("2s", "3s", "5s")))
+        if draw(st.booleans()):
+            retry["honor_retry_after"] = True
+        body["retry"] = retry
+    if draw(st.integers(0, 3)) == 0:
+        body["on_fail"] = draw(st.sampled_from(("abort", "continue")))
+    if draw(st.integers(0, 2)) == 0:
+        body["on_unknown"] = draw(st.sampled_from(("abort", "fail")))
+    if handlers and draw(st.integers(0, 2)) == 0:
+        catch: dict[str, JSON] = {}
+        for pattern in draw(
+            st.lists(st.sampled_from(PATTERNS), min_size=1, max_size=2, unique=True)
+        ):
+            inner = b.fresh()
+            handler_steps = [
+                {
+                    inner: _action(
+                        draw,
+                        b,
+                        inner,
+                        f"{path}.(catch).{inner}",
+                        visible,
+                        ["{{ error.code }}", "{{ error.step }}"],
+                        handlers=False,
+                    )
+                }
+            ]
+            handler: dict[str, JSON] = {"steps": handler_steps}
+            if action == "fetch" or draw(st.booleans()):
+                handler["result"] = draw(
+                    st.sampled_from(
+                        ({"recovered": True}, f"{{{{ {inner} }}}}", "{{ error }}", "text")
+                    )
+                )
+            catch[pattern] = handler
+        body["catch"] = catch
+    if draw(st.integers(0, 6)) == 0:
+        guards = ["{{ inputs.flag }}", "{{ not inputs.flag }}"]
+        guards += [f"{{{{ {name} == null }}}}" for name in visible]
+        body["when"] = draw(st.sampled_from(guards))
+    return body
+
+
+def _steps(
+    draw: st.DrawFn, b: _Builder, prefix: str, visible: list[str], extra: list[str], depth: int
+) -> list[JSON]:
+    """A step list; ``prefix`` is the static path of its owner (``""`` at the root)."""
+    steps: list[JSON] = []
+    scope = list(visible)
+    for _ in range(draw(st.integers(1, 3))):
+        step_id = b.fresh()
+        path = f"{prefix}{step_id}"
+        kinds = ["action"] * 5 + ["stop", "fail", "wait"]
+        if depth < 2:
+            kinds += ["for_each", "parallel", "choose", "repeat"]
+        kind = draw(st.sampled_from(kinds))
+        body: dict[str, JSON]
+        if kind == "action":
+            body = _action(draw, b, step_id, path, scope, extra)
+        elif kind == "stop":
+            body = {"wf.stop": {"reason": "enough", "result": {"at": step_id}}}
+        elif kind == "fail":
+            body = {"wf.fail": {"code": "app.refused", "reason": "no"}}
+        elif kind == "wait":
+            body = {"wf.wait": {"for": draw(st.sampled_from(DURATIONS))}}
+        elif kind == "for_each":
+            spec: dict[str, JSON] = {
+                "items": draw(st.lists(st.integers(0, 9), max_size=3)),
+                "steps": _steps(draw, b, f"{path}.", scope, [*extra, "{{ item }}"], depth + 1),
+            }
+            if draw(st.booleans()):
+                spec["on_iteration_fail"] = "continue"
+            if draw(st.booleans()):
+                spec["concurrency"] = 2
+            body = {"wf.for_each": spec}
+        elif kind == "parallel":
+            branches = {
+                name: _steps(draw, b, f"{path}.{name}.", scope, extra, depth + 1)
+                for name in ("a", "b")
+            }
+            body = {"wf.parallel": {"branches": branches}}
+            if draw(st.booleans()):
+                body["wf.parallel"]["on_branch_fail"] = "continue"
+        elif kind == "choose":
+            arms = [
+                {
+                    "when": "{{ inputs.flag }}",
+                    "steps": _steps(draw, b, f"{path}.0.", scope, extra, depth + 1),
+                }
+            ]
+            spec = {"arms": arms}
+            if draw(st.booleans()):
+                spec["else"] = _steps(draw, b, f"{path}.else.", scope, extra, depth + 1)
+            body = {"wf.choose": spec}
+        else:
+            inner = _steps(draw, b, f"{path}.", scope, extra, depth + 1)
+            first = next(iter(inner[0]))
+            reads = isinstance(inner[0][first], dict) and any(
+                k.startswith("svc.") for k in inner[0][first]
+            )
+            until = f"{{{{ {first}.id == null }}}}" if reads else "{{ true }}"
+            body = {
+                "wf.repeat": {
+                    "steps": inner,
+                    "until": draw(st.sampled_from((until, "{{ true }}"))),
+                    "max_iterations": draw(st.integers(1, 3)),
+                }
+            }
+        if kind not in ("action", "stop", "fail") and draw(st.integers(0, 4)) == 0:
+            body["on_fail"] = draw(st.sampled_from(("abort", "continue")))
+        steps.append({step_id: body})
+        if kind == "action":
+            scope.append(step_id)
+    return steps
+
+
+def _result(draw: st.DrawFn) -> JSON:
+    if draw(st.integers(0, 2)) == 0:
+        return {"output": {"id": draw(st.sampled_from(("x", "y"))), "n": draw(st.integers(0, 2))}}
+    result: dict[str, JSON] = {"error": draw(st.sampled_from(CODES))}
+    if draw(st.integers(0, 3)) == 0:
+        result["retryAfterMs"] = draw(st.sampled_from((0, 500, 2500, 10_000)))
+    if draw(st.integers(0, 5)) == 0:
+        result["details"] = {"status": draw(st.integers(400, 599))}
+    return result
+
+
+@st.composite
+def workfile_cases(draw: st.DrawFn) -> dict[str, JSON]:
+    """A Workfile case: document (YAML text), manifests, scenario and completion schedule."""
+    b = _Builder()
+    steps = _steps(draw, b, "", [], [], 0)
+    document: dict[str, JSON] = {
+        "inputs": {"flag": {"type": "boolean", "default": True}},
+        "steps": steps,
+    }
+    roots = [
+        next(iter(s)) for s in steps if any(k.startswith("svc.") for k in next(iter(s.values())))
+    ]
+    if roots and draw(st.booleans()) is True:
+        document["outputs"] = {"out": f"{{{{ {draw(st.sampled_from(roots))}.id }}}}"}
+    attempts: dict[str, JSON] = {}
+    for path in b.actions:
+        if draw(st.booleans()):
+            attempts[path] = [_result(draw) for _ in range(draw(st.integers(1, 3)))]
+    scenario: dict[str, JSON] = {"attempts": attempts}
+    if draw(st.integers(0, 5)) == 0:
+        scenario["inputs"] = {"flag": False}
+    if draw(st.integers(0, 5)) == 0:
+        scenario["cancel"] = draw(st.integers(1, 3))
+    return {
+        "document": yaml.safe_dump(document, sort_keys=False, width=1 << 16),
+        "manifests": {"svc": MANIFEST},
+        "scenario": scenario,
+        "schedule": draw(st.lists(st.integers(0, 3), max_size=6)),
+    }
