@@ -101,6 +101,14 @@ class Config:
         return json.dumps(self.data, sort_keys=True, separators=(",", ":"))
 
 
+@attrs.frozen
+class Labelled:
+    """An event with the rule that produced it, where a change chose among rules."""
+
+    rule: str
+    event: JSON
+
+
 # The rules and the clauses each cites (docs/workfile-execution.md).
 RULES: dict[str, tuple[str, ...]] = {
     "start": ("WF-START-1", "WF-START-2", "WF-START-4", "WF-START-6"),
@@ -111,7 +119,15 @@ RULES: dict[str, tuple[str, ...]] = {
     "dispatch": ("WF-STEP-4", "WF-STEP-8", "WF-STEP-12", "WF-CUT-1"),
     "complete": ("WF-STEP-9", "WF-CLASS-1", "WF-CODE-1", "WF-CODE-2", "A-119"),
     "retry": ("WF-RETRY-3", "WF-RETRY-4", "WF-RETRY-5", "WF-RETRY-6", "WF-RETRY-10", "WF-AMB-1"),
-    "handle": ("WF-CATCH-2", "WF-CATCH-3", "WF-CATCH-8", "WF-CATCH-9", "WF-CATCH-10"),
+    "handle": (
+        "WF-CODE-1",
+        "WF-CODE-2",
+        "WF-CATCH-2",
+        "WF-CATCH-3",
+        "WF-CATCH-8",
+        "WF-CATCH-9",
+        "WF-CATCH-10",
+    ),
     "handled": ("WF-CATCH-22", "WF-CATCH-23", "WF-CATCH-26", "A-122"),
     "succeed": ("WF-STEP-6", "WF-STEP-10", "WF-SOUT-2"),
     "fail": (
@@ -256,8 +272,9 @@ class WorkfileRun:
     ) -> Transition[Config]:
         data = copy.deepcopy(config.data)
         event = change(self, data, *args)
-        clauses = RULES[rule]
-        return Transition(event, rule, clauses, Config(data))
+        if isinstance(event, Labelled):  # the rule a change decided on (reach: skip, fault)
+            rule, event = event.rule, event.event
+        return Transition(event, rule, RULES[rule], Config(data))
 
     def _frames(self, data: Data) -> Iterator[tuple[Loc, Data, bool]]:
         """Every frame with its location and whether work in it is being cancelled."""
@@ -405,11 +422,13 @@ def _reach(run: WorkfileRun, data: Data, frame: Data, loc: Loc) -> JSON:
             if not guard:
                 frame["pc"] += 1
                 data["outcomes"][path] = "skipped"
-                return {"event": "step_finished", "step": path, "outcome": "skipped"}
+                return Labelled(
+                    "skip", {"event": "step_finished", "step": path, "outcome": "skipped"}
+                )
         cur = _begin(run, step, path, frame)
     except EvaluationFault as fault:
         error = {"code": fault.code, "step": path}
-        return _fail(run, data, frame, loc, step, path, error, begun=False)
+        return Labelled("fault", _fail(run, data, frame, loc, step, path, error, begun=False))
     frame["cur"] = cur
     return {"event": "step_started", "step": path}
 

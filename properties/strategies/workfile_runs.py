@@ -68,6 +68,7 @@ PATTERNS = (
     "svc.rate.hard",
     "flow.action_ambiguous",
     "svc.lost",
+    "expression.*",
 )
 DURATIONS = ("0ms", "100ms", "1s", "2s", "5s")
 
@@ -78,6 +79,7 @@ class _Builder:
 
     counter: itertools.count[int] = attrs.field(factory=lambda: itertools.count(1))
     actions: list[str] = attrs.field(factory=list)
+    scripts: dict[str, JSON] = attrs.field(factory=dict)  # results a shape needs
 
     def fresh(self) -> str:
         return f"s{next(self.counter)}"
@@ -89,6 +91,8 @@ def _args(draw: st.DrawFn, visible: list[str], extra: list[str]) -> dict[str, JS
     if draw(st.integers(0, 3)) == 0:
         args["none"] = None
     sources = [f"{{{{ {name}.id }}}}" for name in visible] + extra
+    # A reference that faults when the step it reads did not succeed (WF-STEP-7).
+    sources += [f"{{{{ {name}.n + 1 }}}}" for name in visible]
     if sources and draw(st.booleans()) is True:
         args["ref"] = draw(st.sampled_from(sources))
     return args
@@ -152,6 +156,7 @@ def _action(
     if draw(st.integers(0, 6)) == 0:
         guards = ["{{ inputs.flag }}", "{{ not inputs.flag }}"]
         guards += [f"{{{{ {name} == null }}}}" for name in visible]
+        guards += [f"{{{{ {name}.id }}}}" for name in visible]  # not a boolean: a fault
         body["when"] = draw(st.sampled_from(guards))
     return body
 
@@ -240,11 +245,67 @@ def _result(draw: st.DrawFn) -> JSON:
     return result
 
 
+def _precedence(draw: st.DrawFn, b: _Builder) -> list[JSON]:
+    """Two handlers whose patterns both match the failure, the more precise declared last.
+
+    WF-CODE-1/2: exact over prefix, the longest prefix, prefix over HTTP status.
+    """
+    general, precise, code = draw(
+        st.sampled_from(
+            (
+                ("svc.*", "svc.rate.*", "svc.rate.limit"),
+                ("svc.rate.*", "svc.rate.hard", "svc.rate.hard"),
+                ("svc.*", "svc.fatal", "svc.fatal"),
+                ("http.5xx", "http.*", "http.503"),
+            )
+        )
+    )
+    step = b.fresh()
+    b.actions.append(step)
+    b.scripts[step] = [{"error": code}]
+    handlers = {
+        pattern: {"steps": [{b.fresh(): {"svc.get": {"via": pattern}}}]}
+        for pattern in (general, precise)
+    }
+    return [{step: {"svc.send": {"k": 1}, "catch": handlers}}]
+
+
+def _own_fault(draw: st.DrawFn, b: _Builder) -> list[JSON]:
+    """A step whose guard or argument faults, with a handler matching the fault's code.
+
+    WF-CATCH-15: the handled step's own evaluation faults are not eligible.
+    """
+    first, second = b.fresh(), b.fresh()
+    b.actions.extend((first, second))
+    b.scripts[first] = [{"error": "svc.fatal"}]
+    body: dict[str, JSON] = {"svc.send": {"k": 1}}
+    if draw(st.booleans()):
+        body["when"] = f"{{{{ {first}.id }}}}"
+    else:
+        body["svc.send"]["n"] = f"{{{{ {first}.n + 1 }}}}"
+    body["catch"] = {
+        draw(st.sampled_from(("expression.*", "expression.type"))): {
+            "steps": [{b.fresh(): {"svc.get": {}}}]
+        }
+    }
+    return [{first: {"svc.get": {}, "on_fail": "continue"}}, {second: body}]
+
+
+SHAPES = (_precedence, _own_fault)
+
+
 @st.composite
 def workfile_cases(draw: st.DrawFn) -> dict[str, JSON]:
-    """A Workfile case: document (YAML text), manifests, scenario and completion schedule."""
+    """A Workfile case: document (YAML text), manifests, scenario and completion schedule.
+
+    A quarter of the cases are shapes (``SHAPES``) aimed at one rule each that
+    a random document rarely reaches; the rest are drawn as a tree.
+    """
     b = _Builder()
-    steps = _steps(draw, b, "", [], [], 0)
+    if draw(st.integers(0, 3)) == 0:
+        steps = draw(st.sampled_from(SHAPES))(draw, b)
+    else:
+        steps = _steps(draw, b, "", [], [], 0)
     document: dict[str, JSON] = {
         "inputs": {"flag": {"type": "boolean", "default": True}},
         "steps": steps,
@@ -254,9 +315,9 @@ def workfile_cases(draw: st.DrawFn) -> dict[str, JSON]:
     ]
     if roots and draw(st.booleans()) is True:
         document["outputs"] = {"out": f"{{{{ {draw(st.sampled_from(roots))}.id }}}}"}
-    attempts: dict[str, JSON] = {}
+    attempts: dict[str, JSON] = dict(b.scripts)
     for path in b.actions:
-        if draw(st.booleans()):
+        if path not in attempts and draw(st.booleans()):
             attempts[path] = [_result(draw) for _ in range(draw(st.integers(1, 3)))]
     scenario: dict[str, JSON] = {"attempts": attempts}
     if draw(st.integers(0, 5)) == 0:

@@ -169,7 +169,7 @@ def _dump(data: JSON) -> str:
 def size(case: JSON) -> dict[str, int]:
     """Steps (handler steps included) and scripted attempt results of a case."""
     data = _document(case)
-    steps = sum(1 for _ in _lists(data)) if data is not None else 0
+    steps = len(_sites(data))
     scenario = case.get("scenario")
     attempts = scenario.get("attempts") if isinstance(scenario, dict) else None
     scripts = attempts.values() if isinstance(attempts, dict) else ()
@@ -177,66 +177,146 @@ def size(case: JSON) -> dict[str, int]:
     return {"steps": steps, "scripted results": results}
 
 
-def _lists(data: JSON) -> Iterator[tuple[list[Any], int]]:
-    """Every (step list, index) of a document, outermost first, in document order."""
-
-    def visit(value: JSON) -> Iterator[tuple[list[Any], int]]:
-        if isinstance(value, dict):
-            for member in value.values():
-                yield from visit(member)
-        elif isinstance(value, list):
-            is_steps = all(isinstance(v, dict) and len(v) == 1 for v in value)
-            for k, item in enumerate(value):
-                if (
-                    is_steps
-                    and isinstance(item, dict)
-                    and isinstance(next(iter(item.values())), dict)
-                ):
-                    yield value, k
-                yield from visit(item)
-
-    yield from visit(data)
+# A site: (the step list holding the step, its index, the step's static path).
+Site = tuple[list[Any], int, str]
+MODIFIER_KEYS = ("when", "retry", "on_fail", "on_unknown", "catch", "timeout")
 
 
-MODIFIERS = ("when", "retry", "on_fail", "on_unknown", "catch", "honor_retry_after")
+def _body(entry: JSON) -> tuple[str, dict[str, Any]] | None:
+    """A step entry's body key and its mapping (``{id: {key: spec, modifiers…}}``)."""
+    if not isinstance(entry, dict) or len(entry) != 1:
+        return None
+    spec = next(iter(entry.values()))
+    if not isinstance(spec, dict):
+        return None
+    keys = [k for k in spec if k not in MODIFIER_KEYS and not str(k).startswith("x-")]
+    return (keys[0], spec) if len(keys) == 1 else None
+
+
+def _nested(key: str, spec: dict[str, Any], path: str) -> list[tuple[list[Any], str]]:
+    """The step lists nested in a step's body and handlers, each with its static prefix (A-115)."""
+    body = spec.get(key)
+    found: list[tuple[Any, str]] = []
+    if isinstance(body, dict):
+        if key in ("wf.for_each", "wf.repeat"):
+            found.append((body.get("steps"), f"{path}."))
+        elif key == "wf.parallel" and isinstance(body.get("branches"), dict):
+            found.extend((steps, f"{path}.{name}.") for name, steps in body["branches"].items())
+        elif key == "wf.choose" and isinstance(body.get("arms"), list):
+            found.extend(
+                (arm.get("steps"), f"{path}.{k}.")
+                for k, arm in enumerate(body["arms"])
+                if isinstance(arm, dict)
+            )
+        elif key == "wf.route" and isinstance(body.get("cases"), dict):
+            found.extend((steps, f"{path}.{value}.") for value, steps in body["cases"].items())
+        if key in ("wf.choose", "wf.route") and "else" in body:
+            found.append((body["else"], f"{path}.else."))
+    catch = spec.get("catch")
+    if isinstance(catch, dict):
+        found.extend(
+            (handler.get("steps"), f"{path}.(catch).")
+            for handler in catch.values()
+            if isinstance(handler, dict)
+        )
+    return [(steps, prefix) for steps, prefix in found if isinstance(steps, list)]
+
+
+def _sites(data: JSON) -> list[Site]:
+    """Every step of a document with its static path, outermost first, in document order."""
+    found: list[Site] = []
+
+    def visit(steps: list[Any], prefix: str) -> None:
+        for k, entry in enumerate(steps):
+            body = _body(entry)
+            if body is None:
+                continue
+            path = prefix + str(next(iter(entry)))
+            found.append((steps, k, path))
+            for inner, inner_prefix in _nested(body[0], body[1], path):
+                visit(inner, inner_prefix)
+
+    if isinstance(data, dict) and isinstance(data.get("steps"), list):
+        visit(data["steps"], "")
+    return found
+
+
+def _variant(case: JSON, data: JSON, scenario: JSON | None = None) -> JSON:
+    found = {**copy.deepcopy(case), "document": _dump(data)}
+    if scenario is not None:
+        found["scenario"] = scenario
+    return found
+
+
+def _hoisted(scenario: JSON, path: str, prefix: str, parent: str) -> JSON:
+    """The scenario with attempt keys under ``prefix`` (any iteration) moved to ``parent``."""
+    if not isinstance(scenario, dict) or not isinstance(scenario.get("attempts"), dict):
+        return copy.deepcopy(scenario)
+    inner = prefix[len(path) :]  # ".", ".name.", ".(catch)."
+    pattern = re.compile(re.escape(path) + r"(\[\d+\])?" + re.escape(inner))
+    moved = {
+        pattern.sub(parent, key, count=1): value for key, value in scenario["attempts"].items()
+    }
+    return {**copy.deepcopy(scenario), "attempts": copy.deepcopy(moved)}
 
 
 def smaller(case: JSON) -> Iterator[JSON]:
     """One reduction step: smaller variants of a case, each with one thing removed.
 
-    In order: a step (the last first), a modifier of a step, a handler, an
-    output, a scenario's step script or one of its results, the
-    cancellation request, an input, the schedule's last choice.
+    In order: a step (the last first); a construct or handled step replaced by
+    one of its nested step lists (the scenario's paths follow); a modifier or
+    retry member of a step; one of several handlers; an argument of an
+    action; an input declaration; an output; then the scenario's reductions: a step's script or
+    one of its results, a server delay, the cancellation request, the
+    inputs, the schedule's last choice.
     """
     data = _document(case)
     if isinstance(data, dict):
-        count = sum(1 for _ in _lists(data))
+        count = len(_sites(data))
         for n in reversed(range(count)):
             variant = copy.deepcopy(data)
-            steps, k = list(_lists(variant))[n]
+            steps, k, _ = _sites(variant)[n]
             del steps[k]
-            yield {**copy.deepcopy(case), "document": _dump(variant)}
+            yield _variant(case, variant)
         for n in range(count):
-            steps, k = list(_lists(data))[n]
-            body = next(iter(steps[k].values()))
-            for member in MODIFIERS:
-                if member in body or (
-                    isinstance(body.get("retry"), dict) and member in body["retry"]
-                ):
-                    variant = copy.deepcopy(data)
-                    vsteps, vk = list(_lists(variant))[n]
-                    vbody = next(iter(vsteps[vk].values()))
-                    if member in vbody:
-                        del vbody[member]
-                    else:
-                        del vbody["retry"][member]
-                    yield {**copy.deepcopy(case), "document": _dump(variant)}
-            for pattern in list(body.get("catch") or {}):
-                if len(body["catch"]) > 1:
-                    variant = copy.deepcopy(data)
-                    vsteps, vk = list(_lists(variant))[n]
-                    del next(iter(vsteps[vk].values()))["catch"][pattern]
-                    yield {**copy.deepcopy(case), "document": _dump(variant)}
+            steps, k, path = _sites(data)[n]
+            key, spec = _body(steps[k]) or ("", {})
+            parent = path[: len(path) - len(str(next(iter(steps[k]))))]
+            for m, (_, prefix) in enumerate(_nested(key, spec, path)):
+                variant = copy.deepcopy(data)
+                vsteps, vk, _ = _sites(variant)[n]
+                vkey, vspec = _body(vsteps[vk]) or ("", {})
+                inner = _nested(vkey, vspec, path)[m][0]
+                vsteps[vk : vk + 1] = inner
+                yield _variant(case, variant, _hoisted(case.get("scenario"), path, prefix, parent))
+            # (the member of the step's mapping, the key within it or None)
+            reducible: list[tuple[str, str | None]] = [
+                (m, None) for m in MODIFIER_KEYS if m in spec
+            ]
+            for container in ("retry", "catch", key):
+                members = spec.get(container)
+                if not isinstance(members, dict) or container.startswith("wf."):
+                    continue
+                if container == "catch" and len(members) < 2:
+                    continue  # removing the only handler is removing catch
+                reducible += [(container, member) for member in members]
+            for outer, inner_key in reducible:
+                variant = copy.deepcopy(data)
+                vsteps, vk, _ = _sites(variant)[n]
+                vspec = next(iter(vsteps[vk].values()))
+                if inner_key is None:
+                    del vspec[outer]
+                else:
+                    del vspec[outer][inner_key]
+                yield _variant(case, variant)
+        fields = data.get("inputs")
+        if isinstance(fields, dict):
+            for name in list(fields):
+                variant = copy.deepcopy(data)
+                del variant["inputs"][name]
+                if not variant["inputs"]:
+                    del variant["inputs"]
+                yield _variant(case, variant)
         outputs = data.get("outputs")
         if isinstance(outputs, dict):
             for name in list(outputs):
@@ -244,7 +324,7 @@ def smaller(case: JSON) -> Iterator[JSON]:
                 del variant["outputs"][name]
                 if not variant["outputs"]:
                     del variant["outputs"]
-                yield {**copy.deepcopy(case), "document": _dump(variant)}
+                yield _variant(case, variant)
     yield from _smaller_scenarios(case)
 
 
@@ -347,13 +427,29 @@ def compare(prepared: Prepared, seen: Observation, finals: tuple[Any, ...]) -> D
     observed = _comparable(seen.state)
     if any(_comparable(e) == observed for e in expected):
         return None
+    state = seen.state if isinstance(seen.state, dict) else {}
+    differing = [m for m in FINAL_MEMBERS if expected and state.get(m) != expected[0].get(m)]
+    member = differing[0] if differing else "outcome"
     return Divergence(
         len(seen.trace),
         {"final": seen.state},
         tuple({"final": e} for e in expected[:2]),
-        ("WF-TERM-1", "WF-SOUT-1", "WF-TERM-8"),
-        "the engine's final state differs from the model's",
+        FINAL_CLAUSES[member],
+        f"the engine's final state differs from the model's in {member!r}",
     )
+
+
+FINAL_MEMBERS = ("outcome", "result", "error", "reason", "disposition", "steps", "unknownEffects")
+# The clauses that decide each member of the final state (docs/workfile-execution.md).
+FINAL_CLAUSES = {
+    "outcome": ("WF-TERM-1", "WF-TERM-4", "WF-TERM-5", "WF-TERM-6"),
+    "result": ("WF-ROUT-1", "WF-ROUT-2", "WF-DONE-3", "WF-CUT-4"),
+    "error": ("WF-ROUT-5", "WF-ROUT-6", "WF-POLICY-9"),
+    "reason": ("WF-ROUT-5",),
+    "disposition": ("WF-UNK-3",),
+    "steps": ("WF-SOUT-1", "WF-SOUT-11", "WF-SOUT-12"),
+    "unknownEffects": ("WF-TERM-8", "WF-TERM-9", "WF-UNK-8"),
+}
 
 
 def _canonical(value: JSON) -> str:
@@ -363,8 +459,7 @@ def _canonical(value: JSON) -> str:
 def _comparable(state: JSON) -> str:
     if not isinstance(state, dict):
         return _canonical({"invalid": state})
-    members = ("outcome", "result", "error", "reason", "disposition", "steps", "unknownEffects")
-    return _canonical({k: state.get(k) for k in members})
+    return _canonical({k: state.get(k) for k in FINAL_MEMBERS})
 
 
 def trace_line(event: JSON) -> str:

@@ -34,6 +34,12 @@ def _parts() -> ModuleType:
     return execution
 
 
+def _selftest() -> Any:
+    from wforacle.properties.workfile.selftest import selftest
+
+    return selftest()
+
+
 def _sniffs(head: bytes) -> bool:
     """YAML that is neither JSON (w6w) nor XML (Harness): tried last."""
     start = head.lstrip(b"\xef\xbb\xbf \t\r\n")
@@ -162,6 +168,7 @@ WORKFILE = Specification(
     trace_line=lambda event: _parts().trace_line(event),
     ends=lambda state: _parts().ends(state),
     allowed="a run the Workfile Core chapter allows",
+    selftest=lambda: _selftest(),
     inputs=(
         Input(
             "--manifests",

@@ -1,0 +1,91 @@
+"""Invariants of every Workfile run the model permits, over generated cases.
+
+Each property is a sentence of the chapter that holds of a whole trace, and
+is checked on every outcome's witness trace of ``explore`` and on seeded
+random executions of generated cases (properties/strategies/workfile_runs.py).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from hypothesis import given, settings
+
+from wforacle.model.kernel.explore import explore
+from wforacle.model.kernel.lts import execute, seeded
+from wforacle.properties.strategies.workfile_runs import ACTIONS, workfile_cases
+from wforacle.properties.workfile.execution import outcome, prepare
+
+JSON = Any
+STARTS = {"step_started", "attempt_started", "retry_scheduled", "handler_started"}
+INDEX = re.compile(r"\[\d+\]")
+
+
+def traces(case: JSON) -> list[tuple[list[JSON], JSON]]:
+    """(trace, final state) of every outcome's witness and of three seeded executions."""
+    run = prepare(case).semantics
+    found = explore(run, lambda c: outcome(run, c), lambda c: c.key, 50_000)
+    pairs = [(list(o.witness), o.value) for o in found.outcomes]
+    for seed in range(3):
+        execution = execute(run, seeded(seed))
+        pairs.append((execution.trace, outcome(run, execution.final)))
+    return pairs
+
+
+def check_trace(trace: list[JSON], final: JSON, run: Any) -> None:
+    names = [e["event"] for e in trace]
+    # WF-TERM-1: "it reaches exactly one terminal outcome"; WF-TERM-2 it never changes.
+    assert names.count("run_finished") + names.count("run_rejected") == 1
+    assert names[-1] in ("run_finished", "run_rejected")
+    assert final["outcome"] == trace[-1].get("outcome", "rejected")
+    # WF-SOUT-1: every step that began reaches exactly one outcome; one not begun at most one.
+    finished: dict[str, int] = {}
+    begun: set[str] = set()
+    for k, e in enumerate(trace):
+        step = e.get("step")
+        if e["event"] == "step_started":
+            assert step not in begun and step not in finished
+            begun.add(step)
+        elif e["event"] == "step_finished":
+            assert step not in finished, f"{step} finished twice"
+            finished[step] = k
+            assert final["steps"][step] == e["outcome"]
+            # A construct's outcome follows every nested step's (docs/workfile-execution.md).
+            for inner in begun:
+                if inner.startswith(step + ".") or inner.startswith(step + "["):
+                    assert inner in finished and finished[inner] < k
+    assert begun <= set(finished)
+    assert set(final["steps"]) == set(finished)
+    # WF-CANCEL-5: after the request, nothing starts.
+    if "cancel_requested" in names:
+        after = names[names.index("cancel_requested") :]
+        assert not STARTS & set(after)
+        assert final["outcome"] == "cancelled" and "result" not in final  # WF-CANCEL-9
+    # WF-RETRY-10/11, WF-AMB-1: a retry follows a retryable or ambiguous attempt only.
+    for k, e in enumerate(trace):
+        if e["event"] == "retry_scheduled":
+            previous = next(p for p in reversed(trace[:k]) if p.get("step") == e["step"])
+            assert previous["event"] == "attempt_finished"
+            assert previous["result"] in ("retryable", "unknown")
+            assert previous["attempt"] + 1 == e["attempt"]
+            step = run.steps[INDEX.sub("", e["step"])]
+            assert e["attempt"] <= step.modifiers.effective_attempts
+    # WF-TERM-8: only write attempts are unresolved effects.
+    for effect in final["unknownEffects"]:
+        step = run.steps[INDEX.sub("", effect["step"])]
+        assert step.body.action in ("put", "send")
+    if final["outcome"] in ("failed", "cancelled"):
+        assert "result" not in final  # WF-ROUT-3/4: no workflow result
+
+
+@settings(max_examples=60, deadline=None)
+@given(workfile_cases())
+def test_every_permitted_trace_keeps_the_chapters_invariants(case):
+    run = prepare(case).semantics
+    for trace, final in traces(case):
+        check_trace(trace, final, run)
+
+
+def test_the_generated_manifest_names_the_actions_the_invariants_read():
+    assert set(ACTIONS) == {"get", "put", "send", "fetch"}
