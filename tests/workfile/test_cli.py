@@ -5,8 +5,6 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import pytest
-
 from wforacle.oracle.cli import main
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "workfile"
