@@ -37,8 +37,8 @@ interleave (Permitted Scheduling Variation).
 
 from __future__ import annotations
 
-import copy
 import json
+import re
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
@@ -206,6 +206,7 @@ class WorkfileRun:
         if scenario.dry_run:
             raise ModelLimit("run.dry_run: true is not modelled yet (issue 14, A-131)")
         self.actions = frozenset(p for p, s in self.steps.items() if isinstance(s.body, Action))
+        self.halting = _halting(self)
 
     @staticmethod
     def _refuse(step: Step) -> None:
@@ -267,10 +268,60 @@ class WorkfileRun:
             found.append(self._make(config, "request_cancel", _request_cancel))
         return found
 
+    def ample(self, config: Config, enabled: list[Transition[Config]]) -> list[Transition[Config]]:
+        """A persistent subset of ``enabled`` (docs/workfile-execution.md, "Exploring").
+
+        Transitions of different frames touch disjoint parts of the
+        configuration (their own frames, their own steps' outcomes, the sorted
+        effects), so they commute, unless one can halt the others: a failure
+        that reaches a ``fail_fast`` construct, an abort, ``wf.stop``,
+        ``wf.fail`` or the cancellation request.  When no step that may still
+        run concurrently can halt anything (``self.halting``), the first
+        frame's transitions are persistent; while the run is ending, the
+        cancellations of distinct steps commute and one suffices.
+        """
+        data = config.data
+        if len(enabled) < 2 or (data["phase"] != "running" and data["phase"] != "ending"):
+            return enabled
+        if data["end"] is not None:
+            return enabled[:1] if all(t.rule == "cancel" for t in enabled) else enabled
+        if self.scenario.cancel and not data["cancel"]:
+            return enabled
+        if self._risky(data):
+            return enabled
+        groups: dict[Loc, list[Transition[Config]]] = {}
+        for loc, frame, halted in self._frames(data):
+            found = self._frame_rules(config, loc, frame, halted)
+            if found:
+                groups[loc] = found
+        return next(iter(groups.values()), enabled)
+
+    def _risky(self, data: Data) -> bool:
+        """Whether a step that may halt other work can still run concurrently with it."""
+
+        def visit(frame: Data, concurrent: bool) -> bool:
+            steps = self.lists[frame["list"]]
+            cur = frame["cur"]
+            later = steps[frame["pc"] :] if concurrent and frame["state"] == "running" else ()
+            if any(self.halting[s.step_path] for s in later):
+                return True
+            if cur is None:
+                return False
+            body = self.steps[cur["static"]].body
+            inner = concurrent or (
+                isinstance(body, Parallel) or (isinstance(body, ForEach) and body.concurrency > 1)
+            )
+            pending = isinstance(body, ForEach) and inner and cur["started"] < len(cur["items"])
+            if pending and any(self.halting[s.step_path] for s in body.steps):
+                return True
+            return any(visit(child, inner) for child in cur.get("children", ()))
+
+        return visit(data["root"], False)
+
     def _make(
         self, config: Config, rule: str, change: Callable[..., JSON], *args: Any
     ) -> Transition[Config]:
-        data = copy.deepcopy(config.data)
+        data = _spine(config.data, args[0] if args else ())
         event = change(self, data, *args)
         if isinstance(event, Labelled):  # the rule a change decided on (reach: skip, fault)
             rule, event = event.rule, event.event
@@ -356,6 +407,40 @@ class WorkfileRun:
 def _env(frame: Data) -> dict[str, JSON]:
     env: dict[str, JSON] = frame["env"]
     return env
+
+
+def _spine(data: Data, loc: Loc) -> Data:
+    """A copy of ``data`` a rule at ``loc`` may change: fresh along the path, shared elsewhere.
+
+    Rules change only the frames from the root to ``loc`` (their ``env``,
+    ``scope``, active step and its list of children), the outcome table,
+    the effects and the run's end; every other part of a configuration is
+    shared with the configuration it came from, and never changed
+    (tests/workfile/test_run_properties.py checks the result equals a deep
+    copy's).
+    """
+    new = dict(data)
+    new["outcomes"] = dict(data["outcomes"])
+    new["effects"] = list(data["effects"])
+    if data["root"] is None:
+        return new
+    frame = new["root"] = _frame_copy(data["root"])
+    for k in loc:
+        children = frame["cur"]["children"]
+        frame = children[k] = _frame_copy(children[k])
+    return new
+
+
+def _frame_copy(frame: Data) -> Data:
+    copied = dict(frame)
+    copied["env"] = dict(frame["env"])
+    copied["scope"] = dict(frame["scope"])
+    cur = frame["cur"]
+    if cur is not None:
+        cur = copied["cur"] = dict(cur)
+        if "children" in cur:
+            cur["children"] = list(cur["children"])
+    return copied
 
 
 def _at(data: Data, loc: Loc) -> Data:
@@ -563,7 +648,7 @@ def _complete(run: WorkfileRun, data: Data, loc: Loc) -> JSON:
         effect = {"step": path, "attempt": attempt, "effect": "unknown", "code": code}
         if details is not None:
             effect["details"] = details
-        data["effects"].append(effect)
+        _record(data, effect)
     idempotent = spec is not None and spec.idempotency in ("inherent", "keyed")
     if attempt < attempts and (kind == "retryable" or (kind == "unknown" and idempotent)):
         cur.update(phase="retry", server=result.get("retryAfterMs"))
@@ -577,6 +662,11 @@ def _complete(run: WorkfileRun, data: Data, loc: Loc) -> JSON:
         failure["details"] = details
     cur.update(phase="failed", failure=failure)
     return event
+
+
+def _record(data: Data, effect: Data) -> None:
+    """An unresolved write attempt, kept sorted (so concurrent steps' records commute)."""
+    data["effects"] = sorted([*data["effects"], effect], key=lambda e: (e["step"], e["attempt"]))
 
 
 def _retry(run: WorkfileRun, data: Data, loc: Loc) -> JSON:
@@ -887,7 +977,7 @@ def _cancel(run: WorkfileRun, data: Data, loc: Loc) -> JSON:
     if cur.get("phase") == "outstanding":
         step = run.steps[cur["static"]]
         if _writes(run.spec(step)):
-            data["effects"].append({"step": path, "attempt": cur["attempt"], "effect": "unknown"})
+            _record(data, {"step": path, "attempt": cur["attempt"], "effect": "unknown"})
     data["outcomes"][path] = outcome
     frame["cur"] = None
     frame["state"] = "halted"
@@ -952,6 +1042,69 @@ def _start(run: WorkfileRun, data: Data) -> JSON:
     data["inputs"] = inputs
     data["root"] = _new_frame("", "", {"inputs": inputs, "run": {"dry_run": False}})
     return {"event": "run_started", "inputs": inputs}
+
+
+def _halting(run: WorkfileRun) -> dict[str, bool]:
+    """For each step (by static path), whether running it may halt concurrent work.
+
+    Over-approximated from the document and the scenario: ``wf.stop`` and
+    ``wf.fail`` halt; a step that may fail (a scripted error, a field with a
+    template that may fault, a ``wf.repeat`` that may exhaust) halts unless
+    ``on_fail: continue`` absorbs it or the nearest ``wf.for_each`` /
+    ``wf.parallel`` continues; an ambiguous result halts whatever the policy
+    (the abort disposition bypasses them); a construct halts when a step
+    nested in it may.
+    """
+    scripted: dict[str, list[JSON]] = {}
+    for key, results in run.scenario.attempts.items():
+        scripted.setdefault(_INDEX.sub("", key), []).extend(results)
+    found: dict[str, bool] = {}
+
+    def visit(steps: tuple[Step, ...], absorbing: bool) -> bool:
+        any_halts = False
+        for step in steps:
+            body = step.body
+            inner = absorbing
+            if isinstance(body, ForEach):
+                inner = body.on_iteration_fail == "continue"
+            elif isinstance(body, Parallel):
+                inner = body.on_branch_fail == "continue"
+            nested = [visit(lst, inner) for _, lst in step.nested]
+            nested += [visit(h.steps, absorbing) for h in step.modifiers.catch]
+            errors = [r["error"] for r in scripted.get(step.step_path, ()) if "error" in r]
+            spec = run.spec(step) if isinstance(body, Action) else None
+            ambiguous = any(classification(spec, code) == "unknown" for code in errors)
+            may_fail = bool(errors) or _templated(step) or isinstance(body, Repeat)
+            absorbed = step.modifiers.on_fail == "continue" or (
+                absorbing and step.modifiers.on_fail is None
+            )
+            halts = (
+                isinstance(body, Stop | Fail)
+                or any(nested)
+                or ambiguous
+                or (may_fail and not absorbed)
+            )
+            found[step.step_path] = halts
+            any_halts = any_halts or halts
+        return any_halts
+
+    visit(run.workfile.steps, False)
+    return found
+
+
+def _templated(step: Step) -> bool:
+    """Whether a field of the step holds a template (whose evaluation may fault)."""
+    body = step.body
+    fields = [step.modifiers.when, *(getattr(body, a.name) for a in attrs.fields(type(body)))]
+    if isinstance(body, Choose):
+        fields += [arm.when for arm in body.arms]
+    text = json.dumps(
+        [f for f in fields if not isinstance(f, tuple) and f is not ABSENT], default=str
+    )
+    return "{{" in text
+
+
+_INDEX = re.compile(r"\[\d+\]")
 
 
 def outcome(run: WorkfileRun, config: Config) -> JSON:

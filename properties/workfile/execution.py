@@ -59,7 +59,9 @@ def explore(run: Any, max_states: int, reduce: bool) -> Any:
     """Every outcome (every interleaving and every instant of the cancellation request)."""
     from wforacle.model.kernel.explore import explore
 
-    return explore(run, lambda c: outcome(run, c), key, max_states)
+    if not reduce:
+        return explore(run, lambda c: outcome(run, c), key, max_states)
+    return explore(run, lambda c: outcome(run, c), key, max_states, run.ample, "frames")
 
 
 def limits() -> dict[type[Exception], str]:

@@ -89,3 +89,44 @@ def test_every_permitted_trace_keeps_the_chapters_invariants(case):
 
 def test_the_generated_manifest_names_the_actions_the_invariants_read():
     assert set(ACTIONS) == {"get", "put", "send", "fetch"}
+
+
+@settings(max_examples=40, deadline=None)
+@given(workfile_cases())
+def test_configurations_share_structure_exactly_as_a_deep_copy_would(case):
+    # model/workfile/run.py: _spine copies only the path a rule changes; were a
+    # rule to change a shared part, an earlier configuration would change
+    # with it and the exploration would differ from one over deep copies.
+    import copy
+
+    from wforacle.model.workfile import run as module
+
+    run = prepare(case).semantics
+    shared = explore(run, lambda c: outcome(run, c), lambda c: c.key, 50_000)
+    original = module._spine
+    module._spine = lambda data, loc: copy.deepcopy(data)
+    try:
+        deep = explore(run, lambda c: outcome(run, c), lambda c: c.key, 50_000)
+    finally:
+        module._spine = original
+    assert shared.states == deep.states and shared.transitions == deep.transitions
+    assert sorted(map(repr, (o.value for o in shared.outcomes))) == sorted(
+        map(repr, (o.value for o in deep.outcomes))
+    )
+
+
+@settings(max_examples=80, deadline=None)
+@given(workfile_cases())
+def test_the_reduction_keeps_every_outcome(case):
+    # The frames reduction (WorkfileRun.ample) is a persistent-set reduction:
+    # exploring it must find exactly the outcomes the naive search finds.
+    from wforacle.properties.workfile.execution import explore as explore_case
+
+    run = prepare(case).semantics
+    naive = explore_case(run, 100_000, False)
+    reduced = explore_case(run, 100_000, True)
+    assert naive.complete and reduced.complete
+    assert reduced.states <= naive.states
+    assert sorted(map(repr, (o.value for o in naive.outcomes))) == sorted(
+        map(repr, (o.value for o in reduced.outcomes))
+    )
