@@ -1,0 +1,1305 @@
+#!/usr/bin/env python3
+"""wf-lite: a small Workfile Core executor speaking the wforacle engine protocol.
+
+Written as a third party would write one, from the documents only (the
+chapter's Execution Semantics, docs/workfile-execution.md, docs/workfile.md
+and the assumptions A-100..A-131): it imports nothing from wforacle and reads
+the YAML with PyYAML under YAML 1.2 core typing.  Protocol: the JSON lines of
+docs/engine-protocol.md; a ``run`` carries the Workfile YAML in ``document``,
+the connector manifests in ``manifests`` and the caller's ``inputs``; an
+``invoke`` names the run-time step path and its complete argument map; an
+attempt abandoned by internal cancellation is withdrawn with
+``{"type": "cancel", "call": N}``; ``cancel_run`` is Core Cancellation with the
+late results of every outstanding call.
+
+Implements: input validation, guards, the expression language (references,
+member access and indexing, literals, not/and/or, comparisons, in,
+arithmetic, conditionals, filters, list/object literals, typed whole-value
+markers), connector actions with attempts, retry delays (none / fixed /
+exponential, max cap, overflow, honor_retry_after), classification by the
+manifest, ambiguity (reissue under inherent/keyed idempotency, on_unknown
+abort/fail), catch, on_fail, wf.for_each / wf.parallel (concurrency,
+fail_fast / continue), wf.choose, wf.route, wf.repeat, wf.wait, wf.render,
+wf.stop, wf.fail, outputs, Core and Internal Work Cancellation, late results
+and unknownEffects.  Not wf.call, wf.wait_for, timeouts or dry runs.
+
+Concurrency: each iteration and branch is a coroutine; the executor runs
+every coroutine that can run, dispatching every attempt it can, then sends
+``wait`` and lets the oracle pick the result.
+
+Seeded bugs (--bug NAME, repeatable):
+
+  retry-fatal                    a fatal failure is retried like a retryable one
+  server-delay-uncapped          an honored server retry delay is not capped by max
+  exponential-from-zero          exponential delay initial * 2^n instead of 2^(n-1)
+  reissue-without-idempotency    an ambiguous attempt is reissued under idempotency none
+  abort-caught                   on_unknown: abort is offered to catch and on_fail: continue
+  catch-declaration-order        the first matching catch pattern in declaration order wins
+  catch-own-fault                a handler catches its step's own guard/argument fault
+  fail-fast-unstarted-cancelled  fail_fast reports never-started siblings cancelled
+  stop-enclosing-cancelled       wf.stop makes its enclosing constructs cancelled, not stopped
+  late-result-binds              a late result delivered with cancel_run is applied
+  cancel-one-more-attempt        after cancel_run an outstanding step dispatches one more attempt
+  failed-ref-faults              a reference to a failed or skipped step faults
+  outputs-on-cancel              a cancelled run evaluates outputs and reports them
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import json
+import re
+import sys
+
+import yaml
+
+BUGS = {
+    "retry-fatal",
+    "server-delay-uncapped",
+    "exponential-from-zero",
+    "reissue-without-idempotency",
+    "abort-caught",
+    "catch-declaration-order",
+    "catch-own-fault",
+    "fail-fast-unstarted-cancelled",
+    "stop-enclosing-cancelled",
+    "late-result-binds",
+    "cancel-one-more-attempt",
+    "failed-ref-faults",
+    "outputs-on-cancel",
+}
+MODIFIERS = {"when", "retry", "on_fail", "on_unknown", "catch", "timeout", "description"}
+VOID = {"wf.stop", "wf.fail", "wf.wait"}
+DELAY_LIMIT = 2**63 - 1  # a computed delay beyond a signed 64-bit millisecond count overflows
+
+
+def send(message):
+    sys.stdout.write(json.dumps(message, separators=(",", ":")) + "\n")
+    sys.stdout.flush()
+
+
+def receive():
+    line = sys.stdin.readline()
+    if not line:
+        sys.exit(0)
+    return json.loads(line)
+
+
+# -- YAML 1.2 core: only true/false are booleans, no timestamps, no sexagesimals -------------
+
+
+class CoreLoader(yaml.SafeLoader):
+    pass
+
+
+CoreLoader.yaml_implicit_resolvers = {}
+for _tag, _regexp, _first in [
+    ("bool", r"^(?:true|True|TRUE|false|False|FALSE)$", "tTfF"),
+    ("null", r"^(?:~|null|Null|NULL|)$", ["~", "n", "N", ""]),
+    ("int", r"^(?:[-+]?[0-9]+|0o[0-7]+|0x[0-9a-fA-F]+)$", "-+0123456789"),
+    (
+        "float",
+        r"^(?:[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?"
+        r"|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$",
+        "-+0123456789.",
+    ),
+]:
+    CoreLoader.add_implicit_resolver("tag:yaml.org,2002:" + _tag, re.compile(_regexp), list(_first))
+
+
+def _construct_int(loader, node):
+    text = loader.construct_scalar(node)
+    if text.startswith("0o"):
+        return int(text[2:], 8)
+    if text.startswith("0x"):
+        return int(text[2:], 16)
+    return int(text, 10)
+
+
+CoreLoader.add_constructor("tag:yaml.org,2002:int", _construct_int)
+
+
+def load_yaml(text):
+    return yaml.load(text, Loader=CoreLoader)
+
+
+# -- values ---------------------------------------------------------------------------------------
+
+
+class Fault(Exception):
+    """An evaluation fault with its Standard code."""
+
+    def __init__(self, code):
+        super().__init__(code)
+        self.code = code
+
+
+def is_number(v):
+    return isinstance(v, (int, float)) and not isinstance(v, bool)
+
+
+def compact(v):
+    return json.dumps(v, separators=(",", ":"), sort_keys=True)
+
+
+def as_text(v):
+    """Interpolation: strings as they are, null as nothing, anything else compact JSON."""
+    if isinstance(v, str):
+        return v
+    if v is None:
+        return ""
+    return compact(v)
+
+
+def equal(a, b):
+    if is_number(a) and is_number(b):
+        return a == b
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, list):
+        return len(a) == len(b) and all(equal(x, y) for x, y in zip(a, b))
+    if isinstance(a, dict):
+        return a.keys() == b.keys() and all(equal(a[k], b[k]) for k in a)
+    return a == b
+
+
+def has_type(value, declared):
+    """Field and output types (A-109)."""
+    kind = (declared or {}).get("type", "json") if isinstance(declared, dict) else "json"
+    return {
+        "json": lambda v: True,
+        "string": lambda v: isinstance(v, str),
+        "boolean": lambda v: isinstance(v, bool),
+        "number": is_number,
+        "integer": lambda v: isinstance(v, int) and not isinstance(v, bool),  # 3.0 is not
+        "object": lambda v: isinstance(v, dict),
+        "array": lambda v: isinstance(v, list),
+    }.get(kind, lambda v: True)(value)
+
+
+DURATION = re.compile(r"^(?:(\d+)d)?(?:(\d+)h)?(?:(\d+)m(?!s))?(?:(\d+)s)?(?:(\d+)ms)?$")
+
+
+def duration_ms(text):
+    if text is None:
+        return None
+    match = DURATION.match(str(text))
+    if not match or not str(text):
+        raise ValueError(f"bad duration {text!r}")
+    d, h, m, s, ms = (int(g) if g else 0 for g in match.groups())
+    return (((d * 24 + h) * 60 + m) * 60 + s) * 1000 + ms
+
+
+# -- expressions (A-100, A-117) -----------------------------------------------------------------
+
+TOKEN = re.compile(
+    r"""\s*(?:
+      (?P<num>\d+(?:\.\d+)?(?:[eE][+-]?\d+)?)
+    | (?P<str>"(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*')
+    | (?P<op>==|!=|<=|>=|[<>+\-*/%|()\[\]{},:.])
+    | (?P<name>[A-Za-z_][A-Za-z0-9_]*)
+    )""",
+    re.X,
+)
+ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "b": "\b", "f": "\f", "/": "/"}
+CONSTANTS = {"true": True, "false": False, "null": None}
+KEYWORDS = {"and", "or", "not", "in", "if", "else"}
+
+
+def unquote(text):
+    out, i, body = [], 0, text[1:-1]
+    while i < len(body):
+        c = body[i]
+        if c == "\\" and i + 1 < len(body):
+            n = body[i + 1]
+            if n == "u" and i + 5 < len(body) + 0:
+                out.append(chr(int(body[i + 2 : i + 6], 16)))
+                i += 6
+                continue
+            out.append(ESCAPES.get(n, n))
+            i += 2
+            continue
+        out.append(c)
+        i += 1
+    return "".join(out)
+
+
+def tokenize(text):
+    tokens, pos, end = [], 0, len(text.rstrip())
+    while pos < end:
+        m = TOKEN.match(text, pos)
+        if not m or m.end() == pos:
+            raise ValueError(f"bad expression {text!r}")
+        pos = m.end()
+        if m.group("num") is not None:
+            t = m.group("num")
+            tokens.append(("lit", float(t) if ("." in t or "e" in t.lower()) else int(t)))
+        elif m.group("str") is not None:
+            tokens.append(("lit", unquote(m.group("str"))))
+        elif m.group("op") is not None:
+            tokens.append(("op", m.group("op")))
+        else:
+            name = m.group("name")
+            if name in CONSTANTS:
+                tokens.append(("lit", CONSTANTS[name]))
+            elif name in KEYWORDS:
+                tokens.append(("op", name))
+            else:
+                tokens.append(("name", name))
+    return tokens
+
+
+class Parser:
+    """cond > or > and > not > comparison/in > + - > * / % > unary - > filters > postfix."""
+
+    def __init__(self, text):
+        self.tokens, self.pos = tokenize(text), 0
+        self.tree = self.cond()
+        if self.pos != len(self.tokens):
+            raise ValueError(f"trailing input in {text!r}")
+
+    def peek(self, ahead=0):
+        i = self.pos + ahead
+        return self.tokens[i] if i < len(self.tokens) else (None, None)
+
+    def accept(self, *ops):
+        if self.peek()[0] == "op" and self.peek()[1] in ops:
+            self.pos += 1
+            return self.tokens[self.pos - 1][1]
+        return None
+
+    def expect(self, op):
+        if not self.accept(op):
+            raise ValueError(f"expected {op!r}")
+
+    def cond(self):
+        then = self.or_()
+        if self.accept("if"):
+            test = self.or_()
+            self.expect("else")
+            return ("cond", test, then, self.cond())
+        return then
+
+    def or_(self):
+        left = self.and_()
+        while self.accept("or"):
+            left = ("or", left, self.and_())
+        return left
+
+    def and_(self):
+        left = self.not_()
+        while self.accept("and"):
+            left = ("and", left, self.not_())
+        return left
+
+    def not_(self):
+        if self.accept("not"):
+            return ("not", self.not_())
+        return self.comparison()
+
+    def comparison(self):
+        left = self.additive()
+        while True:
+            op = self.accept("==", "!=", "<", "<=", ">", ">=", "in")
+            if op is None:
+                return left
+            left = ("cmp", op, left, self.additive())
+
+    def additive(self):
+        left = self.multiplicative()
+        while (op := self.accept("+", "-")) is not None:
+            left = ("arith", op, left, self.multiplicative())
+        return left
+
+    def multiplicative(self):
+        left = self.unary()
+        while (op := self.accept("*", "/", "%")) is not None:
+            left = ("arith", op, left, self.unary())
+        return left
+
+    def unary(self):
+        if self.accept("-"):
+            return ("neg", self.unary())
+        if self.accept("+"):
+            return ("pos", self.unary())
+        return self.filtered()
+
+    def filtered(self):
+        node = self.postfix()
+        while self.accept("|"):
+            kind, name = self.peek()
+            if kind != "name":
+                raise ValueError("filter name expected")
+            self.pos += 1
+            args = []
+            if self.accept("("):
+                if not self.accept(")"):
+                    args.append(self.cond())
+                    while self.accept(","):
+                        args.append(self.cond())
+                    self.expect(")")
+            node = ("filter", name, node, args)
+        return node
+
+    def postfix(self):
+        node = self.primary()
+        while True:
+            if self.accept("."):
+                kind, name = self.peek()
+                if kind != "name" and not (kind == "op" and name in KEYWORDS):
+                    raise ValueError("member name expected")
+                self.pos += 1
+                node = ("member", node, name)
+            elif self.accept("["):
+                index = self.cond()
+                self.expect("]")
+                node = ("index", node, index)
+            else:
+                return node
+
+    def primary(self):
+        kind, value = self.peek()
+        self.pos += 1
+        if kind == "lit":
+            return ("lit", value)
+        if kind == "name":
+            return ("name", value)
+        if (kind, value) == ("op", "("):
+            inner = self.cond()
+            self.expect(")")
+            return inner
+        if (kind, value) == ("op", "["):
+            items = []
+            if not self.accept("]"):
+                items.append(self.cond())
+                while self.accept(","):
+                    if self.peek() == ("op", "]"):
+                        break
+                    items.append(self.cond())
+                self.expect("]")
+            return ("list", items)
+        if (kind, value) == ("op", "{"):
+            pairs = []
+            if not self.accept("}"):
+                while True:
+                    k_kind, k_value = self.peek()
+                    self.pos += 1
+                    if k_kind == "name" or (k_kind == "lit" and isinstance(k_value, str)):
+                        key = k_value
+                    else:
+                        raise ValueError("object key expected")
+                    self.expect(":")
+                    pairs.append((key, self.cond()))
+                    if not self.accept(","):
+                        break
+                    if self.peek() == ("op", "}"):
+                        break
+                self.expect("}")
+            return ("object", pairs)
+        raise ValueError(f"unexpected {value!r}")
+
+
+_PARSED = {}
+
+
+def parse(text):
+    if text not in _PARSED:
+        _PARSED[text] = Parser(text).tree
+    return _PARSED[text]
+
+
+def select(value, key, literal_member):
+    """Member access / indexing: absent reads null, through null reads null (A-117)."""
+    if value is None:
+        return None
+    if isinstance(value, bool) or is_number(value) or isinstance(value, str):
+        raise Fault("expression.type")
+    if isinstance(value, dict):
+        if not isinstance(key, str):
+            raise Fault("expression.type")  # an object is indexed by a string
+        return value.get(key)
+    if isinstance(value, list):
+        if literal_member or isinstance(key, bool) or not isinstance(key, int):
+            raise Fault("expression.type")  # a list has no members, only integer indexes
+        return value[key] if -len(value) <= key < len(value) else None  # -1 is the last
+    return None
+
+
+def boolean(v):
+    if not isinstance(v, bool):
+        raise Fault("expression.type")
+    return v
+
+
+def evaluate(tree, resolve):
+    kind = tree[0]
+    if kind == "lit":
+        return tree[1]
+    if kind == "name":
+        return resolve(tree[1])
+    if kind == "member":
+        return select(evaluate(tree[1], resolve), tree[2], True)
+    if kind == "index":
+        return select(evaluate(tree[1], resolve), evaluate(tree[2], resolve), False)
+    if kind == "list":
+        return [evaluate(t, resolve) for t in tree[1]]
+    if kind == "object":
+        return {k: evaluate(t, resolve) for k, t in tree[1]}
+    if kind == "not":
+        return not boolean(evaluate(tree[1], resolve))
+    if kind == "and":
+        return boolean(evaluate(tree[1], resolve)) and boolean(evaluate(tree[2], resolve))
+    if kind == "or":
+        return boolean(evaluate(tree[1], resolve)) or boolean(evaluate(tree[2], resolve))
+    if kind == "cond":
+        branch = tree[2] if boolean(evaluate(tree[1], resolve)) else tree[3]
+        return evaluate(branch, resolve)
+    if kind in ("neg", "pos"):
+        v = evaluate(tree[1], resolve)
+        if not is_number(v):
+            raise Fault("expression.type")
+        return -v if kind == "neg" else v
+    if kind == "cmp":
+        return compare(tree[1], evaluate(tree[2], resolve), evaluate(tree[3], resolve))
+    if kind == "arith":
+        return arithmetic(tree[1], evaluate(tree[2], resolve), evaluate(tree[3], resolve))
+    if kind == "filter":
+        value = evaluate(tree[2], resolve)
+        args = [evaluate(t, resolve) for t in tree[3]]
+        return apply_filter(tree[1], value, args)
+    raise ValueError(kind)
+
+
+def compare(op, a, b):
+    if op == "==":
+        return equal(a, b)
+    if op == "!=":
+        return not equal(a, b)
+    if op == "in":
+        if isinstance(b, list):
+            found = any(equal(a, x) for x in b)
+        elif isinstance(b, str) and isinstance(a, str):
+            found = a in b
+        elif isinstance(b, dict) and isinstance(a, str):
+            found = a in b
+        else:
+            raise Fault("expression.type")
+        return found
+    if not ((is_number(a) and is_number(b)) or (isinstance(a, str) and isinstance(b, str))):
+        raise Fault("expression.type")
+    return {"<": a < b, "<=": a <= b, ">": a > b, ">=": a >= b}[op]
+
+
+def arithmetic(op, a, b):
+    if op == "+" and isinstance(a, str) and isinstance(b, str):
+        return a + b
+    if op == "+" and isinstance(a, list) and isinstance(b, list):
+        return a + b
+    if not (is_number(a) and is_number(b)):
+        raise Fault("expression.type")
+    if op in ("/", "%") and b == 0:
+        raise Fault("expression.division_by_zero")
+    return {"+": lambda: a + b, "-": lambda: a - b, "*": lambda: a * b,
+            "/": lambda: divide(a, b), "%": lambda: a % b}[op]()
+
+
+def divide(a, b):
+    """True division; an exact quotient of two integers stays an integer."""
+    if isinstance(a, int) and isinstance(b, int) and a % b == 0:
+        return a // b
+    return a / b
+
+
+FILTER_ARITY = {"default": (1, 1), "length": (0, 0), "lower": (0, 0), "upper": (0, 0),
+                "string": (0, 0), "json": (0, 0), "keys": (0, 0), "join": (0, 1)}
+
+
+def apply_filter(name, value, args):
+    low, high = FILTER_ARITY.get(name, (1, 0))
+    if not low <= len(args) <= high:
+        raise Fault("expression.filter")  # an unknown filter or a wrong argument count
+    if name == "default":
+        return args[0] if value is None else value
+    if name == "length":
+        if not isinstance(value, (str, list, dict)):
+            raise Fault("expression.type")
+        return len(value)
+    if name in ("lower", "upper"):
+        if not isinstance(value, str):
+            raise Fault("expression.type")
+        return value.lower() if name == "lower" else value.upper()
+    if name == "string":
+        return as_text(value)
+    if name == "json":
+        return compact(value)
+    if name == "keys":
+        if not isinstance(value, dict):
+            raise Fault("expression.type")
+        return sorted(value)
+    if name == "join":
+        separator = args[0] if args else ""
+        if not isinstance(value, list) or not all(isinstance(x, str) for x in value + [separator]):
+            raise Fault("expression.type")  # joins strings only
+        return separator.join(value)
+    raise Fault("expression.filter")
+
+
+def markers(text):
+    """Split a template into literal text and {{ }} expressions; a marker ends at the first
+    }} outside a string literal (A-101)."""
+    parts, pos = [], 0
+    while True:
+        start = text.find("{{", pos)
+        if start < 0:
+            parts.append(("text", text[pos:]))
+            return parts
+        i, quote = start + 2, None
+        while i < len(text):
+            c = text[i]
+            if quote:
+                if c == "\\":
+                    i += 1
+                elif c == quote:
+                    quote = None
+            elif c in "'\"":
+                quote = c
+            elif text.startswith("}}", i):
+                break
+            i += 1
+        if i >= len(text):  # unterminated: literal text
+            parts.append(("text", text[pos:]))
+            return parts
+        parts.append(("text", text[pos:start]))
+        parts.append(("expr", text[start + 2 : i]))
+        pos = i + 2
+
+
+def render(value, resolve, as_string=False):
+    """Evaluate an expression-bearing value: strings are templates, lists and mappings
+    recursively; a string that is one marker keeps the value's type (A-101)."""
+    if isinstance(value, str):
+        parts = [p for p in markers(value) if p != ("text", "")]
+        if len(parts) == 1 and parts[0][0] == "expr" and not as_string:
+            return evaluate(parse(parts[0][1]), resolve)
+        if not any(kind == "expr" for kind, _ in parts):
+            return value
+        return "".join(t if k == "text" else as_text(evaluate(parse(t), resolve)) for k, t in parts)
+    if isinstance(value, list):
+        return [render(v, resolve) for v in value]
+    if isinstance(value, dict):
+        return {k: render(v, resolve) for k, v in value.items()}
+    return value
+
+
+# -- code patterns (A-105) ------------------------------------------------------------------------
+
+HTTP_PATTERN = re.compile(r"^http\.(\d)([\dx])x$")
+HTTP_CODE = re.compile(r"^http\.(\d{3})$")
+
+
+def pattern_matches(pattern, code):
+    if pattern == code:
+        return True
+    if pattern.endswith(".*"):
+        return code.startswith(pattern[:-1])
+    m, c = HTTP_PATTERN.match(pattern), HTTP_CODE.match(code)
+    if m and c:
+        return all(p in ("x", d) for p, d in zip(pattern[5:], c.group(1)))
+    return False
+
+
+def best_pattern(patterns, code, declaration_order=False):
+    """Exact > longest dotted prefix > HTTP-status pattern (fewer wildcards first)."""
+    patterns = list(patterns)
+    if declaration_order:
+        return next((p for p in patterns if pattern_matches(p, code)), None)
+    if code in patterns:
+        return code
+    prefixes = [p for p in patterns if p.endswith(".*") and pattern_matches(p, code)]
+    if prefixes:
+        return max(prefixes, key=len)
+    statuses = [p for p in patterns if HTTP_PATTERN.match(p) and pattern_matches(p, code)]
+    if statuses:
+        return min(statuses, key=lambda p: p.count("x"))
+    return None
+
+
+# -- the coroutine machinery ----------------------------------------------------------------------
+
+JOIN = ("join",)
+
+
+class Suspend:
+    def __init__(self, what):
+        self.what = what
+
+    def __await__(self):
+        return (yield self.what)
+
+
+class Cancelled(BaseException):
+    """Thrown into active work: Core Cancellation (core=True) or Internal Work Cancellation."""
+
+    def __init__(self, core):
+        super().__init__("cancelled")
+        self.core = core
+        self.late = None  # the late result of the attempt this work was waiting for
+
+
+class Terminate(Exception):
+    """Run-terminating control: wf.stop ('stop'), wf.fail ('fail'), on_fail: abort or the
+    on_unknown abort disposition ('abort')."""
+
+    def __init__(self, kind, origin, error=None, reason=None, result=None):
+        super().__init__(kind)
+        self.kind, self.origin, self.error = kind, origin, error
+        self.reason, self.result = reason, result
+
+
+class Err:
+    def __init__(self, code, step, details=None, disposition=None):
+        self.code, self.step, self.details, self.disposition = code, step, details, disposition
+
+    def public(self):
+        return {"code": self.code, "step": self.step}
+
+
+class Task:
+    def __init__(self, coro, parent):
+        self.coro, self.parent = coro, parent
+        self.started = self.done = False
+        self.waiting = None
+        self.inbox = []
+
+
+class Scope:
+    def __init__(self, parent=None, names=None):
+        self.parent, self.names = parent, dict(names or {})
+        self.bound, self.outcome = {}, {}
+        self.ids = []
+
+    def value(self):
+        """A retained scope maps every step id of its list to its binding or null (A-129)."""
+        return {name: self.bound.get(name) for name in self.ids}
+
+
+OK = None  # a step list continues
+
+
+class Step:
+    def __init__(self, item):
+        ((self.id, spec),) = item.items()
+        spec = spec or {}
+        bodies = [k for k in spec if k not in MODIFIERS and not str(k).startswith("x-")]
+        self.kind = bodies[0]
+        self.body = spec[self.kind]
+        self.when = spec.get("when")
+        self.has_when = "when" in spec
+        self.retry = spec.get("retry") or {}
+        self.on_fail = spec.get("on_fail")
+        self.on_unknown = spec.get("on_unknown") or "abort"
+        self.catch = spec.get("catch") or {}
+        self.is_action = not self.kind.startswith("wf.")
+
+
+# -- the executor ---------------------------------------------------------------------------------
+
+
+class Executor:
+    def __init__(self, bugs):
+        self.bugs = bugs
+        self.calls = 0
+
+    # -- protocol plumbing
+
+    def event(self, name, **fields):
+        send({"type": "event", "run": self.run_id, "event": {"event": name, **fields}})
+
+    def finish_step(self, path, outcome, value=..., error=None):
+        fields = {"step": path, "outcome": outcome}
+        if value is not ...:
+            fields["value"] = value
+        if error is not None:
+            fields["error"] = error.public()
+        self.event("step_finished", **fields)
+        self.steps[path] = outcome
+
+    def spawn(self, coro, parent):
+        task = Task(coro, parent)
+        self.ready.append((task, "send", None))
+        return task
+
+    def pump(self):
+        while self.ready:
+            task, mode, value = self.ready.popleft()
+            if not task.done:
+                self.step_task(task, mode, value)
+
+    def step_task(self, task, mode, value):
+        previous, self.current = self.current, task
+        task.started, task.waiting = True, None
+        try:
+            yielded = task.coro.send(value) if mode == "send" else task.coro.throw(value)
+        except StopIteration as stop:
+            self.task_done(task, True, stop.value)
+        except Terminate as terminate:
+            self.task_done(task, False, terminate)
+        else:
+            task.waiting = yielded
+        finally:
+            self.current = previous
+
+    def task_done(self, task, ok, value):
+        task.done = True
+        if task.parent is None:
+            self.final = value
+            return
+        parent = task.parent
+        parent.inbox.append((task, ok, value))
+        if parent.waiting == JOIN:
+            parent.waiting = None
+            self.ready.appendleft((parent, "send", None))  # the parent decides first (fail_fast)
+
+    async def next_child(self, me):
+        while not me.inbox:
+            await Suspend(JOIN)
+        return me.inbox.pop(0)
+
+    def cancel_task(self, task, core):
+        """Cancel a task's active work (innermost first): withdraw its outstanding attempt and
+        throw Cancelled into it; a task that never ran is dropped without events."""
+        if task.done:
+            return
+        task.done = True
+        self.ready = collections.deque(e for e in self.ready if e[0] is not task)
+        if not task.started:
+            task.coro.close()
+            return
+        exc = Cancelled(core)
+        waiting = task.waiting
+        if waiting and waiting[0] == "call":
+            self.abandon(waiting[1], core, exc)
+        previous, self.current = self.current, task
+        try:
+            task.coro.throw(exc)
+        except (Cancelled, StopIteration):
+            pass
+        else:
+            raise RuntimeError("cancelled work suspended again")
+        finally:
+            self.current = previous
+
+    def abandon(self, call, core, exc=None):
+        info = self.outstanding.pop(call, None)
+        if info is None:
+            return
+        if not core:
+            send({"type": "cancel", "call": call})
+        if exc is not None:
+            exc.late = self.late.get(call)
+        if info["write"]:
+            self.unknown.append(
+                {"step": info["step"], "attempt": info["attempt"], "effect": "unknown"}
+            )
+
+    # -- a run
+
+    def run(self, message):
+        self.run_id = message.get("runId")
+        doc = load_yaml(message.get("document") or "") or {}
+        self.manifests = {
+            name: (load_yaml(m) if isinstance(m, str) else m) or {}
+            for name, m in (message.get("manifests") or {}).items()
+        }
+        self.steps, self.unknown, self.outstanding, self.late = {}, [], {}, {}
+        self.ready, self.current, self.final = collections.deque(), None, None
+        supplied = message.get("inputs") or {}
+        inputs, rejection = self.validate_inputs(doc.get("inputs") or {}, supplied)
+        if rejection:
+            self.event("run_rejected", error=rejection)
+            return {"outcome": "rejected", "error": rejection, "steps": {}, "unknownEffects": []}
+        self.event("run_started", inputs=inputs)
+        root = Scope(names={"inputs": inputs, "run": {"dry_run": False}})
+        self.root = self.spawn(self.main(doc, root), None)
+        self.pump()
+        while not self.root.done:
+            if not self.outstanding:
+                raise RuntimeError("blocked with nothing outstanding")
+            send({"type": "wait"})
+            reply = receive()
+            kind = reply.get("type")
+            if kind == "result":
+                info = self.outstanding.pop(reply.get("call"), None)
+                if info is not None:
+                    self.ready.append((info["task"], "send", reply))
+                    self.pump()
+            elif kind == "cancel_run":
+                self.core_cancel(doc, root, reply)
+            elif kind == "shutdown":
+                sys.exit(0)
+        return self.final
+
+    def validate_inputs(self, declared, supplied):
+        for name in supplied:
+            if name not in declared:
+                return None, {"code": "input.unknown", "input": name}
+        inputs = {}
+        for name, field in declared.items():
+            field = field or {}
+            if name in supplied:
+                if not has_type(supplied[name], field):
+                    return None, {"code": "input.type", "input": name}
+                inputs[name] = supplied[name]
+            elif "default" in field:
+                inputs[name] = field["default"]
+            elif field.get("required"):
+                return None, {"code": "input.required", "input": name}
+        return inputs, None
+
+    async def main(self, doc, root):
+        try:
+            err = await self.run_list(doc.get("steps") or [], root, "")
+        except Terminate as t:
+            if t.kind == "stop":
+                return self.terminal("stopped", result=t.result, reason=t.reason)
+            reason = t.reason if t.kind == "fail" else None
+            return self.terminal("failed", error=t.error, reason=reason)
+        if err is not None:
+            return self.terminal("failed", error=err)
+        try:
+            result = self.evaluate(doc.get("outputs") or {}, root)
+        except Fault as fault:
+            return self.terminal("failed", error=Err(fault.code, None))
+        return self.terminal("completed", result=result)
+
+    def terminal(self, outcome, result=None, error=None, reason=None):
+        fields = {"outcome": outcome}
+        if outcome in ("completed", "stopped") or (outcome == "cancelled" and result is not None):
+            fields["result"] = result
+        if error is not None:
+            fields["error"] = {"code": error.code} if error.step is None else error.public()
+            if error.code == "flow.action_ambiguous" and error.disposition:
+                fields["disposition"] = error.disposition
+        if reason is not None:
+            fields["reason"] = reason
+        fields["unknownEffects"] = sorted(self.unknown, key=lambda e: (e["step"], e["attempt"]))
+        self.event("run_finished", **fields)
+        state = dict(fields)  # disposition too: the oracle's final state carries it
+        state["steps"] = dict(self.steps)
+        return state
+
+    def core_cancel(self, doc, root, message):
+        """Core Cancellation with the late results of every outstanding call (WF-LATE-2)."""
+        for late in message.get("late") or []:
+            self.late[late.get("call")] = late
+        self.cancel_task(self.root, core=True)
+        for call in list(self.outstanding):  # anything left was dispatched and is now unresolved
+            self.abandon(call, True)
+        result = None
+        if "outputs-on-cancel" in self.bugs:
+            try:
+                result = self.evaluate(doc.get("outputs") or {}, root)
+            except Fault:
+                result = None
+        self.final = self.terminal("cancelled", result=result)
+
+    # -- evaluation
+
+    def resolver(self, scope):
+        def resolve(name):
+            s = scope
+            while s is not None:
+                if name in s.bound:
+                    return s.bound[name]
+                if name in s.outcome:
+                    bug = "failed-ref-faults" in self.bugs
+                    if bug and s.outcome[name] in ("failed", "skipped"):
+                        raise Fault("expression.null_reference")
+                    return None
+                if name in s.names:
+                    return s.names[name]
+                s = s.parent
+            return None
+
+        return resolve
+
+    def evaluate(self, value, scope, as_string=False):
+        return render(value, self.resolver(scope), as_string)
+
+    # -- steps
+
+    async def run_list(self, items, scope, prefix):
+        """Run a step list in declaration order; returns None, or the Err that propagates."""
+        scope.ids = [Step(item).id for item in items]
+        for item in items:
+            err = await self.run_step(Step(item), scope, prefix)
+            if err is not None:
+                return err
+        return None
+
+    def prepare(self, st, scope):
+        """Evaluate the enclosing-scope expressions before the step begins (WF-STEP-7)."""
+        body = st.body if st.body is not None else {}
+        if st.is_action:
+            return self.evaluate(body, scope)
+        if st.kind == "wf.for_each":
+            items = self.evaluate(body.get("items"), scope)
+            if not isinstance(items, list):
+                raise Fault("expression.type")
+            return items
+        if st.kind == "wf.choose":  # every arm guard, then the first that holds (A-124)
+            arms = body.get("arms") or []
+            held = [boolean(self.evaluate(arm.get("when", True), scope)) for arm in arms]
+            for index, arm in enumerate(arms):
+                if held[index]:
+                    return (str(index), arm.get("steps") or [])
+            return ("else", body["else"]) if "else" in body else None
+        if st.kind == "wf.route":
+            subject = self.evaluate(body.get("subject"), scope)
+            for case, steps in (body.get("cases") or {}).items():
+                if equal(case, subject):  # the key as JSON (A-124)
+                    return (case_name(case), steps or [])
+            return ("else", body["else"]) if "else" in body else None
+        if st.kind == "wf.render":
+            return self.evaluate(body.get("with") or {}, scope)
+        if st.kind == "wf.stop":
+            reason = self.evaluate(body.get("reason"), scope)
+            result = self.evaluate(body["result"], scope) if "result" in body else {}
+            return reason, result
+        if st.kind == "wf.fail":
+            return self.evaluate(body.get("reason"), scope)
+        return None
+
+    async def run_step(self, st, scope, prefix):
+        path = prefix + st.id
+        try:
+            if st.has_when and not boolean(self.evaluate(st.when, scope)):
+                scope.outcome[st.id] = "skipped"
+                self.finish_step(path, "skipped")
+                return OK
+            prepared = self.prepare(st, scope)
+        except Fault as fault:
+            err = Err(fault.code, path)
+            own = "catch-own-fault" in self.bugs and st.catch
+            if own and await self.try_catch(st, scope, path, err):
+                return OK
+            scope.outcome[st.id] = "failed"
+            self.finish_step(path, "failed", error=err)
+            return self.policy(st, scope, err)
+        self.event("step_started", step=path)
+        try:
+            outcome = await self.body(st, scope, path, prepared)
+            if outcome[0] == "ok":
+                return self.succeed(st, scope, path, outcome[1])
+            if outcome[0] == "abort":
+                err = outcome[1]
+                scope.outcome[st.id] = "failed"
+                self.finish_step(path, "failed", error=err)
+                raise Terminate("abort", path, error=err)
+            err = outcome[1]
+            if st.is_action and st.catch and await self.try_catch(st, scope, path, err):
+                return OK
+        except Cancelled:
+            if path not in self.steps:
+                scope.outcome[st.id] = "cancelled"
+                self.finish_step(path, "cancelled")
+            raise
+        except Terminate as t:
+            if path not in self.steps:
+                self.finish_terminated(st, scope, path, t)
+            raise
+        scope.outcome[st.id] = "failed"
+        self.finish_step(path, "failed", error=err)
+        return self.policy(st, scope, err)
+
+    def finish_terminated(self, st, scope, path, t):
+        """A step ended by run-terminating control: the stop step and its enclosing chain stop,
+        wf.fail fails its step and cancels the enclosing chain, an abort fails the chain."""
+        if t.kind == "stop":
+            own = path == t.origin
+            bug = "stop-enclosing-cancelled" in self.bugs
+            outcome = "cancelled" if (bug and not own) else "stopped"
+            scope.outcome[st.id] = outcome
+            self.finish_step(path, outcome)
+        elif t.kind == "fail" and path != t.origin:
+            scope.outcome[st.id] = "cancelled"
+            self.finish_step(path, "cancelled")
+        else:
+            scope.outcome[st.id] = "failed"
+            self.finish_step(path, "failed", error=t.error)
+
+    def succeed(self, st, scope, path, value):
+        scope.outcome[st.id] = "succeeded"
+        if st.kind not in VOID:
+            scope.bound[st.id] = value
+        if st.is_action or st.kind == "wf.render":
+            self.finish_step(path, "succeeded", value=value)
+        else:
+            self.finish_step(path, "succeeded")
+        return OK
+
+    def policy(self, st, scope, err):
+        """The failure ladder after retry and catch (WF-POLICY-1..5)."""
+        if err.disposition == "abort" and "abort-caught" not in self.bugs:
+            raise Terminate("abort", err.step, error=err)
+        if st.on_fail == "abort":
+            raise Terminate("abort", err.step, error=err)
+        if st.on_fail == "continue":
+            return OK
+        return err
+
+    async def try_catch(self, st, scope, path, err):
+        """Run the handler selected for err's code; True when it recovered the step."""
+        pattern = best_pattern(st.catch, err.code, "catch-declaration-order" in self.bugs)
+        if pattern is None:
+            return False
+        handler = st.catch[pattern] or {}
+        self.event("handler_started", step=path, pattern=pattern, code=err.code)
+        error = {"code": err.code, "step": st.id, "details": err.details}
+        hscope = Scope(scope, {"error": error})
+        if await self.run_list(handler.get("steps") or [], hscope, path + ".(catch).") is not None:
+            return False
+        try:
+            replacement = self.evaluate(handler["result"], hscope) if "result" in handler else None
+        except Fault:
+            return False
+        contract = self.action(st).get("output")
+        if contract is not None and not has_type(replacement, contract):
+            return False
+        self.succeed(st, scope, path, replacement)
+        return True
+
+    async def body(self, st, scope, path, prepared):
+        if st.is_action:
+            return await self.run_action(st, path, prepared)
+        body = st.body if st.body is not None else {}
+        kind = st.kind
+        if kind in ("wf.for_each", "wf.parallel"):
+            return await self.run_concurrent(st, scope, path, prepared, body)
+        if kind in ("wf.choose", "wf.route"):
+            if prepared is None:
+                return ("ok", None)
+            name, steps = prepared
+            inner = Scope(scope)
+            err = await self.run_list(steps, inner, f"{path}.{name}.")
+            return ("fail", err) if err else ("ok", inner.value())
+        if kind == "wf.repeat":
+            return await self.run_repeat(body, scope, path)
+        if kind == "wf.render":
+            try:
+                text = render(body.get("template", ""), self.resolver(Scope(names=prepared)), True)
+            except Fault as fault:
+                return ("fail", Err(fault.code, path))
+            return ("ok", text)
+        if kind == "wf.stop":
+            reason, result = prepared
+            raise Terminate("stop", path, reason=reason, result=result)
+        if kind == "wf.fail":
+            err = Err(body.get("code"), path)
+            self.finish_step(path, "failed", error=err)
+            raise Terminate("fail", path, error=err, reason=prepared)
+        if kind == "wf.wait":
+            return ("ok", None)  # virtual time
+        raise RuntimeError(f"{kind} is not supported by wf-lite")
+
+    # -- actions
+
+    def action(self, st):
+        connector, _, name = st.kind.partition(".")
+        manifest = self.manifests.get(connector) or {}
+        return ((manifest.get("actions") or {}).get(name)) or {}
+
+    def classify(self, declared, code):
+        errors = declared.get("errors") or {}
+        pattern = best_pattern(errors, code)
+        return errors[pattern] if pattern is not None else "fatal"  # uncovered: fatal (A-119)
+
+    def delay(self, retry, number, reply):
+        policy = retry.get("policy", "none")
+        initial = duration_ms(retry.get("initial")) or 0
+        cap = duration_ms(retry.get("max"))
+        if policy == "fixed":
+            computed = initial
+        elif policy == "exponential":
+            exponent = number if "exponential-from-zero" in self.bugs else number - 1
+            computed = initial * 2**exponent
+        else:
+            computed = 0
+        if computed > DELAY_LIMIT:
+            computed = cap if cap is not None else DELAY_LIMIT
+        server = retry.get("honor_retry_after") is True and reply.get("retryAfterMs") is not None
+        chosen = reply["retryAfterMs"] if server else computed
+        if cap is not None and not (server and "server-delay-uncapped" in self.bugs):
+            chosen = min(chosen, cap)
+        return chosen
+
+    async def run_action(self, st, path, args):
+        declared = self.action(st)
+        write = declared.get("effects", "write") != "read"
+        idempotency = declared.get("idempotency", "none")
+        attempts = int(st.retry.get("attempts", 1))
+        attempt = 1
+        while True:
+            self.calls += 1
+            call = self.calls
+            self.event("attempt_started", step=path, attempt=attempt, input=args)
+            send({"type": "invoke", "call": call, "run": self.run_id, "step": path, "input": args})
+            self.outstanding[call] = {
+                "task": self.current, "step": path, "attempt": attempt, "write": write
+            }
+            try:
+                reply = await Suspend(("call", call))
+            except Cancelled as cancel:
+                self.on_cancelled_attempt(cancel, st, path, attempt, args, write)
+                raise
+            if "error" not in reply:
+                self.event("attempt_finished", step=path, attempt=attempt, result="succeeded")
+                # a successful reissue resolves the step's ambiguous attempts
+                self.unknown = [u for u in self.unknown if u["step"] != path]
+                return ("ok", reply.get("output"))
+            error = reply.get("error") or {}
+            code, details = error.get("code"), error.get("details")
+            result = self.classify(declared, code)
+            self.event("attempt_finished", step=path, attempt=attempt, result=result, code=code)
+            if result == "unknown":
+                if write:
+                    effect = {"step": path, "attempt": attempt, "effect": "unknown", "code": code}
+                    if details is not None:
+                        effect["details"] = details
+                    self.unknown.append(effect)
+                safe = idempotency in ("inherent", "keyed")
+                safe = safe or "reissue-without-idempotency" in self.bugs
+                if safe and attempt < attempts:
+                    attempt = self.schedule_retry(st, path, attempt, reply)
+                    continue
+                if st.on_unknown == "fail":
+                    return ("fail", Err("flow.action_ambiguous", path, details, "fail"))
+                err = Err("flow.action_ambiguous", path, details, "abort")
+                return ("fail", err) if "abort-caught" in self.bugs else ("abort", err)
+            retryable = result == "retryable" or (result == "fatal" and "retry-fatal" in self.bugs)
+            if retryable and attempt < attempts:
+                attempt = self.schedule_retry(st, path, attempt, reply)
+                continue
+            return ("fail", Err(code, path, details))
+
+    def schedule_retry(self, st, path, attempt, reply):
+        delay = self.delay(st.retry, attempt, reply)
+        self.event("retry_scheduled", step=path, attempt=attempt + 1, delayMs=delay)
+        return attempt + 1
+
+    def on_cancelled_attempt(self, cancel, st, path, attempt, args, write):
+        """The attempt outstanding when its work was cancelled (already withdrawn and recorded
+        as an unknown effect by abandon()).  Two seeded bugs live here."""
+        late = cancel.late or {}
+        if cancel.core and "late-result-binds" in self.bugs and "error" not in late and late:
+            self.unknown = [u for u in self.unknown if (u["step"], u["attempt"]) != (path, attempt)]
+            self.event("attempt_finished", step=path, attempt=attempt, result="succeeded")
+            self.steps[path] = "succeeded"
+            self.event("step_finished", step=path, outcome="succeeded", value=late.get("output"))
+        elif cancel.core and "cancel-one-more-attempt" in self.bugs:
+            self.calls += 1
+            self.event("attempt_started", step=path, attempt=attempt + 1, input=args)
+            invoke = {"type": "invoke", "call": self.calls, "run": self.run_id, "step": path}
+            send({**invoke, "input": args})
+            send({"type": "cancel", "call": self.calls})
+            if write:
+                self.unknown.append({"step": path, "attempt": attempt + 1, "effect": "unknown"})
+
+    # -- constructs
+
+    async def run_concurrent(self, st, scope, path, prepared, body):
+        """wf.for_each iterations (up to concurrency, in index order) and wf.parallel branches,
+        each a task of its own; the iteration or branch failure policy (WF-POLICY-12..17)."""
+        me = self.current
+        if st.kind == "wf.for_each":
+            variable = body.get("as") or "item"
+            units = [(f"{path}[{i}].", i, {variable: item}, body.get("steps") or [])
+                     for i, item in enumerate(prepared)]
+            limit = max(1, int(body.get("concurrency") or 1))
+            policy = body.get("on_iteration_fail") or "fail_fast"
+            results = [None] * len(units)
+        else:
+            units = [(f"{path}.{name}.", name, {}, steps or [])
+                     for name, steps in (body.get("branches") or {}).items()]
+            limit = max(1, len(units))
+            policy = body.get("on_branch_fail") or "fail_fast"
+            results = {}
+        running, following, failure = {}, 0, None
+        try:
+            while True:
+                while failure is None and following < len(units) and len(running) < limit:
+                    prefix, key, names, steps = units[following]
+                    inner = Scope(scope, names)
+                    task = self.spawn(self.run_list(steps, inner, prefix), me)
+                    running[task] = (prefix, key, inner, following)
+                    following += 1
+                if not running:
+                    break
+                task, ok, value = await self.next_child(me)
+                prefix, key, inner, index = running.pop(task)
+                if not ok:
+                    raise value  # run-terminating control from inside the unit
+                if value is None or policy == "continue":
+                    results[key] = inner.value()  # a failed scope is retained as it is (A-129)
+                else:
+                    failure = value
+                    unstarted = [i for t, (_, _, _, i) in running.items() if not t.started]
+                    for other in list(running):
+                        self.cancel_task(other, False)
+                    running.clear()
+                    if "fail-fast-unstarted-cancelled" in self.bugs:
+                        for i in sorted(unstarted + list(range(following, len(units)))):
+                            for item in units[i][3]:
+                                self.finish_step(units[i][0] + Step(item).id, "cancelled")
+        except (Cancelled, Terminate) as stop:
+            core = isinstance(stop, Cancelled) and stop.core
+            for other in list(running):
+                self.cancel_task(other, core)
+            raise
+        return ("fail", failure) if failure is not None else ("ok", results)
+
+    async def run_repeat(self, body, scope, path):
+        limit = body.get("max_iterations")
+        until = body.get("until")
+        results, index = [], 0
+        while True:
+            if limit is not None and index >= int(limit):
+                return ("fail", Err("flow.repeat_exhausted", path))
+            inner = Scope(scope)
+            err = await self.run_list(body.get("steps") or [], inner, f"{path}[{index}].")
+            if err is not None:
+                return ("fail", err)
+            results.append(inner.value())
+            try:
+                done = True if until is None else boolean(self.evaluate(until, inner))
+            except Fault as fault:
+                return ("fail", Err(fault.code, path))
+            if done:
+                return ("ok", results)
+            index += 1  # the delay between iterations is virtual time
+
+
+def case_name(case):
+    if isinstance(case, bool):
+        return "true" if case else "false"
+    return "null" if case is None else str(case)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--bug", action="append", default=[], choices=sorted(BUGS))
+    args = parser.parse_args()
+    executor = Executor(set(args.bug))
+    send({"type": "ready", "protocol": 1, "engine": "wf-lite"})
+    while True:
+        message = receive()
+        if message.get("type") == "shutdown":
+            return
+        if message.get("type") == "run":
+            state = executor.run(message)
+            send({"type": "done", "run": message.get("runId"), "state": state})
+
+
+if __name__ == "__main__":
+    main()
