@@ -1,6 +1,6 @@
 """Campaign power: per seeded bug of the bundled engines, the examples to find it at each seed.
 
-Run:  python benchmarks/bench_power.py [--spec w6w|harness|all] [--seeds 8] [--examples 1500]
+Run:  python benchmarks/bench_power.py [--spec w6w|harness|workfile|all] [--seeds 8] [--examples 1500]
                                        [--bugs NAME ...]
 
 A campaign's claim "finds bug X" is a statement about power, not about one
@@ -23,12 +23,12 @@ from wforacle.oracle.power import BUGS, examples_to_find
 
 def main() -> None:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--spec", choices=["w6w", "harness", "all"], default="all")
+    parser.add_argument("--spec", choices=[*BUGS, "all"], default="all")
     parser.add_argument("--seeds", type=int, default=8)
     parser.add_argument("--examples", type=int, default=1500)
     parser.add_argument("--bugs", nargs="*", default=None)
     args = parser.parse_args()
-    specs = ["w6w", "harness"] if args.spec == "all" else [args.spec]
+    specs = list(BUGS) if args.spec == "all" else [args.spec]
     print(f"{'spec':8} {'bug':26} {'found':>6} {'median':>7} {'worst':>6} {'s':>6}  per seed")
     for spec in specs:
         for bug in args.bugs or BUGS[spec]:

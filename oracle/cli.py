@@ -360,6 +360,7 @@ def _load(args: argparse.Namespace) -> tuple[Any, Any]:
     diagnostics are printed and the exit code is 1.
     """
     spec, document = read_document(args.spec, args.file)
+    spec = spec.bind(spec, vars(args))  # the files documents are read with (--manifests)
     scenario = read_json(args.scenario) if args.scenario else {}
     loaded = spec.validate(document)
     if not loaded.report.valid or loaded.model is None:

@@ -50,6 +50,21 @@ BUGS: dict[str, tuple[str, ...]] = {
         "cancel-non-idempotent",
         "null-for-unavailable",
     ),
+    "workfile": (
+        "retry-fatal",
+        "server-delay-uncapped",
+        "exponential-from-zero",
+        "reissue-without-idempotency",
+        "abort-caught",
+        "catch-declaration-order",
+        "catch-own-fault",
+        "fail-fast-unstarted-cancelled",
+        "stop-enclosing-cancelled",
+        "late-result-binds",
+        "cancel-one-more-attempt",
+        "failed-ref-faults",
+        "outputs-on-cancel",
+    ),
 }
 
 

@@ -1241,7 +1241,12 @@ class Executor:
                 if not ok:
                     raise value  # run-terminating control from inside the unit
                 if value is None or policy == "continue":
-                    results[key] = inner.value()  # a failed scope is retained as it is
+                    results[key] = inner.value()
+                    if value is not None:
+                        # WF-POLICY-14: a retained failed scope says which step failed,
+                        # relative to the iteration or branch.
+                        step = value.step[len(prefix):] if value.step.startswith(prefix) else value.step
+                        results[key]["error"] = {"code": value.code, "step": step}
                 else:
                     failure = value
                     unstarted = [i for t, (_, _, _, i) in running.items() if not t.started]

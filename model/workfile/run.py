@@ -857,8 +857,20 @@ def _iterate(run: WorkfileRun, data: Data, loc: Loc) -> JSON:
 
 
 def _scope(run: WorkfileRun, frame: Data) -> dict[str, JSON]:
-    """A retained scope: every step id of the list, null where nothing was bound."""
-    return {s.id: frame["scope"].get(s.id) for s in run.lists[frame["list"]]}
+    """A retained scope: every step id of the list, null where nothing was bound.
+
+    A failed scope also retains ``error``: "In a retained failed scope,
+    error.step is the innermost unhandled failure's step path relative to
+    that iteration or branch scope" (WF-POLICY-14, WF-POLICY-10).
+    """
+    scope = {s.id: frame["scope"].get(s.id) for s in run.lists[frame["list"]]}
+    error = frame["error"]
+    if frame["state"] == "failed" and error is not None:
+        scope["error"] = {
+            "code": error["code"],
+            "step": error["step"].removeprefix(frame["prefix"]),
+        }
+    return scope
 
 
 def _join(run: WorkfileRun, data: Data, loc: Loc) -> JSON:

@@ -67,6 +67,30 @@ def test_run_executes_the_example_against_its_manifests(capsys):
     }
 
 
+def test_run_classifies_errors_with_the_manifests_given(tmp_path, capsys):
+    # crm.yaml declares crm.rate_limited retryable for create_account
+    # (WF-STEP-9: "interpreted under its resolved connector manifest").
+    scenario = tmp_path / "s.json"
+    scenario.write_text(
+        json.dumps(
+            {
+                "inputs": {"email": "a@b"},
+                "attempts": {"account": [{"error": "crm.rate_limited"}, {"output": {"id": "z"}}]},
+            }
+        )
+    )
+    args = ["run", ONBOARDING, "--manifests", MANIFESTS, "--scenario", str(scenario), "--json"]
+    assert main(args) == 0
+    trace = json.loads(capsys.readouterr().out)["trace"]
+    finished = [e for e in trace if e["event"] == "attempt_finished" and e["step"] == "account"]
+    assert [e["result"] for e in finished] == ["retryable", "succeeded"]
+    # Without the manifests the code is not covered: fatal, no retry.
+    assert main(args[:2] + args[4:]) == 0
+    trace = json.loads(capsys.readouterr().out)["trace"]
+    finished = [e for e in trace if e["event"] == "attempt_finished" and e["step"] == "account"]
+    assert [e["result"] for e in finished] == ["fatal"]
+
+
 def test_explore_reports_every_outcome(capsys):
     assert main(["explore", ONBOARDING, "--manifests", MANIFESTS, "--scenario", SCENARIO]) == 0
     out = capsys.readouterr().out

@@ -478,6 +478,28 @@ def test_continue_lets_every_iteration_finish_and_the_construct_succeeds():
     }
 
 
+def test_a_retained_failed_scope_says_which_step_failed_relative_to_it():
+    # WF-POLICY-14: "In a retained failed scope, error.step is the innermost
+    # unhandled failure's step path relative to that iteration or branch scope."
+    document = """
+    steps:
+      - each:
+          wf.for_each:
+            items: [1, 2]
+            on_iteration_fail: continue
+            steps:
+              - a: { svc.send: {} }
+    outputs:
+      ok: "{{ each[0] }}"
+      failed: "{{ each[1] }}"
+    """
+    final = only(document, {"attempts": {"each[1].a": [{"error": "svc.fatal"}]}})
+    assert final["result"] == {
+        "ok": {"a": {"id": "each[0].a"}},
+        "failed": {"a": None, "error": {"code": "svc.fatal", "step": "a"}},
+    }
+
+
 def test_fail_fast_cancels_a_sibling_that_began_and_not_one_that_did_not():
     # WF-SCHED-6..8: "A sibling that began and was stopped is cancelled; one that had
     # not begun is not_run.  Both are permitted where the language establishes no
