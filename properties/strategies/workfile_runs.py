@@ -291,18 +291,115 @@ def _own_fault(draw: st.DrawFn, b: _Builder) -> list[JSON]:
     return [{first: {"svc.get": {}, "on_fail": "continue"}}, {second: body}]
 
 
-SHAPES = (_precedence, _own_fault)
+def _retry_delays(draw: st.DrawFn, b: _Builder) -> list[JSON]:
+    """An action retried under each delay policy, with server-requested delays.
+
+    WF-RETRY-3..7 and WF-RETRY-10/11: the computed delay, the cap on every
+    selected delay, honor_retry_after before the cap, only retryable failures.
+    """
+    step = b.fresh()
+    b.actions.append(step)
+    policy = draw(st.sampled_from(("none", "fixed", "exponential")))
+    retry: dict[str, JSON] = {"policy": policy, "attempts": draw(st.integers(2, 4))}
+    if policy != "none":
+        retry["initial"] = draw(st.sampled_from(("100ms", "1s")))
+    if draw(st.booleans()):
+        retry["max"] = draw(st.sampled_from(("2s", "3s")))
+    if draw(st.booleans()):
+        retry["honor_retry_after"] = True
+    results = []
+    for _ in range(draw(st.integers(1, 3))):
+        result: dict[str, JSON] = {"error": draw(st.sampled_from(CODES))}
+        if draw(st.booleans()):
+            result["retryAfterMs"] = draw(st.sampled_from((500, 2500, 10_000)))
+        results.append(result)
+    b.scripts[step] = results
+    return [{step: {f"svc.{draw(st.sampled_from(ACTIONS))}": {"k": 1}, "retry": retry}}]
+
+
+def _ambiguous(draw: st.DrawFn, b: _Builder) -> list[JSON]:
+    """An ambiguous attempt under each idempotency and on_unknown, in a continue policy.
+
+    WF-AMB-1..4, WF-UNK-4/7: reissue only when idempotent; abort bypasses
+    catch, on_fail and the iteration policy.
+    """
+    inner = b.fresh()
+    action = draw(st.sampled_from(("get", "put", "send")))
+    body: dict[str, JSON] = {
+        f"svc.{action}": {"k": 1},
+        "retry": {"policy": "none", "attempts": draw(st.integers(1, 3))},
+    }
+    if draw(st.booleans()):
+        body["on_unknown"] = draw(st.sampled_from(("abort", "fail")))
+    if draw(st.booleans()):
+        body["on_fail"] = "continue"
+    if draw(st.booleans()):
+        body["catch"] = {"flow.action_ambiguous": {"steps": [{b.fresh(): {"svc.get": {}}}]}}
+    outer = b.fresh()
+    path = f"{outer}.{inner}"
+    b.actions.append(path)
+    b.scripts[path] = [
+        {"error": "svc.lost"},
+        draw(st.sampled_from(({"output": {"id": 1}}, {"error": "svc.lost"}))),
+    ]
+    return [
+        {
+            outer: {
+                "wf.for_each": {
+                    "items": [1],
+                    "on_iteration_fail": "continue",
+                    "steps": [{inner: body}],
+                }
+            }
+        },
+        {b.fresh(): {"svc.get": {}}},
+    ]
+
+
+def _fail_fast(draw: st.DrawFn, b: _Builder) -> list[JSON]:
+    """The first iteration or branch fails under fail_fast while others are unstarted or running.
+
+    WF-POLICY-15, WF-SCHED-6..8: cancelled if begun, not_run if not.
+    """
+    construct, first, second = b.fresh(), b.fresh(), b.fresh()
+    if draw(st.booleans()):
+        items = list(range(draw(st.integers(2, 3))))
+        body: JSON = {
+            "wf.for_each": {
+                "items": items,
+                "concurrency": draw(st.integers(1, 2)),
+                "steps": [{first: {"svc.send": {"i": "{{ item }}"}}}],
+            }
+        }
+        failing = f"{construct}.{first}"
+        b.scripts[f"{construct}[0].{first}"] = [{"error": "svc.fatal"}]
+        b.actions.append(failing)
+    else:
+        body = {
+            "wf.parallel": {
+                "branches": {
+                    "a": [{first: {"svc.send": {}}}],
+                    "b": [{second: {"svc.put": {}}}, {b.fresh(): {"svc.get": {}}}],
+                }
+            }
+        }
+        b.actions.append(f"{construct}.a.{first}")
+        b.scripts[f"{construct}.a.{first}"] = [{"error": "svc.fatal"}]
+    return [{construct: body}]
+
+
+SHAPES = (_precedence, _own_fault, _retry_delays, _ambiguous, _fail_fast)
 
 
 @st.composite
 def workfile_cases(draw: st.DrawFn) -> dict[str, JSON]:
     """A Workfile case: document (YAML text), manifests, scenario and completion schedule.
 
-    A quarter of the cases are shapes (``SHAPES``) aimed at one rule each that
-    a random document rarely reaches; the rest are drawn as a tree.
+    A third of the cases are shapes (``SHAPES``) aimed at one rule family each
+    that a random document rarely reaches; the rest are drawn as a tree.
     """
     b = _Builder()
-    if draw(st.integers(0, 3)) == 0:
+    if draw(st.integers(0, 2)) == 0:
         steps = draw(st.sampled_from(SHAPES))(draw, b)
     else:
         steps = _steps(draw, b, "", [], [], 0)
