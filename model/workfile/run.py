@@ -113,9 +113,9 @@ class Labelled:
 RULES: dict[str, tuple[str, ...]] = {
     "start": ("WF-START-1", "WF-START-2", "WF-START-4", "WF-START-6"),
     "reject": ("WF-START-4", "WF-START-5", "A-120"),
-    "reach": ("WF-STEP-1", "WF-STEP-2", "WF-STEP-3", "WF-STEP-7", "WF-SCHED-4", "A-129"),
+    "reach": ("WF-STEP-1", "WF-STEP-2", "WF-STEP-3", "WF-BIND-1", "WF-SCHED-4", "A-129"),
     "skip": ("WF-STEP-2", "WF-SOUT-3"),
-    "fault": ("WF-STEP-7", "WF-SOUT-6", "WF-CATCH-15", "WF-POLICY-1", "A-129"),
+    "fault": ("WF-STEP-7", "WF-BIND-1", "WF-BIND-2", "WF-CATCH-15", "WF-POLICY-1", "A-117"),
     "dispatch": ("WF-STEP-4", "WF-STEP-8", "WF-STEP-12", "WF-CUT-1"),
     "complete": ("WF-STEP-9", "WF-CLASS-1", "WF-CODE-1", "WF-CODE-2", "A-119"),
     "retry": ("WF-RETRY-3", "WF-RETRY-4", "WF-RETRY-5", "WF-RETRY-6", "WF-RETRY-10", "WF-AMB-1"),
@@ -130,24 +130,24 @@ RULES: dict[str, tuple[str, ...]] = {
     ),
     "handled": ("WF-CATCH-22", "WF-CATCH-23", "WF-CATCH-26", "A-122"),
     "succeed": ("WF-STEP-6", "WF-STEP-10", "WF-SOUT-2"),
-    "fail": (
-        "WF-SOUT-6",
-        "WF-RETRY-10",
-        "WF-RETRY-11",
-        "WF-UNK-4",
-        "WF-UNK-7",
-        "WF-POLICY-3",
-        "WF-POLICY-4",
-        "WF-POLICY-7",
-        "WF-POLICY-9",
-        "WF-POLICY-19",
-    ),
+    # A failed step, by why it failed; the policy ladder (WF-POLICY-3/4/7/19) applies
+    # in the same transition.
+    "exhausted": ("WF-RETRY-10", "WF-RETRY-11", "WF-FAIL-2", "WF-SOUT-6", "WF-POLICY-1"),
+    "abort_ambiguous": ("WF-AMB-4", "WF-UNK-1", "WF-UNK-4", "WF-UNK-10", "WF-CATCH-20"),
+    "fail_ambiguous": ("WF-AMB-4", "WF-UNK-7", "WF-CATCH-10"),
+    "handler_failed": ("WF-CATCH-26", "WF-CATCH-23", "A-122"),
+    "construct_failed": ("WF-POLICY-8", "WF-POLICY-9", "WF-POLICY-13", "WF-POLICY-15"),
+    "repeat_exhausted": ("WF-SUPP-12", "A-125"),
     "iterate": ("WF-SCHED-1", "WF-SCHED-4", "A-125", "A-127"),
     "join": ("WF-POLICY-8", "WF-POLICY-13", "WF-POLICY-15", "WF-POLICY-16", "WF-SCHED-5"),
     "stop": ("WF-IWC-4", "WF-SOUT-5", "WF-TERM-4", "A-123"),
     "author_fail": ("WF-IWC-5", "WF-RETRY-11", "WF-TERM-5", "WF-ROUT-5"),
     "request_cancel": ("WF-CANCEL-4", "WF-CANCEL-5", "WF-CANCEL-11", "A-130"),
-    "cancel": ("WF-CANCEL-8", "WF-IWC-3", "WF-IWC-4", "WF-IWC-5", "WF-SCHED-7", "A-121"),
+    # An active step ended by the cancellation in force, by its source.
+    "cancel_run": ("WF-CANCEL-5", "WF-CANCEL-8", "WF-CANCEL-11", "WF-LATE-3", "WF-CUT-1"),
+    "cancel_internal": ("WF-IWC-3", "WF-IWC-5", "WF-POLICY-15", "WF-SCHED-7"),
+    "cancel_stop": ("WF-IWC-3", "WF-IWC-4", "WF-SOUT-5", "A-123"),
+    "cancel_abort": ("WF-POLICY-3", "WF-UNK-4", "WF-CUT-1", "A-121"),
     "finish": (
         "WF-DONE-1",
         "WF-DONE-2",
@@ -284,7 +284,8 @@ class WorkfileRun:
         if len(enabled) < 2 or (data["phase"] != "running" and data["phase"] != "ending"):
             return enabled
         if data["end"] is not None:
-            return enabled[:1] if all(t.rule == "cancel" for t in enabled) else enabled
+            cancels = all(t.rule.startswith("cancel_") for t in enabled)
+            return enabled[:1] if cancels else enabled
         if self.scenario.cancel and not data["cancel"]:
             return enabled
         if self._risky(data):
@@ -357,7 +358,7 @@ class WorkfileRun:
         if halted:
             if _active_below(cur):
                 return []
-            return [self._make(config, "cancel", _cancel, loc)]
+            return [self._make(config, "cancel_internal", _cancel, loc)]
         phase = cur["phase"]
         if phase == "dispatch":
             return [self._make(config, "dispatch", _dispatch, loc)]
@@ -768,10 +769,21 @@ def _succeed(run: WorkfileRun, data: Data, loc: Loc) -> JSON:
 
 
 def _fail_current(run: WorkfileRun, data: Data, loc: Loc) -> JSON:
+    """An action step fails: labelled by why (its attempts, its ambiguity, its handler)."""
     frame = _at(data, loc)
     cur = frame["cur"]
     step = run.steps[cur["static"]]
-    return _fail(run, data, frame, loc, step, cur["path"], cur["failure"], begun=True)
+    failure = cur["failure"]
+    why = (
+        "abort_ambiguous"
+        if failure.get("disposition") == "abort"
+        else "fail_ambiguous"
+        if failure.get("disposition") == "fail" and not cur.get("handled")
+        else "handler_failed"
+        if cur.get("handled")
+        else "exhausted"
+    )
+    return Labelled(why, _fail(run, data, frame, loc, step, cur["path"], failure, begun=True))
 
 
 def _fail(
@@ -928,7 +940,8 @@ def _construct_fails(
 ) -> JSON:
     """A construct failed by a nested failure carries its code and path (WF-POLICY-8/9)."""
     cur = frame["cur"]
-    return _fail(run, data, frame, loc, step, cur["path"], error, begun=True)
+    why = "repeat_exhausted" if error["code"] == "flow.repeat_exhausted" else "construct_failed"
+    return Labelled(why, _fail(run, data, frame, loc, step, cur["path"], error, begun=True))
 
 
 # -- termination constructs and cancellation -----------------------------------------------
@@ -994,7 +1007,16 @@ def _cancel(run: WorkfileRun, data: Data, loc: Loc) -> JSON:
     frame["cur"] = None
     frame["state"] = "halted"
     event["outcome"] = outcome
-    return event
+    source = (
+        "cancel_run"
+        if data["cancel"]
+        else "cancel_stop"
+        if end is not None and end["chain"] == "stopped"
+        else "cancel_abort"
+        if end is not None and end["chain"] == "failed"
+        else "cancel_internal"
+    )
+    return Labelled(source, event)
 
 
 def _finish(run: WorkfileRun, data: Data) -> JSON:
@@ -1049,7 +1071,7 @@ def _start(run: WorkfileRun, data: Data) -> JSON:
     if problem is not None:
         data["phase"] = "finished"
         data["final"] = {"outcome": "rejected", "error": problem}
-        return {"event": "run_rejected", "error": problem}
+        return Labelled("reject", {"event": "run_rejected", "error": problem})
     data["phase"] = "running"
     data["inputs"] = inputs
     data["root"] = _new_frame("", "", {"inputs": inputs, "run": {"dry_run": False}})

@@ -263,10 +263,12 @@ def _precedence(draw: st.DrawFn, b: _Builder) -> list[JSON]:
     step = b.fresh()
     b.actions.append(step)
     b.scripts[step] = [{"error": code}]
-    handlers = {
-        pattern: {"steps": [{b.fresh(): {"svc.get": {"via": pattern}}}]}
-        for pattern in (general, precise)
-    }
+    handlers = {}
+    for pattern in (general, precise):
+        inner = b.fresh()
+        handlers[pattern] = {"steps": [{inner: {"svc.get": {"via": pattern}}}]}
+        if draw(st.integers(0, 2)) == 0:  # a failing handler (WF-CATCH-26)
+            b.scripts[f"{step}.(catch).{inner}"] = [{"error": "svc.fatal"}]
     return [{step: {"svc.send": {"k": 1}, "catch": handlers}}]
 
 
@@ -303,14 +305,16 @@ def _retry_delays(draw: st.DrawFn, b: _Builder) -> list[JSON]:
     retry: dict[str, JSON] = {"policy": policy, "attempts": draw(st.integers(2, 4))}
     if policy != "none":
         retry["initial"] = draw(st.sampled_from(("100ms", "1s")))
-    if draw(st.booleans()):
+    if draw(st.integers(0, 3)) > 0:
         retry["max"] = draw(st.sampled_from(("2s", "3s")))
-    if draw(st.booleans()):
+    if draw(st.integers(0, 3)) > 0:
         retry["honor_retry_after"] = True
     results = []
+    retryable = ("svc.busy", "svc.rate.limit", "http.503")
     for _ in range(draw(st.integers(1, 3))):
-        result: dict[str, JSON] = {"error": draw(st.sampled_from(CODES))}
-        if draw(st.booleans()):
+        code = draw(st.sampled_from(CODES if draw(st.booleans()) else retryable))
+        result: dict[str, JSON] = {"error": code}
+        if draw(st.integers(0, 3)) > 0:
             result["retryAfterMs"] = draw(st.sampled_from((500, 2500, 10_000)))
         results.append(result)
     b.scripts[step] = results
@@ -329,8 +333,9 @@ def _ambiguous(draw: st.DrawFn, b: _Builder) -> list[JSON]:
         f"svc.{action}": {"k": 1},
         "retry": {"policy": "none", "attempts": draw(st.integers(1, 3))},
     }
-    if draw(st.booleans()):
-        body["on_unknown"] = draw(st.sampled_from(("abort", "fail")))
+    unknown = draw(st.sampled_from((None, "abort", "fail", "fail")))  # None: the default abort
+    if unknown is not None:
+        body["on_unknown"] = unknown
     if draw(st.booleans()):
         body["on_fail"] = "continue"
     if draw(st.booleans()):
@@ -418,7 +423,8 @@ def workfile_cases(draw: st.DrawFn) -> dict[str, JSON]:
             attempts[path] = [_result(draw) for _ in range(draw(st.integers(1, 3)))]
     scenario: dict[str, JSON] = {"attempts": attempts}
     if draw(st.integers(0, 5)) == 0:
-        scenario["inputs"] = {"flag": False}
+        # A false flag; now and then a value the declaration rejects (WF-START-4).
+        scenario["inputs"] = {"flag": draw(st.sampled_from((False, False, False, "no")))}
     if draw(st.integers(0, 5)) == 0:
         scenario["cancel"] = draw(st.integers(1, 3))
     return {

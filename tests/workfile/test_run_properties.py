@@ -130,3 +130,32 @@ def test_the_reduction_keeps_every_outcome(case):
     assert sorted(map(repr, (o.value for o in naive.outcomes))) == sorted(
         map(repr, (o.value for o in reduced.outcomes))
     )
+
+
+def test_every_rule_of_the_model_is_reached_by_generated_cases():
+    # A rule no generated case reaches is a rule no campaign tests: the
+    # generator (with its shapes) must exercise every one (RULES).
+    from hypothesis import HealthCheck, Phase, seed
+
+    from wforacle.model.workfile.run import RULES
+    from wforacle.properties.strategies.hermetic import hermetic
+
+    seen: set[str] = set()
+
+    @seed(7)
+    @settings(
+        max_examples=800,
+        database=None,
+        deadline=None,
+        phases=[Phase.generate],
+        suppress_health_check=list(HealthCheck),
+    )
+    @given(workfile_cases())
+    def collect(case: JSON) -> None:
+        run = prepare(case).semantics
+        for schedule in range(3):
+            seen.update(step.rule for step in execute(run, seeded(schedule)).steps)
+
+    with hermetic():
+        collect()
+    assert sorted(set(RULES) - seen) == []
