@@ -1,0 +1,117 @@
+"""The oracle against an independent Workfile executor (examples/engines/workfile_engine.py).
+
+wf-lite was written from docs/ alone, as a third party would (it imports
+nothing from wforacle).  Correct, it passes protocol-selftest and campaigns;
+with a seeded bug, a campaign finds it, shrinks it to the steps the bug
+needs, and explains it by the clause it breaks.  Power at several seeds is
+tests/test_power.py's.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+from wforacle.oracle.engine import Engine, judge
+from wforacle.oracle.fuzz import campaign
+from wforacle.oracle.power import BUGS
+from wforacle.oracle.selftest import selftest
+from wforacle.properties.strategies.workfile_runs import MANIFEST
+from wforacle.properties.workfile.specification import WORKFILE
+
+ENGINE = Path(__file__).resolve().parents[2] / "examples" / "engines" / "workfile_engine.py"
+
+# The clause each seeded bug breaks, as its own description says (wf-lite's --bug help).
+BREAKS = {
+    "retry-fatal": "WF-RETRY-11",  # "A fatal failure … MUST NOT be retried"
+    "server-delay-uncapped": "WF-RETRY-4",  # "capped at max, whether … supplied by a server"
+    "exponential-from-zero": "WF-RETRY-3",  # "initial * 2^(n - 1)"
+    "reissue-without-idempotency": "WF-AMB-4",  # "For idempotency: none … on_unknown"
+    "abort-caught": "WF-UNK-4",  # "on_fail, catch … MUST NOT intercept that disposition"
+    "catch-declaration-order": "WF-CODE-2",  # "The longest matching prefix takes precedence"
+    "catch-own-fault": "WF-CATCH-15",  # "Faults in the handled step's own evaluation …"
+    "fail-fast-unstarted-cancelled": "WF-POLICY-15",  # "prevents unstarted iterations …"
+    "stop-enclosing-cancelled": "WF-IWC-4",  # "… becomes stopped as a step"
+    "late-result-binds": "WF-LATE-3",  # "MUST NOT use a late result to create … a binding"
+    "cancel-one-more-attempt": "WF-CANCEL-5",  # "before that decision starts another … attempt"
+    "failed-ref-faults": "WF-BIND-1",  # "resolves to null"
+    "outputs-on-cancel": "WF-CANCEL-9",  # "Workflow outputs are not evaluated"
+}
+
+
+def engine(*bugs: str) -> Engine:
+    return Engine(f"{sys.executable} {ENGINE}" + "".join(f" --bug {b}" for b in bugs))
+
+
+@pytest.fixture(scope="module")
+def correct():
+    found = engine()
+    yield found
+    found.stop()
+
+
+def test_every_seeded_bug_names_the_clause_it_breaks():
+    assert sorted(BREAKS) == sorted(BUGS["workfile"])
+
+
+def test_the_correct_executor_passes_protocol_selftest():
+    checks = selftest(WORKFILE, f"{sys.executable} {ENGINE}")
+    assert [c.name for c in checks if not c.ok] == []
+    assert len(checks) >= 7
+
+
+def test_the_correct_executor_passes_a_campaign(correct):
+    result = campaign(WORKFILE, correct, examples=200, seed_value=0)
+    assert result.finding is None and result.faults == 0
+    assert result.examples == 200
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_the_correct_executor_passes_a_long_campaign(correct, seed):
+    result = campaign(WORKFILE, correct, examples=3000, seed_value=seed)
+    assert result.finding is None and result.faults == 0
+
+
+def test_a_cancellation_request_reaches_the_executor_at_its_wait(correct):
+    # WF-CANCEL-4/5/8/9 over the protocol (docs/workfile-execution.md): the
+    # oracle sends cancel_run at the first wait and records cancel_requested.
+    case = {
+        "document": "steps:\n  - a: { svc.send: {} }\n  - b: { svc.get: {} }\n",
+        "manifests": {"svc": MANIFEST},
+        "scenario": {"cancel": 1},
+        "schedule": [],
+    }
+    judgement = judge(correct, WORKFILE, case)
+    assert judgement.verdict == "pass"
+    trace = judgement.observation.trace
+    names = [e["event"] for e in trace]
+    assert names.index("cancel_requested") == names.index("attempt_started") + 1
+    assert trace[-1]["outcome"] == "cancelled"
+    assert trace[-1]["unknownEffects"] == [{"step": "a", "attempt": 1, "effect": "unknown"}]
+    broken = engine("cancel-one-more-attempt")
+    try:
+        verdict = judge(broken, WORKFILE, case)
+    finally:
+        broken.stop()
+    assert verdict.verdict == "divergence"
+    assert "WF-CANCEL-5" in verdict.divergence.clauses
+
+
+@pytest.mark.parametrize("bug", sorted(BREAKS))
+def test_a_campaign_finds_shrinks_and_explains_each_seeded_bug(bug, correct):
+    seeded = engine(bug)
+    try:
+        result = campaign(WORKFILE, seeded, examples=3000, seed_value=0)
+    finally:
+        seeded.stop()
+    finding = result.finding
+    assert finding is not None, f"{bug} not found in 3000 examples"
+    assert BREAKS[bug] in finding.judgement.divergence.clauses
+    # Shrunk to what the bug needs: no seeded bug needs more than two steps or
+    # more than one scripted result.
+    assert finding.size["steps"] <= 2 and finding.size["scripted results"] <= 1, finding.case
+    # Not a false alarm: the correct executor passes the shrunk case.
+    assert judge(correct, WORKFILE, finding.case).verdict == "pass"
