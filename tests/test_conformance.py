@@ -37,13 +37,13 @@ def test_matching_is_partial_and_typed():
 
 
 def test_each_specification_has_conformance_cases_citing_clauses():
-    for name in ("w6w", "harness"):
+    for name in ("w6w", "harness", "workfile"):
         cases = SPECIFICATIONS[name].conformance()
         assert len(cases) >= 5 and all(case.clauses for case in cases)
 
 
 def test_the_conformance_profile_writes_the_same_cases_with_their_expectations(tmp_path, capsys):
-    for name in ("w6w", "harness"):
+    for name in ("w6w", "harness", "workfile"):
         out = tmp_path / name
         assert (
             main(["fixtures", "--spec", name, "--out", str(out), "--profile", "conformance"]) == 0

@@ -130,7 +130,8 @@ def prepare(case: JSON, options: Any = None) -> Prepared:
         },
         "inputs": scenario.inputs,
     }
-    return Prepared(run, request)
+    files = {"manifests": case["manifests"]} if case.get("manifests") else {}
+    return Prepared(run, request, files)
 
 
 def cases() -> Any:

@@ -34,6 +34,12 @@ def _parts() -> ModuleType:
     return execution
 
 
+def _conformance() -> Any:
+    from wforacle.properties.workfile.conformance import conformance_cases
+
+    return conformance_cases()
+
+
 def _selftest() -> Any:
     from wforacle.properties.workfile.selftest import selftest
 
@@ -169,6 +175,7 @@ WORKFILE = Specification(
     ends=lambda state: _parts().ends(state),
     allowed="a run the Workfile Core chapter allows",
     selftest=lambda: _selftest(),
+    conformance=lambda: _conformance(),
     inputs=(
         Input(
             "--manifests",
