@@ -188,6 +188,7 @@ def cmd_shrink(args: argparse.Namespace) -> int:
         "schedule": read_json(args.schedule) if args.schedule else [],
     }
     try:
+        case.update(spec.case_inputs(vars(args)))
         spec.prepare(case, None)
     except InvalidInput as exc:
         raise UsageError(str(exc)) from None
@@ -344,6 +345,14 @@ def add_commands(add: Any) -> None:
     shrink.add_argument("--scenario", metavar="S", help="the scenario")
     shrink.add_argument("--schedule", metavar="FILE", help="a JSON array: the completion order")
     shrink.add_argument("--budget", type=float, default=60.0, help="seconds to spend reducing")
+    for spec in SPECIFICATIONS.values():
+        for given in spec.inputs:
+            shrink.add_argument(
+                given.flag,
+                dest=given.dest,
+                metavar=given.metavar,
+                help=f"{spec.name}: {given.help}",
+            )
     engine_option(shrink)
     shrink.add_argument("--json", action="store_true", help="print a JSON report")
 

@@ -264,6 +264,9 @@ class Specification:
     # Hand-written conformance cases (``fixtures --profile conformance``).
     conformance: Callable[[], tuple[ConformanceCase, ...]] = lambda: ()
     bind: Callable[[Specification, Mapping[str, Any]], Specification] = lambda spec, values: spec
+    # The members a case takes from those files (Workfile: ``manifests`` from
+    # --manifests DIR), for commands that build a case from a document (shrink).
+    case_inputs: Callable[[Mapping[str, Any]], dict[str, JSON]] = lambda values: {}
     # The specification's own sub-commands (``wforacle workfile refs``): given
     # argparse's sub-parsers, it adds them (each sets its ``handler``).
     tools: Callable[[Any], None] | None = None

@@ -107,6 +107,11 @@ def prepare(case: JSON, options: Any = None) -> Prepared:
     from wforacle.properties.workfile.validate import validate
 
     document = case.get("document")
+    if isinstance(document, bytes):  # as read from a file (shrink DOC)
+        try:
+            document = case["document"] = document.decode("utf-8")
+        except UnicodeDecodeError:
+            raise InvalidCase("a Workfile case's document is UTF-8 YAML text") from None
     if not isinstance(document, str):
         raise InvalidCase("a Workfile case's document is YAML text")
     manifests = manifests_of(case)
@@ -269,7 +274,8 @@ def smaller(case: JSON) -> Iterator[JSON]:
     In order: a step (the last first); a construct or handled step replaced by
     one of its nested step lists (the scenario's paths follow); a modifier or
     retry member of a step; one of several handlers; an argument of an
-    action; an input declaration; an output; then the scenario's reductions: a step's script or
+    action; an input declaration (with the caller's value); an output; a
+    connector's manifest; then the scenario's reductions: a step's script or
     one of its results, a server delay, the cancellation request, the
     inputs, the schedule's last choice.
     """
@@ -319,7 +325,11 @@ def smaller(case: JSON) -> Iterator[JSON]:
                 del variant["inputs"][name]
                 if not variant["inputs"]:
                     del variant["inputs"]
-                yield _variant(case, variant)
+                # The caller's value goes with its declaration (else: input.unknown).
+                scenario = copy.deepcopy(case.get("scenario"))
+                if isinstance(scenario, dict) and isinstance(scenario.get("inputs"), dict):
+                    scenario["inputs"].pop(name, None)
+                yield _variant(case, variant, scenario)
         outputs = data.get("outputs")
         if isinstance(outputs, dict):
             for name in list(outputs):
@@ -328,6 +338,12 @@ def smaller(case: JSON) -> Iterator[JSON]:
                 if not variant["outputs"]:
                     del variant["outputs"]
                 yield _variant(case, variant)
+    manifests = case.get("manifests")
+    if isinstance(manifests, dict) and len(manifests) > 1:
+        for connector in list(manifests):
+            variant = copy.deepcopy(case)
+            del variant["manifests"][connector]
+            yield variant
     yield from _smaller_scenarios(case)
 
 

@@ -97,6 +97,25 @@ def _bind(spec: Specification, values: Mapping[str, Any]) -> Specification:
     )
 
 
+def _case_inputs(values: Mapping[str, Any]) -> dict[str, Any]:
+    """A case's ``manifests`` (connector → YAML text) from ``--manifests DIR``."""
+    folder = values.get("manifests")
+    if not folder:
+        return {}
+    from wforacle.model.workfile.manifest import load_manifest
+
+    path = Path(folder)
+    if not path.is_dir():
+        raise InvalidInput(f"--manifests {folder}: not a directory")
+    found: dict[str, Any] = {}
+    for file in sorted(p for p in path.iterdir() if p.suffix in (".yaml", ".yml")):
+        text = file.read_text("utf-8")
+        manifest, _ = load_manifest(text, file.name)
+        if manifest is not None:
+            found[manifest.connector] = text
+    return {"manifests": found}
+
+
 # -- wforacle workfile refs -------------------------------------------------------------
 
 
@@ -186,5 +205,6 @@ WORKFILE = Specification(
         ),
     ),
     bind=_bind,
+    case_inputs=_case_inputs,
     tools=_tools,
 )

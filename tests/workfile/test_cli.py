@@ -112,3 +112,32 @@ def test_the_workfile_clause_catalogue_is_listed(capsys):
     report = json.loads(capsys.readouterr().out)
     ids = [c["id"] for c in report["clauses"]]
     assert "WF-UNK-15" in ids and "WF-STEP-1" in ids and len(ids) == 291
+
+
+def test_shrink_reduces_a_workfile_bug_report_to_what_the_bug_needs(tmp_path, capsys):
+    # A bug report: the onboarding run, whose first retry an executor delays by
+    # initial * 2^n instead of initial * 2^(n-1) (WF-RETRY-3).
+    import sys
+
+    engine = Path(__file__).resolve().parents[2] / "examples" / "engines" / "workfile_engine.py"
+    scenario = tmp_path / "report.json"
+    scenario.write_text(
+        json.dumps(
+            {
+                "inputs": {"email": "a@b", "teams": ["x", "y"]},
+                "attempts": {
+                    "account": [{"error": "crm.rate_limited"}, {"output": {"id": "z"}}],
+                    "memberships[1].join": [{"error": "crm.no_such_team"}],
+                },
+            }
+        )
+    )
+    command = f"{sys.executable} {engine} --bug exponential-from-zero"
+    args = ["shrink", ONBOARDING, "--manifests", MANIFESTS, "--scenario", str(scenario)]
+    assert main([*args, "--engine", command, "--json"]) == 1
+    out = json.loads(capsys.readouterr().out)
+    assert "WF-RETRY-3" in out["judgement"]["divergence"]["clauses"]
+    case = out["case"]
+    assert list(case["manifests"]) == ["crm"]
+    assert case["scenario"]["attempts"] == {"account": [{"error": "crm.rate_limited"}]}
+    assert case["document"].count("crm.") == 1  # one step is left
