@@ -206,7 +206,7 @@ class WorkfileRun:
         if scenario.dry_run:
             raise ModelLimit("run.dry_run: true is not modelled yet (issue 14, A-131)")
         self.actions = frozenset(p for p, s in self.steps.items() if isinstance(s.body, Action))
-        self.halting = _halting(self)
+        self.fails, self.halting = _halting(self)
 
     @staticmethod
     def _refuse(step: Step) -> None:
@@ -298,26 +298,42 @@ class WorkfileRun:
         return next(iter(groups.values()), enabled)
 
     def _risky(self, data: Data) -> bool:
-        """Whether a step that may halt other work can still run concurrently with it."""
+        """Whether a step that may halt other work can still run concurrently with it.
 
-        def visit(frame: Data, concurrent: bool) -> bool:
+        A step halts concurrent work when it may end the run (``halts``) or
+        when it may fail (``fails``) in a frame whose failure is not absorbed
+        at its own boundary: any frame but an iteration or branch of a
+        ``continue`` construct (a ``fail_fast`` boundary cancels the
+        siblings; a ``wf.choose`` arm, a ``wf.repeat`` iteration or a handler
+        passes the failure up).
+        """
+        fails, halts = self.fails, self.halting
+
+        def risky(steps: Any, absorbed: bool) -> bool:
+            return any(halts[s.step_path] or (fails[s.step_path] and not absorbed) for s in steps)
+
+        def visit(frame: Data, concurrent: bool, absorbed: bool) -> bool:
             steps = self.lists[frame["list"]]
             cur = frame["cur"]
             later = steps[frame["pc"] :] if concurrent and frame["state"] == "running" else ()
-            if any(self.halting[s.step_path] for s in later):
+            if risky(later, absorbed):
                 return True
             if cur is None:
                 return False
             body = self.steps[cur["static"]].body
-            inner = concurrent or (
-                isinstance(body, Parallel) or (isinstance(body, ForEach) and body.concurrency > 1)
+            isolated = isinstance(body, Parallel) or (
+                isinstance(body, ForEach) and body.concurrency > 1
+            )
+            inner = concurrent or isolated
+            continues = (isinstance(body, ForEach) and body.on_iteration_fail == "continue") or (
+                isinstance(body, Parallel) and body.on_branch_fail == "continue"
             )
             pending = isinstance(body, ForEach) and inner and cur["started"] < len(cur["items"])
-            if pending and any(self.halting[s.step_path] for s in body.steps):
+            if pending and risky(body.steps, continues):
                 return True
-            return any(visit(child, inner) for child in cur.get("children", ()))
+            return any(visit(child, inner, continues) for child in cur.get("children", ()))
 
-        return visit(data["root"], False)
+        return visit(data["root"], False, False)
 
     def _make(
         self, config: Config, rule: str, change: Callable[..., JSON], *args: Any
@@ -1078,52 +1094,62 @@ def _start(run: WorkfileRun, data: Data) -> JSON:
     return {"event": "run_started", "inputs": inputs}
 
 
-def _halting(run: WorkfileRun) -> dict[str, bool]:
-    """For each step (by static path), whether running it may halt concurrent work.
+def _halting(run: WorkfileRun) -> tuple[dict[str, bool], dict[str, bool]]:
+    """For each step (by static path): whether it may fail, and whether it may halt others.
 
-    Over-approximated from the document and the scenario: ``wf.stop`` and
-    ``wf.fail`` halt; a step that may fail (a scripted error, a field with a
-    template that may fault, a ``wf.repeat`` that may exhaust) halts unless
-    ``on_fail: continue`` absorbs it or the nearest ``wf.for_each`` /
-    ``wf.parallel`` continues; an ambiguous result halts whatever the policy
-    (the abort disposition bypasses them); a construct halts when a step
-    nested in it may.
+    Over-approximated from the document and the scenario.  A step *fails*
+    (passes a failure to its list) when it may fail and ``on_fail`` is not
+    ``continue``: an action with a scripted error or a template that may
+    fault; a construct whose fields hold a template, whose nested list may
+    fail (``wf.choose``, ``wf.route``, ``wf.repeat``, a ``fail_fast``
+    iteration or branch), or a ``wf.repeat`` (which may exhaust).  A step
+    *halts* work it does not contain when it may end the run: ``wf.stop``,
+    ``wf.fail``, ``on_fail: abort`` on a step that may fail, an ambiguous
+    result (its abort bypasses every policy), a ``fail_fast`` construct whose
+    iterations or branches may fail (it cancels them), or a nested step
+    that halts.
     """
     scripted: dict[str, list[JSON]] = {}
     for key, results in run.scenario.attempts.items():
         scripted.setdefault(_INDEX.sub("", key), []).extend(results)
-    found: dict[str, bool] = {}
+    fails: dict[str, bool] = {}
+    halts: dict[str, bool] = {}
 
-    def visit(steps: tuple[Step, ...], absorbing: bool) -> bool:
-        any_halts = False
+    def visit(steps: tuple[Step, ...]) -> tuple[bool, bool]:
+        """Whether some step of the list fails, and whether some halts."""
+        any_fails = any_halts = False
         for step in steps:
             body = step.body
-            inner = absorbing
-            if isinstance(body, ForEach):
-                inner = body.on_iteration_fail == "continue"
-            elif isinstance(body, Parallel):
-                inner = body.on_branch_fail == "continue"
-            nested = [visit(lst, inner) for _, lst in step.nested]
-            nested += [visit(h.steps, absorbing) for h in step.modifiers.catch]
+            nested = [visit(inner) for _, inner in step.nested]
+            handlers = [visit(h.steps) for h in step.modifiers.catch]
+            nested_fails = any(f for f, _ in nested)
+            isolated = isinstance(body, ForEach | Parallel)
+            continues = (isinstance(body, ForEach) and body.on_iteration_fail == "continue") or (
+                isinstance(body, Parallel) and body.on_branch_fail == "continue"
+            )
             errors = [r["error"] for r in scripted.get(step.step_path, ()) if "error" in r]
             spec = run.spec(step) if isinstance(body, Action) else None
             ambiguous = any(classification(spec, code) == "unknown" for code in errors)
-            may_fail = bool(errors) or _templated(step) or isinstance(body, Repeat)
-            absorbed = step.modifiers.on_fail == "continue" or (
-                absorbing and step.modifiers.on_fail is None
+            may_fail = (
+                bool(errors)
+                or _templated(step)
+                or isinstance(body, Repeat | Fail)
+                or (nested_fails and not continues)
             )
-            halts = (
+            fails[step.step_path] = may_fail and step.modifiers.on_fail != "continue"
+            halts[step.step_path] = (
                 isinstance(body, Stop | Fail)
-                or any(nested)
                 or ambiguous
-                or (may_fail and not absorbed)
+                or (may_fail and step.modifiers.on_fail == "abort")
+                or (isolated and nested_fails and not continues)
+                or any(h for _, h in nested + handlers)
             )
-            found[step.step_path] = halts
-            any_halts = any_halts or halts
-        return any_halts
+            any_fails = any_fails or fails[step.step_path]
+            any_halts = any_halts or halts[step.step_path]
+        return any_fails, any_halts
 
-    visit(run.workfile.steps, False)
-    return found
+    visit(run.workfile.steps)
+    return fails, halts
 
 
 def _templated(step: Step) -> bool:

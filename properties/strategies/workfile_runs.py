@@ -294,27 +294,31 @@ def _own_fault(draw: st.DrawFn, b: _Builder) -> list[JSON]:
 
 
 def _retry_delays(draw: st.DrawFn, b: _Builder) -> list[JSON]:
-    """An action retried under each delay policy, with server-requested delays.
+    """An action retried after retryable failures: computed delays, or server-requested ones.
 
-    WF-RETRY-3..7 and WF-RETRY-10/11: the computed delay, the cap on every
-    selected delay, honor_retry_after before the cap, only retryable failures.
+    WF-RETRY-3..7 and WF-RETRY-10/11: the computed delay for each policy; a
+    server delay above ``max`` under ``honor_retry_after`` (the cap applies to
+    it); later results of any kind, so a fatal one ends the retries.
     """
     step = b.fresh()
     b.actions.append(step)
-    policy = draw(st.sampled_from(("none", "fixed", "exponential")))
+    policy = draw(st.sampled_from(("none", "fixed", "exponential", "exponential")))
     retry: dict[str, JSON] = {"policy": policy, "attempts": draw(st.integers(2, 4))}
     if policy != "none":
         retry["initial"] = draw(st.sampled_from(("100ms", "1s")))
-    if draw(st.integers(0, 3)) > 0:
+    server = draw(st.booleans())
+    if server or draw(st.booleans()):
         retry["max"] = draw(st.sampled_from(("2s", "3s")))
-    if draw(st.integers(0, 3)) > 0:
+    if server:
         retry["honor_retry_after"] = True
-    results = []
     retryable = ("svc.busy", "svc.rate.limit", "http.503")
-    for _ in range(draw(st.integers(1, 3))):
-        code = draw(st.sampled_from(CODES if draw(st.booleans()) else retryable))
-        result: dict[str, JSON] = {"error": code}
-        if draw(st.integers(0, 3)) > 0:
+    first: dict[str, JSON] = {"error": draw(st.sampled_from(retryable))}
+    if server:
+        first["retryAfterMs"] = draw(st.sampled_from((2500, 10_000)))
+    results = [first]
+    for _ in range(draw(st.integers(0, 2))):
+        result: dict[str, JSON] = {"error": draw(st.sampled_from(CODES))}
+        if draw(st.booleans()):
             result["retryAfterMs"] = draw(st.sampled_from((500, 2500, 10_000)))
         results.append(result)
     b.scripts[step] = results

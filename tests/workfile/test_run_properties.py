@@ -159,3 +159,36 @@ def test_every_rule_of_the_model_is_reached_by_generated_cases():
     with hermetic():
         collect()
     assert sorted(set(RULES) - seen) == []
+
+
+def test_the_reduction_keeps_a_race_with_an_abort_behind_a_continue_boundary():
+    # The branch's construct aborts the run although its branch policy is
+    # continue: the reduction must still let branch b be at every point when
+    # it happens (WF-POLICY-3, WF-SCHED-6..8).
+    from wforacle.properties.strategies.workfile_runs import MANIFEST
+    from wforacle.properties.workfile.execution import explore as explore_case
+
+    document = """
+steps:
+  - p:
+      wf.parallel:
+        on_branch_fail: continue
+        branches:
+          a:
+            - pick:
+                on_fail: abort
+                wf.choose:
+                  arms: [ { when: true, steps: [ { x: { svc.send: {} } } ] } ]
+          b: [ { y: { svc.send: {} } }, { z: { svc.get: {} } } ]
+"""
+    case = {
+        "document": document,
+        "manifests": {"svc": MANIFEST},
+        "scenario": {"attempts": {"p.a.pick.0.x": [{"error": "svc.fatal"}]}},
+    }
+    run = prepare(case).semantics
+    naive = explore_case(run, 100_000, False)
+    reduced = explore_case(run, 100_000, True)
+    outcomes = sorted(map(repr, (o.value for o in naive.outcomes)))
+    assert len(outcomes) >= 3  # b had not begun; y cancelled; y done and z cancelled …
+    assert sorted(map(repr, (o.value for o in reduced.outcomes))) == outcomes
