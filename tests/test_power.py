@@ -40,6 +40,19 @@ BUDGETS: dict[tuple[str, str], int] = {
     ("harness", "no-unreachability"): 500,
     ("harness", "cancel-non-idempotent"): 3200,
     ("harness", "null-for-unavailable"): 1500,
+    ("workfile", "retry-fatal"): 1300,
+    ("workfile", "server-delay-uncapped"): 2400,
+    ("workfile", "exponential-from-zero"): 3000,
+    ("workfile", "reissue-without-idempotency"): 4800,
+    ("workfile", "abort-caught"): 2600,
+    ("workfile", "catch-declaration-order"): 1200,
+    ("workfile", "catch-own-fault"): 1000,
+    ("workfile", "fail-fast-unstarted-cancelled"): 2700,
+    ("workfile", "stop-enclosing-cancelled"): 800,
+    ("workfile", "late-result-binds"): 400,
+    ("workfile", "cancel-one-more-attempt"): 100,
+    ("workfile", "failed-ref-faults"): 1000,
+    ("workfile", "outputs-on-cancel"): 100,
 }
 
 CASES = [(spec, bug) for spec, bugs in BUGS.items() for bug in bugs]

@@ -192,3 +192,29 @@ steps:
     outcomes = sorted(map(repr, (o.value for o in naive.outcomes)))
     assert len(outcomes) >= 3  # b had not begun; y cancelled; y done and z cancelled …
     assert sorted(map(repr, (o.value for o in reduced.outcomes))) == outcomes
+
+
+def test_every_shape_yields_cases_the_model_runs():
+    # A shape whose documents were invalid would be filtered out of every
+    # campaign, silently taking its rule family with it.
+    import yaml
+    from hypothesis import HealthCheck
+    from hypothesis import strategies as st
+
+    from wforacle.properties.strategies import workfile_runs
+
+    for shape in workfile_runs.SHAPES:
+
+        @settings(max_examples=25, database=None, suppress_health_check=list(HealthCheck))
+        @given(st.data())
+        def each(data: Any, shape: Any = shape) -> None:
+            builder = workfile_runs._Builder()
+            steps = shape(data.draw, builder)
+            case = {
+                "document": yaml.safe_dump({"steps": steps}),
+                "manifests": {"svc": workfile_runs.MANIFEST},
+                "scenario": {"attempts": dict(builder.scripts)},
+            }
+            prepare(case)  # InvalidCase when the shape's document or scenario is invalid
+
+        each()
