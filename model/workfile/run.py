@@ -536,7 +536,11 @@ def _reach(run: WorkfileRun, data: Data, frame: Data, loc: Loc) -> JSON:
 
 
 def _begin(run: WorkfileRun, step: Step, path: str, frame: Data) -> Data:
-    """The active step's state once its enclosing-scope fields are evaluated (WF-STEP-3)."""
+    """The active step's state once its enclosing-scope fields are evaluated (WF-STEP-3).
+
+    Constructs refine the sequence with their nested frames, each keeping
+    the enclosing list's order and scope (WF-STEP-13/14).
+    """
     env = _env(frame)
     body = step.body
     cur: Data = {"path": path, "static": step.step_path}
@@ -632,7 +636,12 @@ def _dispatch(run: WorkfileRun, data: Data, loc: Loc) -> JSON:
 
 
 def classification(spec: ActionSpec | None, code: str) -> str:
-    """The manifest's classification of a connector code; uncovered: fatal (A-119)."""
+    """The manifest's classification of a connector code; uncovered: fatal (A-119).
+
+    WF-CLASS-1..4: retryable, fatal or unknown (ambiguous).  WF-CLASS-8: the
+    classification is not the attempt's result nor the step's outcome;
+    WF-CLASS-9: details travel with the code and do not change it.
+    """
     found = spec.classify(code) if spec is not None else None
     return found or "fatal"
 
@@ -642,7 +651,12 @@ def _writes(spec: ActionSpec | None) -> bool:
 
 
 def _complete(run: WorkfileRun, data: Data, loc: Loc) -> JSON:
-    """The outstanding attempt's result arrives (the environment's choice of order)."""
+    """The outstanding attempt's result arrives (the environment's choice of order).
+
+    The result is selected here, once (WF-LATE-5: a classification "selects an
+    attempt result"); an ambiguous one goes to the Core Ambiguity Disposition
+    (WF-RETRY-12); attempts are events of one step (WF-STEP-12).
+    """
     frame = _at(data, loc)
     cur = frame["cur"]
     step = run.steps[cur["static"]]
@@ -817,7 +831,8 @@ def _fail(
     An ``on_unknown: abort`` disposition and ``on_fail: abort`` fail the run
     directly (WF-UNK-4, WF-POLICY-3); ``on_fail: continue`` goes on with the
     next step, the failed step reading null (WF-POLICY-4); otherwise the
-    frame fails and its construct's policy decides (WF-POLICY-5/8/19).
+    frame fails and its construct's policy decides (WF-POLICY-5/8/19).  The
+    failed step binds nothing (WF-STEP-5, WF-BIND-5, WF-UNK-6).
     """
     event = {
         "event": "step_finished",
@@ -856,7 +871,9 @@ def _end(data: Data, loc: Loc, outcome: str, error: Data | None, chain: str, **m
     """The run ends: what ``run_finished`` will say, and the chain's outcome (A-121, A-123).
 
     The chain is the active containment chain of the step that ended the run:
-    the active steps of the frames enclosing ``loc``, up to the root.
+    the active steps of the frames enclosing ``loc``, up to the root.  The
+    source decides the run's outcome; the cancellation it causes does not
+    (WF-IWC-2, WF-IWC-6/7, WF-TERM-11).
     """
     paths = [_at(data, loc[:k])["cur"]["path"] for k in range(len(loc))]
     end: Data = {"outcome": outcome, "chain": chain, "paths": paths, **more}
@@ -954,7 +971,10 @@ def _join(run: WorkfileRun, data: Data, loc: Loc) -> JSON:
 def _construct_fails(
     run: WorkfileRun, data: Data, frame: Data, loc: Loc, step: Step, error: Data
 ) -> JSON:
-    """A construct failed by a nested failure carries its code and path (WF-POLICY-8/9)."""
+    """A construct failed by a nested failure carries its code and path (WF-POLICY-8/9).
+
+    The policy above it applies as to any failed step (WF-IWC-8).
+    """
     cur = frame["cur"]
     why = "repeat_exhausted" if error["code"] == "flow.repeat_exhausted" else "construct_failed"
     return Labelled(why, _fail(run, data, frame, loc, step, cur["path"], error, begun=True))
@@ -990,7 +1010,12 @@ def _author_fail(run: WorkfileRun, data: Data, loc: Loc) -> JSON:
 
 
 def _request_cancel(run: WorkfileRun, data: Data) -> JSON:
-    """The deployment's cancellation request arrives (the environment's choice, A-130)."""
+    """The deployment's cancellation request arrives (the environment's choice, A-130).
+
+    A deployment decision, not syntax (WF-CANCEL-1/2), offered only while the
+    run is running (WF-CANCEL-3: against a terminal run it has no effect);
+    from here the cutoffs hold (WF-CANCEL-6).
+    """
     data["cancel"] = True
     _end(data, (), "cancelled", None, chain="cancelled")
     return {"event": "cancel_requested"}
@@ -1002,8 +1027,11 @@ def _cancel(run: WorkfileRun, data: Data, loc: Loc) -> JSON:
     Under a run's end, the constructs on the chain of the step that ended it
     take the chain's outcome (stopped for wf.stop, failed for an abort,
     cancelled for wf.fail and Core Cancellation); every other active step
-    becomes cancelled (WF-CANCEL-8, WF-IWC-3..5).  An outstanding write
-    attempt's effect stays unknown (WF-TERM-8, WF-CANCEL-13).
+    becomes cancelled (WF-CANCEL-8, WF-IWC-3..5, WF-SOUT-7: it "had begun").
+    An outstanding write attempt's effect stays unknown (WF-TERM-8,
+    WF-CANCEL-12/13); its result, if it comes, is late and changes nothing
+    here (WF-LATE-1, WF-LATE-4: the unknown effect is retained).  The engine
+    withdraws the call (WF-CANCEL-7: "requests cancellation of in-flight work").
     """
     frame = _at(data, loc)
     cur = frame["cur"]
@@ -1036,7 +1064,12 @@ def _cancel(run: WorkfileRun, data: Data, loc: Loc) -> JSON:
 
 
 def _finish(run: WorkfileRun, data: Data) -> JSON:
-    """The run becomes terminal: exactly one outcome (WF-TERM-1, Outputs, WF-CUT-3)."""
+    """The run becomes terminal: exactly one outcome (WF-TERM-1, Outputs, WF-CUT-3).
+
+    Nothing follows it (WF-TERM-7, WF-CUT-2).  A cancelled run has no result
+    (WF-CANCEL-10, WF-ROUT-4, WF-CUT-4); an ambiguity's disposition is part
+    of the terminal failure (WF-ROUT-7).
+    """
     end = data["end"]
     root = data["root"]
     if end is None:
@@ -1168,7 +1201,10 @@ _INDEX = re.compile(r"\[\d+\]")
 
 
 def outcome(run: WorkfileRun, config: Config) -> JSON:
-    """A terminal configuration's final state: the run's outcome and each begun step's."""
+    """A terminal configuration's final state: the run's outcome and each begun step's.
+
+    A step that never began is not listed: its outcome is not_run (WF-SOUT-8).
+    """
     data = config.data
     final = dict(data["final"] or {"outcome": None})
     final["steps"] = dict(sorted(data["outcomes"].items()))

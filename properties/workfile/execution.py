@@ -100,7 +100,12 @@ def manifest_json(text: JSON) -> JSON:
 
 
 def prepare(case: JSON, options: Any = None) -> Prepared:
-    """The model of a case and the ``run`` message; InvalidCase when it cannot run."""
+    """The model of a case and the ``run`` message; InvalidCase when it cannot run.
+
+    The run uses the manifests it was validated against, and the engine is
+    sent the same ones (WF-START-3: "the same resolved workflow and
+    dependency surface"; WF-START-1: an invalid document never runs).
+    """
     from wforacle.model.diagnostics import InvalidScenario
     from wforacle.model.workfile.run import ModelLimit, WorkfileRun
     from wforacle.model.workfile.scenario import Scenario

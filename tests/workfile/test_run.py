@@ -172,7 +172,8 @@ def test_a_guard_fault_begins_no_operation_and_is_not_offered_to_catch():
 
 
 def test_an_argument_fault_fails_the_step_before_any_attempt():
-    # WF-STEP-7, and WF-POLICY-4: on_fail: continue "binds it as null, and continues".
+    # WF-STEP-7, and WF-POLICY-4: on_fail: continue "binds it as null, and continues";
+    # WF-BIND-5: "A failed or unexecuted step creates no successful value assignment."
     document = """
     steps:
       - a: { svc.send: { k: "{{ 1 / 0 }}" }, on_fail: continue }
@@ -241,7 +242,8 @@ def test_a_computed_delay_that_overflows_yields_max():
 
 
 def test_only_a_retryable_failure_with_an_unused_attempt_is_retried():
-    # WF-RETRY-10/11: "A fatal failure … MUST NOT be retried."
+    # WF-RETRY-10/11: "A fatal failure … MUST NOT be retried."  WF-CLASS-2 retryable:
+    # "another attempt can be made"; WF-CLASS-3 fatal: "MUST NOT be made".
     retry = "{ policy: none, attempts: 3 }"
     assert delays(retry, [{"error": "svc.fatal"}]) == []
     assert delays(retry, [{"error": "svc.rate.hard"}]) == []  # exact fatal beats svc.rate.*
@@ -261,7 +263,8 @@ LOST = {"error": "svc.lost", "details": {"request": 7}}
 def test_an_ambiguous_write_without_idempotency_is_not_reissued_and_aborts_the_run():
     # WF-AMB-4: "For idempotency: none … the executor applies the action step's
     # on_unknown policy"; WF-UNK-1 "defaults to abort"; WF-UNK-4 "on_fail, catch,
-    # on_iteration_fail … MUST NOT intercept that disposition".
+    # on_iteration_fail … MUST NOT intercept that disposition".  WF-CLASS-4: unknown
+    # is ambiguous; WF-RETRY-12: it goes to the ambiguity disposition, not to retry.
     document = """
     steps:
       - each:
@@ -384,7 +387,8 @@ def test_catch_precedence_exact_then_longest_prefix_then_http_status():
 
 def test_a_failing_handler_leaves_the_original_failure_active():
     # WF-CATCH-26: "If the handler fails or faults, the original failure and code
-    # remain active and ordinary failure policy continues".
+    # remain active and ordinary failure policy continues".  WF-STEP-5: retry and
+    # failure policy come before the outcome.
     document = """
     steps:
       - a:
@@ -503,7 +507,7 @@ def test_a_retained_failed_scope_says_which_step_failed_relative_to_it():
 def test_fail_fast_cancels_a_sibling_that_began_and_not_one_that_did_not():
     # WF-SCHED-6..8: "A sibling that began and was stopped is cancelled; one that had
     # not begun is not_run.  Both are permitted where the language establishes no
-    # start order."
+    # start order." (WF-SOUT-7 cancelled "had begun"; WF-SOUT-8 not_run "never began")
     document = """
     steps:
       - par:
@@ -573,7 +577,8 @@ def test_wf_fail_fails_the_run_and_cancels_its_enclosing_constructs():
 def test_cancellation_ends_active_steps_starts_nothing_and_evaluates_no_outputs():
     # WF-CANCEL-5 "before that decision starts another step, action attempt,
     # retry"; WF-CANCEL-8 "An active step becomes cancelled"; WF-CANCEL-9 outputs
-    # are not evaluated; WF-TERM-8 the dispatched write is reported unknown.
+    # are not evaluated (WF-CUT-4, WF-ROUT-4: no result; WF-CANCEL-10: outcome
+    # cancelled); WF-TERM-8 the dispatched write is reported unknown.
     document = """
     steps:
       - a: { svc.send: {}, retry: { policy: none, attempts: 3 } }

@@ -35,7 +35,8 @@ def traces(case: JSON) -> list[tuple[list[JSON], JSON]]:
 
 def check_trace(trace: list[JSON], final: JSON, run: Any) -> None:
     names = [e["event"] for e in trace]
-    # WF-TERM-1: "it reaches exactly one terminal outcome"; WF-TERM-2 it never changes.
+    # WF-TERM-1: "it reaches exactly one terminal outcome"; WF-TERM-2 it never changes;
+    # WF-TERM-7 / WF-CUT-2: nothing follows the terminal event.
     assert names.count("run_finished") + names.count("run_rejected") == 1
     assert names[-1] in ("run_finished", "run_rejected")
     assert final["outcome"] == trace[-1].get("outcome", "rejected")
