@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from wforacle.model.diagnostics import InvalidInput, InvalidScenario
-from wforacle.oracle.commands import add_commands
+from wforacle.oracle.commands import add_commands, add_inputs
 from wforacle.oracle.console import (
     EXIT_FINDING,
     EXIT_INTERNAL,
@@ -643,17 +643,6 @@ def build_parser() -> argparse.ArgumentParser:
         "--spec", choices=list(SPECIFICATIONS), help="specification (default: detected)"
     )
     validate.add_argument("--json", action="store_true", help="print a JSON report")
-
-    def add_inputs(command: Any) -> None:
-        """The files documents are read with (Workfile: --manifests DIR)."""
-        for spec in SPECIFICATIONS.values():
-            for given in spec.inputs:
-                command.add_argument(
-                    given.flag,
-                    dest=given.dest,
-                    metavar=given.metavar,
-                    help=f"{spec.name}: {given.help}",
-                )
 
     add_inputs(validate)
     validate.add_argument(

@@ -306,6 +306,18 @@ def cmd_protocol_selftest(args: argparse.Namespace) -> int:
     return EXIT_OK if not failed else EXIT_FINDING
 
 
+def add_inputs(command: Any) -> None:
+    """The files documents are read with, per specification (Workfile: --manifests DIR)."""
+    for spec in SPECIFICATIONS.values():
+        for given in spec.inputs:
+            command.add_argument(
+                given.flag,
+                dest=given.dest,
+                metavar=given.metavar,
+                help=f"{spec.name}: {given.help}",
+            )
+
+
 def add_commands(add: Any) -> None:
     """Register the commands on the CLI's ``add(name, handler, help)``."""
     names = list(SPECIFICATIONS)
@@ -345,14 +357,7 @@ def add_commands(add: Any) -> None:
     shrink.add_argument("--scenario", metavar="S", help="the scenario")
     shrink.add_argument("--schedule", metavar="FILE", help="a JSON array: the completion order")
     shrink.add_argument("--budget", type=float, default=60.0, help="seconds to spend reducing")
-    for spec in SPECIFICATIONS.values():
-        for given in spec.inputs:
-            shrink.add_argument(
-                given.flag,
-                dest=given.dest,
-                metavar=given.metavar,
-                help=f"{spec.name}: {given.help}",
-            )
+    add_inputs(shrink)
     engine_option(shrink)
     shrink.add_argument("--json", action="store_true", help="print a JSON report")
 

@@ -156,6 +156,19 @@ class Reading:
 CONFORMANCE = "conformance"  # the fixture profile of the hand-written cases
 
 
+def runnable(cases: Callable[[], Any], prepare: Callable[[JSON, Any], Prepared]) -> Any:
+    """A fixture profile's strategy: the campaign's cases the model can run."""
+
+    def valid(case: JSON) -> bool:
+        try:
+            prepare(case, None)
+        except InvalidInput:
+            return False
+        return True
+
+    return cases().filter(valid)
+
+
 @attrs.frozen
 class ConformanceCase:
     """A hand-written conformance case: written once, run by pytest, exported as a fixture.

@@ -328,9 +328,9 @@ class WorkfileRun:
             continues = (isinstance(body, ForEach) and body.on_iteration_fail == "continue") or (
                 isinstance(body, Parallel) and body.on_branch_fail == "continue"
             )
-            pending = isinstance(body, ForEach) and inner and cur["started"] < len(cur["items"])
-            if pending and risky(body.steps, continues):
-                return True
+            unstarted = body.steps if isinstance(body, ForEach) and inner else ()
+            if unstarted and cur["started"] < len(cur["items"]) and risky(unstarted, continues):
+                return True  # an iteration not started yet may halt the others
             return any(visit(child, inner, continues) for child in cur.get("children", ()))
 
         return visit(data["root"], False, False)

@@ -27,6 +27,7 @@ from wforacle.properties.specification import (
     Observation,
     Prepared,
     Protocol,
+    runnable,
 )
 
 JSON = Any
@@ -151,15 +152,7 @@ def cases() -> Any:
 
 def valid_cases() -> Any:
     """Profile ``harness``: the campaign's cases whose document is valid."""
-
-    def valid(case: JSON) -> bool:
-        try:
-            prepare(case)
-        except InvalidCase:
-            return False
-        return True
-
-    return cases().filter(valid)
+    return runnable(cases, prepare)
 
 
 def _parse(document: str) -> Any:

@@ -21,8 +21,15 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
-from wforacle.model.diagnostics import InvalidCase, InvalidInput
-from wforacle.properties.specification import Divergence, Loaded, Observation, Prepared, Protocol
+from wforacle.model.diagnostics import InvalidCase
+from wforacle.properties.specification import (
+    Divergence,
+    Loaded,
+    Observation,
+    Prepared,
+    Protocol,
+    runnable,
+)
 
 JSON = Any
 INDEX = re.compile(r"\[\d+\]")
@@ -153,15 +160,7 @@ def cases() -> Any:
 
 def valid_cases() -> Any:
     """Profile ``workfile``: the campaign's cases that can run."""
-
-    def valid(case: JSON) -> bool:
-        try:
-            prepare(case)
-        except InvalidInput:
-            return False
-        return True
-
-    return cases().filter(valid)
+    return runnable(cases, prepare)
 
 
 def _document(case: JSON) -> JSON:
