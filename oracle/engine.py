@@ -237,9 +237,12 @@ class Engine:
         if len(line) > self.max_line:
             raise Fault("flood", f"a line longer than {self.max_line} bytes")
         try:
-            return json.loads(line)
-        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-            raise Fault("protocol", f"not JSON: {line[:120]!r} ({exc})") from None
+            return json.loads(line, parse_constant=_not_json)
+        except (ValueError, RecursionError) as exc:
+            # Not JSON, not UTF-8, NaN or Infinity, an integer past Python's digit
+            # limit, or nesting past the recursion limit: an engine message is
+            # hostile input, and each of these is the engine's fault (issue 19).
+            raise Fault("protocol", f"not strict JSON: {line[:120]!r} ({exc})") from None
 
     def _exited(self) -> str:
         assert self.process is not None
@@ -284,13 +287,17 @@ class Engine:
                     raise Fault("protocol", f"an event message without an event object: {message}")
                 trace.append(message["event"])
             elif kind == "invoke":
-                call, unit = message.get("call"), message.get(protocol.unit)
-                if not protocol.known(prepared, unit) or call is None or call in outstanding:
-                    raise Fault("protocol", f"a malformed or repeated invoke: {message}")
+                call, unit = _identifier(message, "call"), message.get(protocol.unit)
+                if not isinstance(unit, str) or not protocol.known(prepared, unit):
+                    raise Fault(
+                        "protocol", f"an invoke of no unit of this case: {str(message)[:200]}"
+                    )
+                if call in outstanding:
+                    raise Fault("protocol", f"a repeated invoke: {str(message)[:200]}")
                 outstanding[call] = unit
                 invocations.append((unit, message.get(protocol.argument)))
             elif protocol.withdraw is not None and kind == protocol.withdraw:
-                if message.get("call") not in outstanding:
+                if _identifier(message, "call") not in outstanding:
                     raise Fault("protocol", f"cancel of a call not outstanding: {message}")
                 del outstanding[message["call"]]
             elif kind == "wait":
@@ -313,7 +320,7 @@ class Engine:
                 counts[unit] = counts.get(unit, 0) + 1
                 answer = protocol.answer(prepared, unit, counts[unit])
                 self.write({"type": "result", "call": call, **answer})
-            elif kind == "checkpoint" and message.get("number") in crashes:
+            elif kind == "checkpoint" and crashes and _identifier(message, "number") in crashes:
                 assert protocol.crashed is not None
                 number, state = message["number"], message.get("state")
                 durable.append(state)
@@ -343,6 +350,18 @@ class Engine:
             else:
                 raise Fault("protocol", f"unknown message: {str(message)[:200]}")
         raise Fault("flood", f"more than {self.max_messages} messages in one run")
+
+
+def _not_json(name: str) -> JSON:
+    raise ValueError(f"{name} is not JSON")
+
+
+def _identifier(message: JSON, member: str) -> JSON:
+    """A call id or checkpoint number: a string or an integer, else a protocol fault."""
+    value = message.get(member)
+    if isinstance(value, bool) or not isinstance(value, str | int):
+        raise Fault("protocol", f"{member} must be a string or an integer: {str(message)[:200]}")
+    return value
 
 
 def choose(outstanding: dict[JSON, str], choices: Iterator[int]) -> JSON:

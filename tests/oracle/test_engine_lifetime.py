@@ -203,3 +203,26 @@ def test_a_bad_ready_shows_the_stderr_tail(tmp_path):
     with pytest.raises(Fault, match="cannot load config"):
         engine.start()
     assert gone(mark)
+
+
+HOSTILE = Path(__file__).resolve().parent / "engines" / "hostile.py"
+
+
+@pytest.mark.parametrize("mode", ["nan", "infinity", "deep", "bigint", "list-call", "list-unit"])
+def test_a_hostile_engine_message_is_a_protocol_fault_not_a_pass_or_a_crash(mode):
+    # Issue 19: an engine message is hostile input.  NaN and Infinity are not
+    # JSON (no false pass), and deep nesting, a 5,000-digit integer or a list
+    # where an id belongs must be the engine's fault, not wforacle's.
+    from wforacle.oracle.engine import Engine, judge
+    from wforacle.properties.registry import SPECIFICATIONS
+
+    spec = SPECIFICATIONS["workfile"]
+    case = spec.conformance()[0].case
+    engine = Engine(f"{sys.executable} {HOSTILE} {mode}")
+    try:
+        judgement = judge(engine, spec, case)
+    finally:
+        engine.stop()
+    assert judgement.verdict == "fault"
+    assert judgement.fault.kind == "protocol"
+    assert len(judgement.fault.message) < 2000
