@@ -70,8 +70,8 @@ def test_hermetic_generation_does_not_depend_on_the_local_modules_loaded(noise):
         assert _texts(pinned=False) != loose_before
 
 
-# The specifications with fixture suites (Workfile: documents only, issue 13).
-SUITES = sorted(name for name in SPECIFICATIONS if name != "workfile")
+# The specifications with fixture suites: every one.
+SUITES = sorted(SPECIFICATIONS)
 
 
 @pytest.mark.parametrize("spec", SUITES)
