@@ -65,6 +65,7 @@ from wforacle.model.workfile.document import (
     walk,
 )
 from wforacle.model.workfile.evaluate import EvaluationFault, resolve
+from wforacle.model.workfile.expr import ANY, template_refs
 from wforacle.model.workfile.manifest import ActionSpec, Manifests
 from wforacle.model.workfile.scenario import Scenario
 
@@ -139,6 +140,22 @@ RULES: dict[str, tuple[str, ...]] = {
     "construct_failed": ("WF-POLICY-8", "WF-POLICY-9", "WF-POLICY-13", "WF-POLICY-15"),
     "repeat_exhausted": ("WF-SUPP-12", "A-125"),
     "iterate": ("WF-SCHED-1", "WF-SCHED-4", "A-125", "A-127"),
+    # Dry runs (issue 14).
+    "suppress": (
+        "WF-SUPP-3",
+        "WF-SUPP-4",
+        "WF-SUPP-5",
+        "WF-SUPP-6",
+        "WF-SUPP-7",
+        "WF-SUPP-9",
+        "WF-SUPP-10",
+        "WF-SUPP-13",
+        "WF-SUPP-14",
+        "A-134",
+    ),
+    "suppress_write": ("WF-DRY-4", "WF-DRY-5", "WF-DRY-6", "WF-DRY-7", "WF-DRY-8"),
+    "suppress_later": ("WF-SUPP-16", "WF-SUPP-17"),
+    "suppress_control": ("WF-SCTL-1", "WF-SCTL-2"),
     "join": ("WF-POLICY-8", "WF-POLICY-13", "WF-POLICY-15", "WF-POLICY-16", "WF-SCHED-5"),
     "stop": ("WF-IWC-4", "WF-SOUT-5", "WF-TERM-4", "A-123"),
     "author_fail": ("WF-IWC-5", "WF-RETRY-11", "WF-TERM-5", "WF-ROUT-5"),
@@ -202,19 +219,17 @@ class WorkfileRun:
                 self.lists[f"{step.step_path}/{segment}"] = inner
             for k, handler in enumerate(step.modifiers.catch):
                 self.lists[f"{step.step_path}/(catch){k}"] = handler.steps
-            self._refuse(step)
-        if scenario.dry_run:
-            raise ModelLimit("run.dry_run: true is not modelled yet (issue 14, A-131)")
+            self._refuse(step, scenario.dry_run)
         self.actions = frozenset(p for p, s in self.steps.items() if isinstance(s.body, Action))
         self.fails, self.halting = _halting(self)
 
     @staticmethod
-    def _refuse(step: Step) -> None:
+    def _refuse(step: Step, dry_run: bool) -> None:
         body = step.body
         what = None
         if isinstance(body, Call):
             what = "wf.call (child runs)"
-        elif isinstance(body, WaitFor):
+        elif isinstance(body, WaitFor) and not dry_run:  # a dry run is rejected (WF-DRY-15)
             what = "wf.wait_for (live events)"
         elif isinstance(body, Render) and body.file is not None:
             what = "wf.render with a template file"
@@ -258,13 +273,9 @@ class WorkfileRun:
             found.extend(self._frame_rules(config, loc, frame, halted))
         if not found:
             found.append(self._make(config, "finish", _finish))
-        elif (
-            self.scenario.cancel
-            and not data["cancel"]
-            and phase == "running"
-            and any(t.rule == "complete" for t in found)
-        ):
-            # A-130: the request reaches the engine while it waits for a result.
+        elif self.scenario.cancel and not data["cancel"] and phase == "running":
+            # A-130: the request may arrive at any point before the run ends (over
+            # the protocol it reaches the engine while it waits for a result).
             found.append(self._make(config, "request_cancel", _request_cancel))
         return found
 
@@ -329,7 +340,7 @@ class WorkfileRun:
                 isinstance(body, Parallel) and body.on_branch_fail == "continue"
             )
             unstarted = body.steps if isinstance(body, ForEach) and inner else ()
-            if unstarted and cur["started"] < len(cur["items"]) and risky(unstarted, continues):
+            if unstarted and cur["pending"] and risky(unstarted, continues):
                 return True  # an iteration not started yet may halt the others
             return any(visit(child, inner, continues) for child in cur.get("children", ()))
 
@@ -411,8 +422,9 @@ class WorkfileRun:
             return []
         if isinstance(body, ForEach):
             running = sum(1 for c in children if not _settled(self, c))
-            if cur["started"] < len(cur["items"]) and running < body.concurrency and body.steps:
-                return [self._make(config, "iterate", _iterate, loc)]
+            if cur["pending"] and running < body.concurrency and body.steps:
+                # Any unstarted iteration may start next (WF-SCHED-1, A-127).
+                return [self._make(config, "iterate", _iterate, loc, k) for k in cur["pending"]]
         if all(_settled(self, c) for c in children):
             return [self._make(config, "join", _join, loc)]
         return []
@@ -452,6 +464,7 @@ def _frame_copy(frame: Data) -> Data:
     copied = dict(frame)
     copied["env"] = dict(frame["env"])
     copied["scope"] = dict(frame["scope"])
+    copied["supp"] = dict(frame["supp"])
     cur = frame["cur"]
     if cur is not None:
         cur = copied["cur"] = dict(cur)
@@ -475,7 +488,10 @@ def _parent(data: Data, loc: Loc) -> tuple[Data, Data] | None:
     return outer, outer["cur"]
 
 
-def _new_frame(key: str, prefix: str, env: Mapping[str, JSON]) -> Data:
+def _new_frame(
+    key: str, prefix: str, env: Mapping[str, JSON], supp: Mapping[str, JSON] | None = None
+) -> Data:
+    """A frame for a step list; ``supp`` is the suppression it inherits (dry runs)."""
     return {
         "list": key,
         "prefix": prefix,
@@ -485,6 +501,7 @@ def _new_frame(key: str, prefix: str, env: Mapping[str, JSON]) -> Data:
         "state": "running",
         "error": None,
         "scope": {},
+        "supp": dict(supp or {}),
     }
 
 
@@ -515,6 +532,9 @@ def _reach(run: WorkfileRun, data: Data, frame: Data, loc: Loc) -> JSON:
     step = run.lists[frame["list"]][frame["pc"]]
     path = frame["prefix"] + step.id
     env = _env(frame)
+    dry = run.scenario.dry_run
+    if dry and _affected(frame, _checked(step)):  # before the guard (WF-STEP-2, WF-SUPP-9)
+        return Labelled("suppress", _suppress(data, frame, step, path))
     try:
         when = step.modifiers.when
         if when is not ABSENT:
@@ -531,6 +551,13 @@ def _reach(run: WorkfileRun, data: Data, frame: Data, loc: Loc) -> JSON:
     except EvaluationFault as fault:
         error = {"code": fault.code, "step": path}
         return Labelled("fault", _fail(run, data, frame, loc, step, path, error, begun=False))
+    if dry and isinstance(step.body, Action):
+        spec = run.spec(step)
+        if _writes(spec) and not (spec is not None and spec.dry_run_delegate):
+            # An unaffected write: evaluated and validated, then withheld (WF-DRY-4..6);
+            # a fault in that evaluation failed it normally above (WF-DRY-8).
+            return Labelled("suppress_write", _suppress(data, frame, step, path))
+        cur["dry"] = _writes(spec)  # a delegated write runs with the flag (WF-DRY-11)
     frame["cur"] = cur
     return {"event": "step_started", "step": path}
 
@@ -551,13 +578,14 @@ def _begin(run: WorkfileRun, step: Step, path: str, frame: Data) -> Data:
         items = resolve(body.items, env)
         if not isinstance(items, list):
             raise EvaluationFault("expression.type", "wf.for_each items is an array (A-127)")
-        cur.update(phase="children", items=items, started=0, children=[], failing=None)
+        pending = list(range(len(items)))
+        cur.update(phase="children", items=items, pending=pending, children=[], failing=None)
     elif isinstance(body, Parallel):
         cur.update(
             phase="children",
             failing=None,
             children=[
-                _new_frame(f"{step.step_path}/{name}", f"{path}.{name}.", env)
+                _new_frame(f"{step.step_path}/{name}", f"{path}.{name}.", env, frame["supp"])
                 for name, _ in body.branches
             ],
         )
@@ -569,24 +597,24 @@ def _begin(run: WorkfileRun, step: Step, path: str, frame: Data) -> Data:
         chosen = next((str(k) for k, g in enumerate(guards) if g), None)
         if chosen is None and body.otherwise is not None:
             chosen = "else"
-        cur.update(phase="children", children=_arm(step, path, chosen, env), selected=chosen)
+        cur.update(phase="children", children=_arm(step, path, chosen, frame), selected=chosen)
     elif isinstance(body, Route):
         subject = resolve(body.subject, env)
         chosen = next(
             (str(v) for v, _ in body.cases if _same(v, subject)),
             "else" if body.otherwise is not None else None,
         )
-        cur.update(phase="children", children=_arm(step, path, chosen, env), selected=chosen)
+        cur.update(phase="children", children=_arm(step, path, chosen, frame), selected=chosen)
     elif isinstance(body, Repeat):
         cur.update(
             phase="children",
             iteration=0,
-            children=[_new_frame(f"{step.step_path}/", f"{path}[0].", env)],
+            children=[_new_frame(f"{step.step_path}/", f"{path}[0].", env, frame["supp"])],
         )
     elif isinstance(body, Stop):
         reason = resolve(body.reason, env)
-        result = {} if body.result is ABSENT else resolve(body.result, env)
-        cur.update(phase="stop", reason=reason, result=result)
+        result, withheld = _project(frame, body.result, run.scenario.dry_run)
+        cur.update(phase="stop", reason=reason, result=result, suppressed=withheld)
     elif isinstance(body, Fail):
         reason = None if body.reason is ABSENT else resolve(body.reason, env)
         cur.update(phase="author_fail", reason=reason)
@@ -614,10 +642,11 @@ def _same(case: JSON, subject: JSON) -> bool:
     )
 
 
-def _arm(step: Step, path: str, chosen: str | None, env: Mapping[str, JSON]) -> list[Data]:
+def _arm(step: Step, path: str, chosen: str | None, frame: Data) -> list[Data]:
     if chosen is None:
         return []
-    return [_new_frame(f"{step.step_path}/{chosen}", f"{path}.{chosen}.", env)]
+    key, prefix = f"{step.step_path}/{chosen}", f"{path}.{chosen}."
+    return [_new_frame(key, prefix, _env(frame), frame["supp"])]
 
 
 # -- actions: attempts, retries, ambiguity ---------------------------------------------------
@@ -627,12 +656,15 @@ def _dispatch(run: WorkfileRun, data: Data, loc: Loc) -> JSON:
     """An attempt begins: the complete argument map, explicit nulls included (WF-STEP-8)."""
     cur = _at(data, loc)["cur"]
     cur["phase"] = "outstanding"
-    return {
+    event = {
         "event": "attempt_started",
         "step": cur["path"],
         "attempt": cur["attempt"],
         "input": cur["args"],
     }
+    if cur.get("dry"):
+        event["dryRun"] = True
+    return event
 
 
 def classification(spec: ActionSpec | None, code: str) -> str:
@@ -743,7 +775,9 @@ def _handle(run: WorkfileRun, data: Data, loc: Loc) -> JSON:
         "details": failure.get("details"),
     }
     env = {**_env(frame), "error": error}
-    handler_frame = _new_frame(f"{step.step_path}/(catch){k}", f"{cur['path']}.(catch).", env)
+    handler_frame = _new_frame(
+        f"{step.step_path}/(catch){k}", f"{cur['path']}.(catch).", env, frame["supp"]
+    )
     cur.update(phase="handler", handled=True, handler=k, children=[handler_frame])
     return {
         "event": "handler_started",
@@ -761,6 +795,9 @@ def _handled(run: WorkfileRun, data: Data, loc: Loc) -> JSON:
     inner = cur["children"][0]
     if inner["state"] == "running":
         handler = step.modifiers.catch[cur["handler"]]
+        if run.scenario.dry_run and _affected(inner, handler.result):  # WF-SUPP-16/17
+            frame["cur"] = None
+            return Labelled("suppress_later", _suppress(data, frame, step, cur["path"]))
         env = {**inner["env"], **inner["scope"]}
         try:
             value = None if handler.result is ABSENT else resolve(handler.result, env)
@@ -792,6 +829,10 @@ def _succeed(run: WorkfileRun, data: Data, loc: Loc) -> JSON:
     if not isinstance(step.body, Stop | Fail | Wait):
         frame["scope"][step.id] = cur["value"]
         frame["env"][step.id] = cur["value"]
+    tree = cur.get("supp")
+    if tree:  # a retained scope keeps suppression per member (WF-SUPP-20, WF-SUPP-21)
+        frame["supp"][step.id] = tree
+        event["suppressed"] = sorted(_member_paths(tree))
     data["outcomes"][cur["path"]] = "succeeded"
     frame["cur"] = None
     frame["pc"] += 1
@@ -886,18 +927,18 @@ def _end(data: Data, loc: Loc, outcome: str, error: Data | None, chain: str, **m
 # -- constructs ------------------------------------------------------------------------------
 
 
-def _iterate(run: WorkfileRun, data: Data, loc: Loc) -> JSON:
-    """The next iteration of a wf.for_each begins, in index order (A-127)."""
+def _iterate(run: WorkfileRun, data: Data, loc: Loc, index: int) -> JSON:
+    """Iteration ``index`` of a wf.for_each begins; any unstarted one may (A-127)."""
     frame = _at(data, loc)
     cur = frame["cur"]
     step = run.steps[cur["static"]]
     body = step.body
     assert isinstance(body, ForEach)
-    index = cur["started"]
     env = {**_env(frame), body.name: cur["items"][index]}
-    child = _new_frame(f"{step.step_path}/", f"{cur['path']}[{index}].", env)
+    child = _new_frame(f"{step.step_path}/", f"{cur['path']}[{index}].", env, frame["supp"])
+    child["index"] = index
     cur["children"].append(child)
-    cur["started"] += 1
+    cur["pending"] = [k for k in cur["pending"] if k != index]
     return _reach(run, data, child, (*loc, len(cur["children"]) - 1))
 
 
@@ -929,14 +970,18 @@ def _join(run: WorkfileRun, data: Data, loc: Loc) -> JSON:
         return _construct_fails(run, data, frame, loc, step, cur["failing"])
     if isinstance(body, ForEach | Parallel):
         if isinstance(body, ForEach):
+            ordered = sorted(children, key=lambda c: c["index"])  # iteration indexes (WF-SCHED-4)
             if not body.steps:
                 value: JSON = [{} for _ in cur["items"]]
             else:
-                value = [_scope(run, c) for c in children]
+                value = [_scope(run, c) for c in ordered]
+            cur["supp"] = _tree({c["index"]: _scope_supp(run, c) for c in ordered})
         else:
-            value = {
-                name: _scope(run, c) for (name, _), c in zip(body.branches, children, strict=True)
-            }
+            names = [name for name, _ in body.branches]
+            value = {name: _scope(run, c) for name, c in zip(names, children, strict=True)}
+            cur["supp"] = _tree(
+                {name: _scope_supp(run, c) for name, c in zip(names, children, strict=True)}
+            )
         cur["value"] = value  # under continue, failed scopes keep their nulls (WF-POLICY-16)
         return _succeed(run, data, loc)
     failed = next((c for c in children if c["state"] == "failed"), None)
@@ -944,9 +989,13 @@ def _join(run: WorkfileRun, data: Data, loc: Loc) -> JSON:
         return _construct_fails(run, data, frame, loc, step, failed["error"])
     if isinstance(body, Choose | Route):
         cur["value"] = _scope(run, children[0]) if children else None  # A-124
+        cur["supp"] = _scope_supp(run, children[0]) if children else {}
         return _succeed(run, data, loc)
     assert isinstance(body, Repeat)
     child = children[-1]
+    if run.scenario.dry_run and _affected(child, body.until):  # WF-SCTL-1: no further iteration
+        frame["cur"] = None
+        return Labelled("suppress_control", _suppress(data, frame, step, cur["path"]))
     try:
         done = resolve(body.until, {**child["env"], **child["scope"]})
         if not isinstance(done, bool):
@@ -957,13 +1006,16 @@ def _join(run: WorkfileRun, data: Data, loc: Loc) -> JSON:
         )
     if done:
         cur["value"] = [_scope(run, c) for c in children]
+        cur["supp"] = _tree({k: _scope_supp(run, c) for k, c in enumerate(children)})
         return _succeed(run, data, loc)
     iteration = cur["iteration"] + 1
     if body.max_iterations is not None and iteration >= body.max_iterations:
         error = {"code": "flow.repeat_exhausted", "step": cur["path"]}  # A-125
         return _construct_fails(run, data, frame, loc, step, error)
     cur["iteration"] = iteration
-    nxt = _new_frame(f"{step.step_path}/", f"{cur['path']}[{iteration}].", _env(frame))
+    nxt = _new_frame(
+        f"{step.step_path}/", f"{cur['path']}[{iteration}].", _env(frame), frame["supp"]
+    )
     children.append(nxt)
     return _reach(run, data, nxt, (*loc, len(children) - 1))
 
@@ -988,7 +1040,17 @@ def _stop(run: WorkfileRun, data: Data, loc: Loc) -> JSON:
     frame = _at(data, loc)
     cur = frame["cur"]
     data["outcomes"][cur["path"]] = "stopped"
-    _end(data, loc, "stopped", None, chain="stopped", result=cur["result"], reason=cur["reason"])
+    more = {"suppressed": cur["suppressed"]} if cur["suppressed"] else {}
+    _end(
+        data,
+        loc,
+        "stopped",
+        None,
+        chain="stopped",
+        result=cur["result"],
+        reason=cur["reason"],
+        **more,
+    )
     frame["cur"] = None
     frame["state"] = "halted"
     return {"event": "step_finished", "step": cur["path"], "outcome": "stopped"}
@@ -1078,14 +1140,14 @@ def _finish(run: WorkfileRun, data: Data) -> JSON:
             end = {"outcome": "failed", "error": root["error"]}
         else:
             try:
-                outputs = run.workfile.outputs
-                env = {**root["env"], **root["scope"]}
-                result = {} if outputs is ABSENT else resolve(outputs, env)
+                result, withheld = _project(root, run.workfile.outputs, run.scenario.dry_run)
                 end = {"outcome": "completed", "result": result}
+                if withheld:
+                    end["suppressed"] = withheld
             except EvaluationFault as fault:
                 end = {"outcome": "failed", "error": {"code": fault.code}}
     final: Data = {"outcome": end["outcome"]}
-    for member in ("result", "reason"):
+    for member in ("result", "reason", "suppressed"):
         if member in end:
             final[member] = end[member]
     if "error" in end:
@@ -1117,14 +1179,137 @@ def _start(run: WorkfileRun, data: Data) -> JSON:
             inputs[name] = field.default
         elif field.required:
             problem = problem or {"code": "input.required", "input": name}
+    if (
+        problem is None
+        and run.scenario.dry_run
+        and any(isinstance(s.body, WaitFor) for s in run.steps.values())
+    ):
+        problem = {"code": "invocation.dry_run"}  # a live event source (WF-DRY-15, A-133)
     if problem is not None:
         data["phase"] = "finished"
         data["final"] = {"outcome": "rejected", "error": problem}
         return Labelled("reject", {"event": "run_rejected", "error": problem})
     data["phase"] = "running"
     data["inputs"] = inputs
-    data["root"] = _new_frame("", "", {"inputs": inputs, "run": {"dry_run": False}})
+    run_binding = {"dry_run": run.scenario.dry_run}
+    data["root"] = _new_frame("", "", {"inputs": inputs, "run": run_binding})
     return {"event": "run_started", "inputs": inputs}
+
+
+# -- dry runs: suppression (issue 14) ------------------------------------------------------
+#
+# A frame's ``supp`` maps a visible binding name to its suppression tree:
+# True (the value, or an ancestor of what a path selects, is suppressed) or
+# {member or list index: tree} holding only suppressed leaves (never empty).
+
+
+def _checked(step: Step) -> list[JSON]:
+    """The enclosing-scope expressions checked before a step starts (WF-SUPP-9/10, A-134).
+
+    Nested bodies and handlers are checked when reached (WF-SUPP-11/12);
+    for ``wf.render`` only the ``with`` projection (WF-SUPP-22/23).
+    """
+    body = step.body
+    fields: list[JSON] = [step.modifiers.when]
+    if isinstance(body, Action):
+        fields.append(body.args)
+    elif isinstance(body, ForEach):
+        fields.append(body.items)
+    elif isinstance(body, Choose):
+        fields.extend(arm.when for arm in body.arms)
+    elif isinstance(body, Route):
+        fields.append(body.subject)
+    elif isinstance(body, Render):
+        fields.append(body.projection)
+    elif isinstance(body, Stop | Fail):
+        fields.append(body.reason)
+    return [f for f in fields if f is not ABSENT]
+
+
+def _affected(frame: Data, value: JSON) -> bool:
+    """Whether a reference of a template in ``value`` is affected (WF-SUPP-3..7).
+
+    Statically, without evaluating: every reference of every branch,
+    operand and filter argument (``template_refs``); a literal path selects
+    one member, a computed index (``ANY``) every member at its level.
+    """
+    supp = frame["supp"]
+    if not supp or value is ABSENT:
+        return False
+    return any(_selects(supp.get(path[0]), path[1:]) for path in template_refs(value))
+
+
+def _selects(tree: JSON, rest: tuple[Any, ...]) -> bool:
+    """Whether selecting ``rest`` under a suppression tree meets suppression."""
+    if tree is None:
+        return False
+    if tree is True or not rest:  # a suppressed ancestor, or a suppressed descendant
+        return True
+    segment, more = rest[0], rest[1:]
+    if segment is ANY:
+        return any(_selects(sub, more) for sub in tree.values())
+    return _selects(tree.get(segment), more)
+
+
+def _suppress(data: Data, frame: Data, step: Step, path: str) -> JSON:
+    """The step ends suppressed: no binding, references read null, tracked (WF-DRY-7, WF-SUPP-1).
+
+    Its list goes on (WF-DRY-9, WF-SUPP-19); a body that never starts leaves
+    its steps not_run (WF-SUPP-15).
+    """
+    frame["pc"] += 1
+    data["outcomes"][path] = "suppressed"
+    if not isinstance(step.body, Stop | Fail | Wait):
+        frame["supp"][step.id] = True
+    return {"event": "step_finished", "step": path, "outcome": "suppressed"}
+
+
+def _scope_supp(run: WorkfileRun, frame: Data) -> dict[Any, JSON]:
+    """A retained scope's suppression: its own steps' trees (not those it inherited)."""
+    ids = {s.id for s in run.lists[frame["list"]]}
+    return {name: tree for name, tree in frame["supp"].items() if name in ids}
+
+
+def _tree(members: Mapping[Any, JSON]) -> dict[Any, JSON]:
+    """A suppression tree without empty members."""
+    return {key: tree for key, tree in members.items() if tree}
+
+
+def _member_paths(tree: JSON, prefix: str = "") -> list[str]:
+    """The suppressed member paths of a tree, as references write them (``[1].b``, ``x.y``)."""
+    if tree is True:
+        return [prefix]
+    found: list[str] = []
+    for key, sub in tree.items():
+        segment = f"[{key}]" if isinstance(key, int) else (f".{key}" if prefix else str(key))
+        found.extend(_member_paths(sub, prefix + segment))
+    return found
+
+
+def _project(frame: Data, value: JSON, dry: bool) -> tuple[JSON, list[str]]:
+    """Outputs or a stop result, entry by entry in a dry run (WF-PART-1..4, A-136).
+
+    Each top-level member is checked whole before any part of it is
+    evaluated: an affected one is null and named in the second result;
+    the others evaluate as usual, and their faults still fault.  A result
+    that is not a mapping is one entry, named ``$``.
+    """
+    env = {**frame["env"], **frame["scope"]}
+    if value is ABSENT:
+        return {}, []
+    if not dry:
+        return resolve(value, env), []
+    if not isinstance(value, dict):
+        return (None, ["$"]) if _affected(frame, value) else (resolve(value, env), [])
+    result: dict[str, JSON] = {}
+    withheld: list[str] = []
+    for name, entry in value.items():
+        if _affected(frame, entry):
+            result[name] = None
+            withheld.append(name)
+        else:
+            result[name] = resolve(entry, env)
+    return result, sorted(withheld)
 
 
 def _halting(run: WorkfileRun) -> tuple[dict[str, bool], dict[str, bool]]:
@@ -1186,11 +1371,21 @@ def _halting(run: WorkfileRun) -> tuple[dict[str, bool], dict[str, bool]]:
 
 
 def _templated(step: Step) -> bool:
-    """Whether a field of the step holds a template (whose evaluation may fault)."""
+    """Whether evaluating the step's fields may fault: a template, or a literal of the wrong kind.
+
+    A guard or a ``wf.choose`` arm guard that is not a boolean literal, and
+    ``items`` that is not a list literal, may fault even without a marker
+    (A-117: guards take booleans; A-127: items is an array).
+    """
     body = step.body
-    fields = [step.modifiers.when, *(getattr(body, a.name) for a in attrs.fields(type(body)))]
-    if isinstance(body, Choose):
-        fields += [arm.when for arm in body.arms]
+    when = step.modifiers.when
+    if when is not ABSENT and not isinstance(when, bool):
+        return True
+    if isinstance(body, ForEach) and not isinstance(body.items, list):
+        return True
+    if isinstance(body, Choose) and any(not isinstance(arm.when, bool) for arm in body.arms):
+        return True
+    fields = [getattr(body, a.name) for a in attrs.fields(type(body))]
     text = json.dumps(
         [f for f in fields if not isinstance(f, tuple) and f is not ABSENT], default=str
     )

@@ -42,6 +42,7 @@ MANIFEST = yaml.safe_dump(
             "put": {"effects": "write", "idempotency": "keyed", "errors": dict(ERRORS)},
             "send": {"effects": "write", "errors": dict(ERRORS)},
             "fetch": {"effects": "read", "output": {"type": "object"}, "errors": dict(ERRORS)},
+            "notify": {"effects": "write", "dry_run": "delegate", "errors": dict(ERRORS)},
         },
     },
     sort_keys=False,
@@ -397,7 +398,75 @@ def _fail_fast(draw: st.DrawFn, b: _Builder) -> list[JSON]:
     return [{construct: body}]
 
 
-SHAPES = (_precedence, _own_fault, _retry_delays, _ambiguous, _fail_fast)
+# Consumers of suppressed values, each a dependency rule of a dry run (WF-SUPP-3..8):
+# a direct reference, an untaken branch, a short-circuited operand, a filter
+# argument, a literal index beside a suppressed sibling, a computed index, a
+# skipped step, an affected step whose arguments would fault.
+CONSUMERS = (
+    "{{ w.id }}",
+    "{{ r.id if inputs.flag else w.id }}",
+    "{{ inputs.flag or w.id == 1 }}",
+    "{{ r.id | default(w.id) }}",
+    "{{ each[0].x }}",
+    "{{ each[1].x }}",
+    "{{ each[inputs.k].x }}",
+    "{{ skipped.id }}",
+    "{{ w.n + 1 }}",
+    "{{ r.id }}",
+    "{{ each }}",
+)
+
+
+def _dry_dependencies(draw: st.DrawFn, b: _Builder) -> list[JSON]:
+    """Writes, delegated writes and reads whose values later steps and outputs read.
+
+    Meant for dry runs (the case is drawn with ``dryRun`` true): which
+    consumers are affected is decided by suppression, not by values
+    (WF-DRY-4..11, WF-SUPP-3..21, WF-PART-1..3).
+    """
+    writes = ("send", "put", "notify")
+    w = f"svc.{draw(st.sampled_from(writes))}"
+    x = f"svc.{draw(st.sampled_from((*writes, 'get')))}"
+    steps: list[JSON] = [
+        {"w": {w: {"k": 1}}},
+        {"r": {"svc.get": {"k": 2}}},
+        {"skipped": {"svc.get": {}, "when": False}},
+        {
+            "each": {
+                "wf.for_each": {
+                    "items": [0, 1],
+                    "steps": [{"x": {x: {"i": "{{ item }}"}, "when": "{{ item == 1 }}"}}],
+                }
+            }
+        },
+    ]
+    b.actions.extend(("w", "r", "skipped", "each.x"))
+    if draw(st.booleans()):  # an until that reads a withheld write (WF-SCTL-1)
+        steps.append(
+            {
+                "loop": {
+                    "wf.repeat": {
+                        "steps": [{"p": {w: {}}}],
+                        "until": "{{ p.id == 'done' }}",
+                        "max_iterations": 2,
+                    }
+                }
+            }
+        )
+        b.actions.append("loop.p")
+    if draw(st.booleans()):  # a handler's result that reads a withheld write (WF-SUPP-17)
+        handler = {"steps": [{"h": {w: {}}}], "result": "{{ h.id }}"}
+        steps.append({"g": {"svc.get": {}, "catch": {"svc.fatal": handler}}})
+        b.actions.extend(("g", "g.(catch).h"))
+        b.scripts["g"] = [{"error": "svc.fatal"}]
+    for consumer in draw(st.lists(st.sampled_from(CONSUMERS), min_size=1, max_size=3)):
+        step = b.fresh()
+        b.actions.append(step)
+        steps.append({step: {"svc.get": {"v": consumer}}})
+    return steps
+
+
+SHAPES = (_precedence, _own_fault, _retry_delays, _ambiguous, _fail_fast, _dry_dependencies)
 
 
 @st.composite
@@ -408,24 +477,33 @@ def workfile_cases(draw: st.DrawFn) -> dict[str, JSON]:
     that a random document rarely reaches; the rest are drawn as a tree.
     """
     b = _Builder()
-    if draw(st.integers(0, 2)) == 0:
-        steps = draw(st.sampled_from(SHAPES))(draw, b)
-    else:
-        steps = _steps(draw, b, "", [], [], 0)
+    shape = draw(st.sampled_from(SHAPES)) if draw(st.integers(0, 2)) == 0 else None
+    steps = shape(draw, b) if shape is not None else _steps(draw, b, "", [], [], 0)
+    dry = shape is _dry_dependencies or draw(st.integers(0, 5)) == 0
     document: dict[str, JSON] = {
-        "inputs": {"flag": {"type": "boolean", "default": True}},
+        "inputs": {
+            "flag": {"type": "boolean", "default": True},
+            "k": {"type": "integer", "default": 0},
+        },
         "steps": steps,
     }
+    if shape is _dry_dependencies:
+        document["outputs"] = {
+            name: draw(st.sampled_from(CONSUMERS))
+            for name in draw(st.lists(st.sampled_from(("a", "b", "c")), unique=True, max_size=3))
+        }
     roots = [
         next(iter(s)) for s in steps if any(k.startswith("svc.") for k in next(iter(s.values())))
     ]
-    if roots and draw(st.booleans()) is True:
+    if roots and shape is not _dry_dependencies and draw(st.booleans()) is True:
         document["outputs"] = {"out": f"{{{{ {draw(st.sampled_from(roots))}.id }}}}"}
     attempts: dict[str, JSON] = dict(b.scripts)
     for path in b.actions:
         if path not in attempts and draw(st.booleans()):
             attempts[path] = [_result(draw) for _ in range(draw(st.integers(1, 3)))]
     scenario: dict[str, JSON] = {"attempts": attempts}
+    if dry:
+        scenario["dryRun"] = True
     if draw(st.integers(0, 5)) == 0:
         # A false flag; now and then a value the declaration rejects (WF-START-4).
         scenario["inputs"] = {"flag": draw(st.sampled_from((False, False, False, "no")))}

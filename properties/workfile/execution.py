@@ -146,6 +146,7 @@ def prepare(case: JSON, options: Any = None) -> Prepared:
             for name, text in sorted((case.get("manifests") or {}).items())
         },
         "inputs": scenario.inputs,
+        "dryRun": scenario.dry_run,
     }
     files = {"manifests": case["manifests"]} if case.get("manifests") else {}
     return Prepared(run, request, files)
@@ -281,7 +282,7 @@ def smaller(case: JSON) -> Iterator[JSON]:
     action; an input declaration (with the caller's value); an output; a
     connector's manifest; then the scenario's reductions: a step's script or
     one of its results, a server delay, the cancellation request, the
-    inputs, the schedule's last choice.
+    inputs, the dry run, the schedule's last choice.
     """
     data = _document(case)
     if isinstance(data, dict):
@@ -370,7 +371,7 @@ def _smaller_scenarios(case: JSON) -> Iterator[JSON]:
                 variant = copy.deepcopy(case)
                 del variant["scenario"]["attempts"][path][k]["retryAfterMs"]
                 yield variant
-    for member in ("cancel", "inputs"):
+    for member in ("cancel", "inputs", "dryRun"):
         if scenario.get(member):
             variant = copy.deepcopy(case)
             del variant["scenario"][member]
@@ -462,11 +463,21 @@ def compare(prepared: Prepared, seen: Observation, finals: tuple[Any, ...]) -> D
     )
 
 
-FINAL_MEMBERS = ("outcome", "result", "error", "reason", "disposition", "steps", "unknownEffects")
+FINAL_MEMBERS = (
+    "outcome",
+    "result",
+    "suppressed",
+    "error",
+    "reason",
+    "disposition",
+    "steps",
+    "unknownEffects",
+)
 # The clauses that decide each member of the final state (docs/workfile-execution.md).
 FINAL_CLAUSES = {
     "outcome": ("WF-TERM-1", "WF-TERM-4", "WF-TERM-5", "WF-TERM-6"),
     "result": ("WF-ROUT-1", "WF-ROUT-2", "WF-DONE-3", "WF-CUT-4"),
+    "suppressed": ("WF-PART-1", "WF-PART-2", "WF-PART-3"),
     "error": ("WF-ROUT-5", "WF-ROUT-6", "WF-POLICY-9"),
     "reason": ("WF-ROUT-5",),
     "disposition": ("WF-UNK-3",),

@@ -219,3 +219,24 @@ def test_every_shape_yields_cases_the_model_runs():
             prepare(case)  # InvalidCase when the shape's document or scenario is invalid
 
         each()
+
+
+def test_the_reduction_keeps_a_race_with_a_literal_guard_that_faults():
+    # A guard written as a non-boolean literal faults without any {{ }} marker
+    # (A-117); found by review: the reduction treated it as safe and lost the
+    # outcomes where the other branch had begun.
+    from wforacle.properties.strategies.workfile_runs import MANIFEST
+    from wforacle.properties.workfile.execution import explore as explore_case
+
+    document = """
+steps:
+  - par:
+      wf.parallel:
+        branches:
+          l: [ { e: { svc.get: {}, when: "yes" } } ]
+          r: [ { b: { svc.send: {} } } ]
+"""
+    run = prepare({"document": document, "manifests": {"svc": MANIFEST}, "scenario": {}}).semantics
+    naive = sorted(map(repr, (o.value for o in explore_case(run, 100_000, False).outcomes)))
+    reduced = sorted(map(repr, (o.value for o in explore_case(run, 100_000, True).outcomes)))
+    assert len(naive) >= 3 and reduced == naive
