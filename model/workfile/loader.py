@@ -284,6 +284,26 @@ class Loader:
             )
             return None
         (key,) = bodies
+        if step_id == "error":
+            self.fail(
+                "document.name",
+                path,
+                "error is reserved: a handler's error binding and the error member of a "
+                "retained failed scope (WF-CATCH-8, WF-POLICY-14)",
+                "WF-POLICY-14",
+            )
+            return None
+        for modifier in ("catch", "retry", "on_unknown"):
+            allowed = "wf.call" if modifier == "catch" else None
+            if modifier in spec and key.startswith("wf.") and key != allowed:
+                self.fail(
+                    "document.modifier",
+                    _member(here, modifier),
+                    f"{modifier} applies to connector actions"
+                    + (" and wf.call" if allowed else "")
+                    + f", not to {key}: it would never apply (WF-CATCH-9/12, WF-RETRY-10, A-122)",
+                    "A-122",
+                )
         body = self.body(key, spec[key], _member(here, key), step_path)
         modifiers = self.modifiers(spec, here, step_path)
         if body is None:

@@ -97,7 +97,8 @@ def _step_list(draw: st.DrawFn, names: _Names, visible: list[str], depth: int) -
             }
         if draw(st.integers(0, 3)) == 0:
             declaration["when"] = _ref(draw, scope)
-        if draw(st.integers(0, 3)) == 0:
+        construct = any(key.startswith("wf.") for key in declaration)
+        if draw(st.integers(0, 3)) == 0 and not construct:  # retry is an action's
             declaration["retry"] = {
                 "policy": "fixed",
                 "initial": "1s",

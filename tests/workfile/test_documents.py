@@ -422,3 +422,25 @@ def test_the_example_validates_with_exactly_the_warnings_its_manifests_imply():
     assert report.valid
     assert sorted(d.code for d in report.diagnostics) == ["ambiguity_bypasses_continue"] * 3
     assert validate((EXAMPLES / "onboarding.workfile.yaml").read_bytes()).report.diagnostics == ()
+
+
+def test_modifiers_that_would_never_apply_to_a_construct_are_diagnostics():
+    # Found by review: catch, retry and on_unknown on a wf.for_each were accepted
+    # and then ignored at run time; catch applies to actions and wf.call only
+    # (WF-CATCH-9/12), retry and on_unknown to actions (A-122).
+    document = """
+    steps:
+      - each:
+          wf.for_each: { items: [1], steps: [ { a: { c.act: {} } } ] }
+          catch: { c.bad: { steps: [ { h: { c.act: {} } } ] } }
+          retry: { policy: none, attempts: 2 }
+          on_unknown: fail
+      - ok: { c.act: {}, retry: { policy: none, attempts: 2 }, on_unknown: fail }
+    """
+    assert codes(textwrap.dedent(document)) == ["document.modifier"] * 3
+
+
+def test_error_is_not_a_step_id():
+    # The handler's error binding (WF-CATCH-8) and a retained failed scope's error
+    # member (WF-POLICY-14) would shadow or overwrite such a step.
+    assert codes("steps:\n  - error: { c.act: {} }\n") == ["document.name"]
