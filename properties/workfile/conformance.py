@@ -183,6 +183,42 @@ def conformance_cases() -> tuple[ConformanceCase, ...]:
             every=False,
         ),
         ConformanceCase(
+            "dry-run-withholds-a-write-and-its-dependants",
+            ("WF-DRY-4", "WF-DRY-6", "WF-SUPP-3", "WF-SUPP-13", "WF-PART-2"),
+            _case(
+                "steps:\n  - w: { svc.send: {} }\n  - r: { svc.get: {} }\n"
+                "  - c: { svc.get: { v: '{{ r.id if true else w.id }}' } }\n"
+                "outputs:\n  a: '{{ r.id }}'\n  b: '{{ w.id }}'\n",
+                {"dryRun": True},
+            ),
+            {
+                "outcome": "completed",
+                "result": {"a": "r", "b": None},
+                "suppressed": ["b"],
+                "steps": {"w": "suppressed", "r": "succeeded", "c": "suppressed"},
+            },
+        ),
+        ConformanceCase(
+            "dry-run-literal-index-beside-a-suppressed-sibling",
+            ("WF-SUPP-4", "WF-SUPP-8", "WF-SUPP-20"),
+            _case(
+                "steps:\n  - each:\n      wf.for_each:\n        items: [0, 1]\n"
+                "        steps: [ { x: { svc.send: {}, when: '{{ item == 1 }}' } } ]\n"
+                "  - c: { svc.get: { v: '{{ each[0].x }}' } }\n",
+                {"dryRun": True},
+            ),
+            {"outcome": "completed", "steps": {"c": "succeeded", "each[1].x": "suppressed"}},
+        ),
+        ConformanceCase(
+            "dry-run-delegated-write-runs",
+            ("WF-DRY-11",),
+            _case(
+                "steps:\n  - d: { svc.notify: {} }\noutputs:\n  d: '{{ d.id }}'\n",
+                {"dryRun": True},
+            ),
+            {"outcome": "completed", "result": {"d": "d"}, "steps": {"d": "succeeded"}},
+        ),
+        ConformanceCase(
             "output-fault-fails-the-run",
             ("WF-DONE-6",),
             _case("steps:\n  - a: { svc.get: {} }\noutputs:\n  x: '{{ 1 / 0 }}'\n"),
