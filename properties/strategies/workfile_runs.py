@@ -426,7 +426,7 @@ def _dry_dependencies(draw: st.DrawFn, b: _Builder) -> list[JSON]:
     """
     writes = ("send", "put", "notify")
     w = f"svc.{draw(st.sampled_from(writes))}"
-    x = f"svc.{draw(st.sampled_from((*writes, 'get')))}"
+    x = f"svc.{draw(st.sampled_from(('send', 'put')))}"  # withheld in a dry run
     steps: list[JSON] = [
         {"w": {w: {"k": 1}}},
         {"r": {"svc.get": {"k": 2}}},
@@ -459,14 +459,19 @@ def _dry_dependencies(draw: st.DrawFn, b: _Builder) -> list[JSON]:
         steps.append({"g": {"svc.get": {}, "catch": {"svc.fatal": handler}}})
         b.actions.extend(("g", "g.(catch).h"))
         b.scripts["g"] = [{"error": "svc.fatal"}]
-    for consumer in draw(st.lists(st.sampled_from(CONSUMERS), min_size=1, max_size=3)):
+    indexed = draw(st.sampled_from(INDEXED))  # a literal or computed index into each
+    for consumer in [indexed, *draw(st.lists(st.sampled_from(CONSUMERS), max_size=2))]:
         step = b.fresh()
         b.actions.append(step)
         steps.append({step: {"svc.get": {"v": consumer}}})
     return steps
 
 
+INDEXED = ("{{ each[0].x }}", "{{ each[1].x }}", "{{ each[inputs.k].x }}")
 SHAPES = (_precedence, _own_fault, _retry_delays, _ambiguous, _fail_fast, _dry_dependencies)
+# Dry runs have the most rules of any family (WF-DRY, WF-SUPP, WF-PART): their
+# shape is drawn twice as often as the others.
+DRAWN = (*SHAPES, _dry_dependencies)
 
 
 @st.composite
@@ -477,7 +482,7 @@ def workfile_cases(draw: st.DrawFn) -> dict[str, JSON]:
     that a random document rarely reaches; the rest are drawn as a tree.
     """
     b = _Builder()
-    shape = draw(st.sampled_from(SHAPES)) if draw(st.integers(0, 2)) == 0 else None
+    shape = draw(st.sampled_from(DRAWN)) if draw(st.integers(0, 2)) == 0 else None
     steps = shape(draw, b) if shape is not None else _steps(draw, b, "", [], [], 0)
     dry = shape is _dry_dependencies or draw(st.integers(0, 5)) == 0
     document: dict[str, JSON] = {
