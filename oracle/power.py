@@ -64,6 +64,15 @@ BUGS: dict[str, tuple[str, ...]] = {
         "cancel-one-more-attempt",
         "failed-ref-faults",
         "outputs-on-cancel",
+        "dry-suppress-delegated",
+        "dry-dispatch-suppressed",
+        "dry-evaluate-affected",
+        "dry-short-circuit",
+        "dry-computed-index-narrow",
+        "dry-literal-sibling",
+        "dry-skipped-suppresses",
+        "dry-nested-suppresses-construct",
+        "dry-outputs-all-null",
     ),
 }
 

@@ -154,9 +154,20 @@ RULES: dict[str, tuple[str, ...]] = {
         "A-134",
     ),
     "suppress_write": ("WF-DRY-4", "WF-DRY-5", "WF-DRY-6", "WF-DRY-7", "WF-DRY-8"),
+    "unaffected": ("WF-SUPP-3", "WF-SUPP-4", "WF-SUPP-7", "WF-SUPP-8", "WF-DRY-4"),
+    "delegate": ("WF-DRY-4", "WF-DRY-11", "WF-SUPP-3", "WF-SUPP-4"),
     "suppress_later": ("WF-SUPP-16", "WF-SUPP-17"),
     "suppress_control": ("WF-SCTL-1", "WF-SCTL-2"),
-    "join": ("WF-POLICY-8", "WF-POLICY-13", "WF-POLICY-15", "WF-POLICY-16", "WF-SCHED-5"),
+    "join": (
+        "WF-POLICY-8",
+        "WF-POLICY-13",
+        "WF-POLICY-15",
+        "WF-POLICY-16",
+        "WF-SCHED-5",
+        "WF-SUPP-19",
+        "WF-SUPP-20",
+        "WF-SUPP-21",
+    ),
     "stop": ("WF-IWC-4", "WF-SOUT-5", "WF-TERM-4", "A-123"),
     "author_fail": ("WF-IWC-5", "WF-RETRY-11", "WF-TERM-5", "WF-ROUT-5"),
     "request_cancel": ("WF-CANCEL-4", "WF-CANCEL-5", "WF-CANCEL-11", "A-130"),
@@ -176,6 +187,9 @@ RULES: dict[str, tuple[str, ...]] = {
         "WF-ROUT-6",
         "WF-UNK-3",
         "WF-CANCEL-9",
+        "WF-PART-1",
+        "WF-PART-2",
+        "WF-PART-3",
     ),
 }
 
@@ -559,7 +573,10 @@ def _reach(run: WorkfileRun, data: Data, frame: Data, loc: Loc) -> JSON:
             return Labelled("suppress_write", _suppress(data, frame, step, path))
         cur["dry"] = _writes(spec)  # a delegated write runs with the flag (WF-DRY-11)
     frame["cur"] = cur
-    return {"event": "step_started", "step": path}
+    event = {"event": "step_started", "step": path}
+    if dry:  # dependency checking found nothing affected
+        return Labelled("delegate" if cur.get("dry") else "unaffected", event)
+    return event
 
 
 def _begin(run: WorkfileRun, step: Step, path: str, frame: Data) -> Data:
