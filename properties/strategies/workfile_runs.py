@@ -460,7 +460,8 @@ def _dry_dependencies(draw: st.DrawFn, b: _Builder) -> list[JSON]:
         b.actions.extend(("g", "g.(catch).h"))
         b.scripts["g"] = [{"error": "svc.fatal"}]
     indexed = draw(st.sampled_from(INDEXED))  # a literal or computed index into each
-    for consumer in [indexed, *draw(st.lists(st.sampled_from(CONSUMERS), max_size=2))]:
+    unevaluated = draw(st.sampled_from(UNEVALUATED))  # a reference evaluation would not read
+    for consumer in [indexed, unevaluated, *draw(st.lists(st.sampled_from(CONSUMERS), max_size=1))]:
         step = b.fresh()
         b.actions.append(step)
         steps.append({step: {"svc.get": {"v": consumer}}})
@@ -468,6 +469,7 @@ def _dry_dependencies(draw: st.DrawFn, b: _Builder) -> list[JSON]:
 
 
 INDEXED = ("{{ each[0].x }}", "{{ each[1].x }}", "{{ each[inputs.k].x }}")
+UNEVALUATED = CONSUMERS[1:4]  # an untaken branch, a short-circuited operand, a filter argument
 SHAPES = (_precedence, _own_fault, _retry_delays, _ambiguous, _fail_fast, _dry_dependencies)
 # Dry runs have the most rules of any family (WF-DRY, WF-SUPP, WF-PART): their
 # shape is drawn twice as often as the others.
@@ -492,11 +494,8 @@ def workfile_cases(draw: st.DrawFn) -> dict[str, JSON]:
         },
         "steps": steps,
     }
-    if shape is _dry_dependencies:
-        document["outputs"] = {
-            name: draw(st.sampled_from(CONSUMERS))
-            for name in draw(st.lists(st.sampled_from(("a", "b", "c")), unique=True, max_size=3))
-        }
+    if shape is _dry_dependencies:  # an unaffected entry beside one that may be (WF-PART-2/3)
+        document["outputs"] = {"a": "{{ r.id }}", "b": draw(st.sampled_from(CONSUMERS))}
     roots = [
         next(iter(s)) for s in steps if any(k.startswith("svc.") for k in next(iter(s.values())))
     ]
