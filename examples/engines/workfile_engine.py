@@ -3,7 +3,7 @@
 
 Written as a third party would write one, from the documents only (the
 chapter's Execution Semantics, docs/workfile-execution.md, docs/workfile.md
-and the assumptions A-100..A-131): it imports nothing from wforacle and reads
+and the assumptions A-100..A-137): it imports nothing from wforacle and reads
 the YAML with PyYAML under YAML 1.2 core typing.  Protocol: the JSON lines of
 docs/engine-protocol.md; a ``run`` carries the Workfile YAML in ``document``,
 the connector manifests in ``manifests`` and the caller's ``inputs``; an
@@ -21,7 +21,12 @@ manifest, ambiguity (reissue under inherent/keyed idempotency, on_unknown
 abort/fail), catch, on_fail, wf.for_each / wf.parallel (concurrency,
 fail_fast / continue), wf.choose, wf.route, wf.repeat, wf.wait, wf.render,
 wf.stop, wf.fail, outputs, Core and Internal Work Cancellation, late results
-and unknownEffects.  Not wf.call, wf.wait_for, timeouts or dry runs.
+and unknownEffects, and dry runs (issue 14: run.dry_run, the invocation.dry_run
+rejection, suppression tracked apart from values, dependency checking over the
+static references of every checked expression, suppressed writes, delegated
+writes with the dry-run flag, partial outputs and stop results, and the
+suppressed member paths of retained scopes).  Not wf.call, wf.wait_for or
+timeouts.
 
 Concurrency: each iteration and branch is a coroutine; the executor runs
 every coroutine that can run, dispatching every attempt it can, then sends
@@ -42,6 +47,18 @@ Seeded bugs (--bug NAME, repeatable):
   cancel-one-more-attempt        after cancel_run an outstanding step dispatches one more attempt
   failed-ref-faults              a reference to a failed or skipped step faults
   outputs-on-cancel              a cancelled run evaluates outputs and reports them
+
+Seeded dry-run bugs:
+
+  dry-suppress-delegated         a dry_run: delegate write is suppressed, not run with the flag
+  dry-dispatch-suppressed        an unaffected non-delegated write is dispatched in a dry run
+  dry-evaluate-affected          an affected step's guard and arguments are evaluated anyway
+  dry-short-circuit              a short-circuited operand or untaken branch is not a dependency
+  dry-computed-index-narrow      a computed index depends only on the member it evaluates to
+  dry-literal-sibling            a literal list index is affected when any sibling is suppressed
+  dry-skipped-suppresses         a step skipped by a false when counts as suppressed
+  dry-nested-suppresses-construct  a construct with a suppressed nested step is itself suppressed
+  dry-outputs-all-null           one affected output entry nulls and lists every entry
 """
 
 from __future__ import annotations
@@ -68,6 +85,15 @@ BUGS = {
     "cancel-one-more-attempt",
     "failed-ref-faults",
     "outputs-on-cancel",
+    "dry-suppress-delegated",
+    "dry-dispatch-suppressed",
+    "dry-evaluate-affected",
+    "dry-short-circuit",
+    "dry-computed-index-narrow",
+    "dry-literal-sibling",
+    "dry-skipped-suppresses",
+    "dry-nested-suppresses-construct",
+    "dry-outputs-all-null",
 }
 MODIFIERS = {"when", "retry", "on_fail", "on_unknown", "catch", "timeout", "description"}
 VOID = {"wf.stop", "wf.fail", "wf.wait"}
@@ -592,6 +618,157 @@ def render(value, resolve, as_string=False):
     return value
 
 
+# -- dry-run dependency checking (WF-SUPP-3..7) ---------------------------------------------------
+#
+# A reference is (root name, segments); a segment is ("key", K) for literal member access or a
+# literal index (an integer or a string), or ("any", INDEX TREE) for a computed index, which
+# selects every member at that level and whose own references are collected too.
+
+
+def literal_key(index):
+    value = index[1] if index[0] == "lit" else None
+    if isinstance(value, str) or (isinstance(value, int) and not isinstance(value, bool)):
+        return True
+    return False
+
+
+def reference_chain(tree):
+    """A name followed by member access and indexing: (root, segments), or None."""
+    segments, node = [], tree
+    while True:
+        if node[0] == "name":
+            return node[1], segments[::-1]
+        if node[0] == "member":
+            segments.append(("key", node[2]))
+        elif node[0] == "index":
+            index = node[2]
+            segments.append(("key", index[1]) if literal_key(index) else ("any", index))
+        else:
+            return None
+        node = node[1]
+
+
+def references(tree, out, lazy=None):
+    """Collect every static reference of an expression: both branches of a conditional, both
+    operands of and/or, filter arguments.  ``lazy`` (a resolver) is the seeded bug
+    dry-short-circuit: only the operands and branches evaluation would take."""
+    kind = tree[0]
+    if kind == "lit":
+        return out
+    if kind in ("name", "member", "index"):
+        chain = reference_chain(tree)
+        if chain is not None:
+            out.append(chain)
+            for segment in chain[1]:
+                if segment[0] == "any":
+                    references(segment[1], out, lazy)
+            return out
+        references(tree[1], out, lazy)
+        if kind == "index":
+            references(tree[2], out, lazy)
+        return out
+    if kind in ("and", "or", "cond") and lazy is not None:
+        test = tree[1]
+        references(test, out, lazy)
+        try:
+            taken = evaluate(test, lazy)
+        except Fault:
+            taken = None
+        if kind == "and":
+            if taken is not False:
+                references(tree[2], out, lazy)
+        elif kind == "or":
+            if taken is not True:
+                references(tree[2], out, lazy)
+        else:
+            if taken is not False:
+                references(tree[2], out, lazy)
+            if taken is not True:
+                references(tree[3], out, lazy)
+        return out
+    if kind == "list":
+        for t in tree[1]:
+            references(t, out, lazy)
+    elif kind == "object":
+        for _, t in tree[1]:
+            references(t, out, lazy)
+    elif kind == "filter":
+        references(tree[2], out, lazy)
+        for t in tree[3]:
+            references(t, out, lazy)
+    elif kind == "cmp" or kind == "arith":
+        references(tree[2], out, lazy)
+        references(tree[3], out, lazy)
+    else:  # not, and, or, cond, neg, pos
+        for t in tree[1:]:
+            references(t, out, lazy)
+    return out
+
+
+def value_references(value, out, lazy=None):
+    """The references of an expression-bearing value: every marker of every string in it."""
+    if isinstance(value, str):
+        for kind, text in markers(value):
+            if kind == "expr":
+                references(parse(text), out, lazy)
+    elif isinstance(value, list):
+        for v in value:
+            value_references(v, out, lazy)
+    elif isinstance(value, dict):
+        for v in value.values():
+            value_references(v, out, lazy)
+    return out
+
+
+def member(value, key):
+    """Select without faulting (dependency checking walks values beside their marks)."""
+    if isinstance(value, dict) and isinstance(key, str):
+        return value.get(key)
+    if isinstance(value, list) and isinstance(key, int) and not isinstance(key, bool):
+        return value[key] if -len(value) <= key < len(value) else None
+    return None
+
+
+def mark_paths(mark, prefix=""):
+    """The member paths of a suppression mark, relative to its binding: [1].b, left.x, b."""
+    if mark is True:
+        return [prefix]
+    paths = []
+    for key, child in (mark or {}).items():
+        if isinstance(key, int):
+            sub = f"{prefix}[{key}]"
+        else:
+            sub = f"{prefix}.{key}" if prefix else str(key)
+        paths.extend(mark_paths(child, sub))
+    return paths
+
+
+def contains_wait_for(items):
+    """Does a step list hold wf.wait_for anywhere (bodies, arms, cases, branches, handlers)?"""
+    for item in items or []:
+        if not isinstance(item, dict):
+            continue
+        for spec in item.values():
+            if not isinstance(spec, dict):
+                continue
+            if "wf.wait_for" in spec:
+                return True
+            for key, body in spec.items():
+                if key == "catch":
+                    lists = [(h or {}).get("steps") for h in (body or {}).values()
+                             if isinstance(h, dict) or h is None]
+                elif isinstance(body, dict) and str(key).startswith("wf."):
+                    lists = [body.get("steps"), body.get("else")]
+                    lists += list((body.get("branches") or {}).values())
+                    lists += list((body.get("cases") or {}).values())
+                    lists += [(arm or {}).get("steps") for arm in body.get("arms") or []]
+                else:
+                    continue
+                if any(isinstance(steps, list) and contains_wait_for(steps) for steps in lists):
+                    return True
+    return False
+
+
 # -- code patterns (A-105) ------------------------------------------------------------------------
 
 HTTP_PATTERN = re.compile(r"^http\.(\d)([\dx])x$")
@@ -651,10 +828,11 @@ class Terminate(Exception):
     """Run-terminating control: wf.stop ('stop'), wf.fail ('fail'), on_fail: abort or the
     on_unknown abort disposition ('abort')."""
 
-    def __init__(self, kind, origin, error=None, reason=None, result=None):
+    def __init__(self, kind, origin, error=None, reason=None, result=None, suppressed=None):
         super().__init__(kind)
         self.kind, self.origin, self.error = kind, origin, error
         self.reason, self.result = reason, result
+        self.suppressed = suppressed  # a dry run's suppressed entries of the stop result
 
 
 class Err:
@@ -678,10 +856,18 @@ class Scope:
         self.parent, self.names = parent, dict(names or {})
         self.bound, self.outcome = {}, {}
         self.ids = []
+        # dry runs: suppression, apart from values.  step id -> True (the step was suppressed:
+        # its binding as a whole) or the marks of its retained scopes ({member: mark}).
+        self.supp = {}
 
     def value(self):
         """A retained scope maps every step id of its list to its binding or null (A-129)."""
         return {name: self.bound.get(name) for name in self.ids}
+
+    def marks(self):
+        """The suppression marks of this scope as a retained value, or None when none."""
+        marks = {name: self.supp[name] for name in self.ids if self.supp.get(name)}
+        return marks or None
 
 
 OK = None  # a step list continues
@@ -716,12 +902,14 @@ class Executor:
     def event(self, name, **fields):
         send({"type": "event", "run": self.run_id, "event": {"event": name, **fields}})
 
-    def finish_step(self, path, outcome, value=..., error=None):
+    def finish_step(self, path, outcome, value=..., error=None, suppressed=None):
         fields = {"step": path, "outcome": outcome}
         if value is not ...:
             fields["value"] = value
         if error is not None:
             fields["error"] = error.public()
+        if suppressed:
+            fields["suppressed"] = suppressed
         self.event("step_finished", **fields)
         self.steps[path] = outcome
 
@@ -814,13 +1002,18 @@ class Executor:
         }
         self.steps, self.unknown, self.outstanding, self.late = {}, [], {}, {}
         self.ready, self.current, self.final = collections.deque(), None, None
+        self.dry = message.get("dryRun") is True
         supplied = message.get("inputs") or {}
         inputs, rejection = self.validate_inputs(doc.get("inputs") or {}, supplied)
+        if rejection is None and self.dry and contains_wait_for(doc.get("steps")):
+            # a live event source cannot be dry-run: rejected before start (WF-DRY-15, A-133);
+            # the inputs are validated first (the docs do not say which comes first)
+            rejection = {"code": "invocation.dry_run"}
         if rejection:
             self.event("run_rejected", error=rejection)
             return {"outcome": "rejected", "error": rejection, "steps": {}, "unknownEffects": []}
         self.event("run_started", inputs=inputs)
-        root = Scope(names={"inputs": inputs, "run": {"dry_run": False}})
+        root = Scope(names={"inputs": inputs, "run": {"dry_run": self.dry}})
         self.root = self.spawn(self.main(doc, root), None)
         self.pump()
         while not self.root.done:
@@ -862,21 +1055,41 @@ class Executor:
             err = await self.run_list(doc.get("steps") or [], root, "")
         except Terminate as t:
             if t.kind == "stop":
-                return self.terminal("stopped", result=t.result, reason=t.reason)
+                return self.terminal("stopped", result=t.result, reason=t.reason,
+                                     suppressed=t.suppressed)
             reason = t.reason if t.kind == "fail" else None
             return self.terminal("failed", error=t.error, reason=reason)
         if err is not None:
             return self.terminal("failed", error=err)
         try:
-            result = self.evaluate(doc.get("outputs") or {}, root)
+            result, suppressed = self.project(doc.get("outputs") or {}, root)
         except Fault as fault:
             return self.terminal("failed", error=Err(fault.code, None))
-        return self.terminal("completed", result=result)
+        return self.terminal("completed", result=result, suppressed=suppressed)
 
-    def terminal(self, outcome, result=None, error=None, reason=None):
+    def project(self, value, scope):
+        """Outputs or a wf.stop result.  In a dry run each top-level entry is checked before any
+        of it is evaluated: an affected entry is null and named (WF-PART-1..3)."""
+        if not self.dry:
+            return self.evaluate(value, scope), None
+        if not isinstance(value, dict):  # one template: one entry, named $ (A-136)
+            if self.affected(value, scope):
+                return None, ["$"]
+            return self.evaluate(value, scope), None
+        affected = [name for name, entry in value.items() if self.affected(entry, scope)]
+        if affected and "dry-outputs-all-null" in self.bugs:
+            affected = list(value)
+        result = {}
+        for name, entry in value.items():
+            result[name] = None if name in affected else self.evaluate(entry, scope)
+        return result, sorted(affected)
+
+    def terminal(self, outcome, result=None, error=None, reason=None, suppressed=None):
         fields = {"outcome": outcome}
         if outcome in ("completed", "stopped") or (outcome == "cancelled" and result is not None):
             fields["result"] = result
+            if suppressed:
+                fields["suppressed"] = sorted(suppressed)
         if error is not None:
             fields["error"] = {"code": error.code} if error.step is None else error.public()
             if error.code == "flow.action_ambiguous" and error.disposition:
@@ -927,6 +1140,56 @@ class Executor:
     def evaluate(self, value, scope, as_string=False):
         return render(value, self.resolver(scope), as_string)
 
+    # -- dry runs: suppression and dependency checking (WF-SUPP)
+
+    def lookup_mark(self, scope, name):
+        """The suppression mark and value of the binding a name resolves to."""
+        s = scope
+        while s is not None:
+            if name in s.bound or name in s.outcome:
+                return s.supp.get(name), s.bound.get(name)
+            if name in s.names:
+                return None, s.names[name]
+            s = s.parent
+        return None, None
+
+    def affected(self, value, scope):
+        """Is any static reference of an expression-bearing value affected?  Nothing is
+        evaluated (but two seeded bugs evaluate what a correct checker does not)."""
+        resolve = self.resolver(scope)
+        lazy = resolve if "dry-short-circuit" in self.bugs else None
+        for root, segments in value_references(value, [], lazy):
+            mark, bound = self.lookup_mark(scope, root)
+            if self.path_affected(mark, bound, segments, resolve):
+                return True
+        return False
+
+    def path_affected(self, mark, value, segments, resolve):
+        """A path is affected when a prefix of it is suppressed or the value it selects is, or
+        contains a suppressed descendant; a computed index selects every member."""
+        for position, (kind, key) in enumerate(segments):
+            if mark is True:
+                return True
+            if not mark:
+                return False
+            if kind == "any" and "dry-computed-index-narrow" in self.bugs:
+                try:
+                    key = evaluate(key, resolve)
+                    if isinstance(key, str) or (isinstance(key, int) and not isinstance(key, bool)):
+                        kind = "key"
+                except Fault:
+                    pass
+            if kind == "key" and isinstance(key, int) and "dry-literal-sibling" in self.bugs:
+                kind = "any"
+            rest = segments[position + 1:]
+            if kind == "any":
+                return any(self.path_affected(child, member(value, k), rest, resolve)
+                           for k, child in mark.items())
+            if isinstance(key, int) and isinstance(value, list) and key < 0:
+                key += len(value)  # only a computed index (bug) is negative here
+            mark, value = mark.get(key), member(value, key)
+        return bool(mark)
+
     # -- steps
 
     async def run_list(self, items, scope, prefix):
@@ -965,17 +1228,61 @@ class Executor:
             return self.evaluate(body.get("with") or {}, scope)
         if st.kind == "wf.stop":
             reason = self.evaluate(body.get("reason"), scope)
-            result = self.evaluate(body["result"], scope) if "result" in body else {}
-            return reason, result
+            if "result" not in body:
+                return reason, {}, None
+            result, suppressed = self.project(body["result"], scope)  # entry by entry (WF-PART)
+            return reason, result, suppressed
         if st.kind == "wf.fail":
             return self.evaluate(body.get("reason"), scope)
         return None
 
+    def checked_fields(self, st):
+        """A step's enclosing-scope expressions, checked before it starts (WF-SUPP-9/10): the
+        guard, an action's arguments, items, every arm guard, subject, with, reasons.  Not
+        wf.stop's result (checked entry by entry) and not nested bodies or handlers."""
+        body = st.body if st.body is not None else {}
+        fields = [st.when] if st.has_when else []
+        if st.is_action:
+            fields.append(body)
+        elif st.kind == "wf.for_each":
+            fields.append(body.get("items"))
+        elif st.kind == "wf.choose":
+            fields.extend((arm or {}).get("when") for arm in body.get("arms") or [])
+        elif st.kind == "wf.route":
+            fields.append(body.get("subject"))
+        elif st.kind == "wf.render":
+            fields.append(body.get("with"))
+        elif st.kind in ("wf.stop", "wf.fail"):
+            fields.append(body.get("reason"))
+        return fields
+
+    def suppress(self, st, scope, path):
+        """The step ends suppressed: no binding, and its binding reads as suppressed."""
+        scope.outcome[st.id] = "suppressed"
+        scope.supp[st.id] = True
+        self.finish_step(path, "suppressed")
+        return OK
+
+    def withheld_write(self, st):
+        """An unaffected write without dry_run: delegate is withheld in a dry run (WF-DRY-4..6)."""
+        if not (self.dry and st.is_action) or "dry-dispatch-suppressed" in self.bugs:
+            return False
+        declared = self.action(st)
+        if declared.get("effects", "write") == "read":
+            return False
+        delegated = declared.get("dry_run") == "delegate"
+        return not delegated or "dry-suppress-delegated" in self.bugs
+
     async def run_step(self, st, scope, prefix):
         path = prefix + st.id
+        late_check = "dry-evaluate-affected" in self.bugs
+        if self.dry and not late_check and self.affected(self.checked_fields(st), scope):
+            return self.suppress(st, scope, path)  # nothing evaluated, no policy (WF-SUPP-13)
         try:
             if st.has_when and not boolean(self.evaluate(st.when, scope)):
                 scope.outcome[st.id] = "skipped"
+                if self.dry and "dry-skipped-suppresses" in self.bugs:
+                    scope.supp[st.id] = True
                 self.finish_step(path, "skipped")
                 return OK
             prepared = self.prepare(st, scope)
@@ -987,11 +1294,17 @@ class Executor:
             scope.outcome[st.id] = "failed"
             self.finish_step(path, "failed", error=err)
             return self.policy(st, scope, err)
+        if self.dry and late_check and self.affected(self.checked_fields(st), scope):
+            return self.suppress(st, scope, path)
+        if self.withheld_write(st):
+            return self.suppress(st, scope, path)  # evaluated, then withheld: no attempt
         self.event("step_started", step=path)
         try:
             outcome = await self.body(st, scope, path, prepared)
             if outcome[0] == "ok":
-                return self.succeed(st, scope, path, outcome[1])
+                return self.succeed(st, scope, path, outcome[1], *outcome[2:])
+            if outcome[0] == "suppressed":
+                return self.suppress(st, scope, path)
             if outcome[0] == "abort":
                 err = outcome[1]
                 scope.outcome[st.id] = "failed"
@@ -1029,14 +1342,18 @@ class Executor:
             scope.outcome[st.id] = "failed"
             self.finish_step(path, "failed", error=t.error)
 
-    def succeed(self, st, scope, path, value):
+    def succeed(self, st, scope, path, value, marks=None):
+        if marks and "dry-nested-suppresses-construct" in self.bugs:
+            return self.suppress(st, scope, path)
         scope.outcome[st.id] = "succeeded"
         if st.kind not in VOID:
             scope.bound[st.id] = value
+        if marks:
+            scope.supp[st.id] = marks  # retained scopes keep suppression per member
         if st.is_action or st.kind == "wf.render":
             self.finish_step(path, "succeeded", value=value)
         else:
-            self.finish_step(path, "succeeded")
+            self.finish_step(path, "succeeded", suppressed=sorted(mark_paths(marks)))
         return OK
 
     def policy(self, st, scope, err):
@@ -1060,6 +1377,9 @@ class Executor:
         hscope = Scope(scope, {"error": error})
         if await self.run_list(handler.get("steps") or [], hscope, path + ".(catch).") is not None:
             return False
+        if self.dry and "result" in handler and self.affected(handler["result"], hscope):
+            self.suppress(st, scope, path)  # an affected handler result (WF-SUPP-16/17)
+            return True
         try:
             replacement = self.evaluate(handler["result"], hscope) if "result" in handler else None
         except Fault:
@@ -1083,7 +1403,7 @@ class Executor:
             name, steps = prepared
             inner = Scope(scope)
             err = await self.run_list(steps, inner, f"{path}.{name}.")
-            return ("fail", err) if err else ("ok", inner.value())
+            return ("fail", err) if err else ("ok", inner.value(), inner.marks())
         if kind == "wf.repeat":
             return await self.run_repeat(body, scope, path)
         if kind == "wf.render":
@@ -1093,8 +1413,8 @@ class Executor:
                 return ("fail", Err(fault.code, path))
             return ("ok", text)
         if kind == "wf.stop":
-            reason, result = prepared
-            raise Terminate("stop", path, reason=reason, result=result)
+            reason, result, suppressed = prepared
+            raise Terminate("stop", path, reason=reason, result=result, suppressed=suppressed)
         if kind == "wf.fail":
             err = Err(body.get("code"), path)
             self.finish_step(path, "failed", error=err)
@@ -1139,19 +1459,23 @@ class Executor:
         write = declared.get("effects", "write") != "read"
         idempotency = declared.get("idempotency", "none")
         attempts = int(st.retry.get("attempts", 1))
+        # a delegated write in a dry run carries the dry-run flag (WF-DRY-11, A-135)
+        delegated = self.dry and write and declared.get("dry_run") == "delegate"
+        flag = {"dryRun": True} if delegated else {}
         attempt = 1
         while True:
             self.calls += 1
             call = self.calls
-            self.event("attempt_started", step=path, attempt=attempt, input=args)
-            send({"type": "invoke", "call": call, "run": self.run_id, "step": path, "input": args})
+            self.event("attempt_started", step=path, attempt=attempt, input=args, **flag)
+            send({"type": "invoke", "call": call, "run": self.run_id, "step": path, "input": args,
+                  **flag})
             self.outstanding[call] = {
                 "task": self.current, "step": path, "attempt": attempt, "write": write
             }
             try:
                 reply = await Suspend(("call", call))
             except Cancelled as cancel:
-                self.on_cancelled_attempt(cancel, st, path, attempt, args, write)
+                self.on_cancelled_attempt(cancel, st, path, attempt, args, write, flag)
                 raise
             if "error" not in reply:
                 self.event("attempt_finished", step=path, attempt=attempt, result="succeeded")
@@ -1188,7 +1512,7 @@ class Executor:
         self.event("retry_scheduled", step=path, attempt=attempt + 1, delayMs=delay)
         return attempt + 1
 
-    def on_cancelled_attempt(self, cancel, st, path, attempt, args, write):
+    def on_cancelled_attempt(self, cancel, st, path, attempt, args, write, flag):
         """The attempt outstanding when its work was cancelled (already withdrawn and recorded
         as an unknown effect by abandon()).  Two seeded bugs live here."""
         late = cancel.late or {}
@@ -1199,9 +1523,9 @@ class Executor:
             self.event("step_finished", step=path, outcome="succeeded", value=late.get("output"))
         elif cancel.core and "cancel-one-more-attempt" in self.bugs:
             self.calls += 1
-            self.event("attempt_started", step=path, attempt=attempt + 1, input=args)
+            self.event("attempt_started", step=path, attempt=attempt + 1, input=args, **flag)
             invoke = {"type": "invoke", "call": self.calls, "run": self.run_id, "step": path}
-            send({**invoke, "input": args})
+            send({**invoke, "input": args, **flag})
             send({"type": "cancel", "call": self.calls})
             if write:
                 self.unknown.append({"step": path, "attempt": attempt + 1, "effect": "unknown"})
@@ -1225,7 +1549,7 @@ class Executor:
             limit = max(1, len(units))
             policy = body.get("on_branch_fail") or "fail_fast"
             results = {}
-        running, following, failure = {}, 0, None
+        running, following, failure, marks = {}, 0, None, {}
         try:
             while True:
                 while failure is None and following < len(units) and len(running) < limit:
@@ -1242,6 +1566,8 @@ class Executor:
                     raise value  # run-terminating control from inside the unit
                 if value is None or policy == "continue":
                     results[key] = inner.value()
+                    if inner.marks():
+                        marks[key] = inner.marks()
                     if value is not None:
                         # WF-POLICY-14: a retained failed scope says which step failed,
                         # relative to the iteration or branch.
@@ -1262,12 +1588,12 @@ class Executor:
             for other in list(running):
                 self.cancel_task(other, core)
             raise
-        return ("fail", failure) if failure is not None else ("ok", results)
+        return ("fail", failure) if failure is not None else ("ok", results, marks or None)
 
     async def run_repeat(self, body, scope, path):
         limit = body.get("max_iterations")
         until = body.get("until")
-        results, index = [], 0
+        results, index, marks = [], 0, {}
         while True:
             if limit is not None and index >= int(limit):
                 return ("fail", Err("flow.repeat_exhausted", path))
@@ -1276,12 +1602,16 @@ class Executor:
             if err is not None:
                 return ("fail", err)
             results.append(inner.value())
+            if inner.marks():
+                marks[index] = inner.marks()
+            if self.dry and until is not None and self.affected(until, inner):
+                return ("suppressed",)  # no binding, no further iteration (WF-SCTL-1)
             try:
                 done = True if until is None else boolean(self.evaluate(until, inner))
             except Fault as fault:
                 return ("fail", Err(fault.code, path))
             if done:
-                return ("ok", results)
+                return ("ok", results, marks or None)
             index += 1  # the delay between iterations is virtual time
 
 
