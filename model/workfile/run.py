@@ -141,6 +141,18 @@ RULES: dict[str, tuple[str, ...]] = {
     "repeat_exhausted": ("WF-SUPP-12", "A-125"),
     "iterate": ("WF-SCHED-1", "WF-SCHED-4", "A-125", "A-127"),
     # Dry runs (issue 14).
+    "finish_dry": (
+        "WF-PART-1",
+        "WF-PART-2",
+        "WF-PART-3",
+        "WF-SUPP-3",
+        "WF-SUPP-4",
+        "WF-SUPP-5",
+        "WF-SUPP-6",
+        "WF-SUPP-7",
+        "WF-DONE-2",
+        "WF-TERM-1",
+    ),
     "suppress": (
         "WF-SUPP-3",
         "WF-SUPP-4",
@@ -1175,7 +1187,10 @@ def _finish(run: WorkfileRun, data: Data) -> JSON:
     final["unknownEffects"] = sorted(data["effects"], key=lambda e: (e["step"], e["attempt"]))
     data["final"] = final
     data["phase"] = "finished"
-    return {"event": "run_finished", **final}
+    event = {"event": "run_finished", **final}
+    if run.scenario.dry_run:  # outputs were checked for dependencies (WF-PART-1)
+        return Labelled("finish_dry", event)
+    return event
 
 
 def _start(run: WorkfileRun, data: Data) -> JSON:
