@@ -17,6 +17,7 @@ Notation: a *document* is the specification's document as a user writes it
 
 from __future__ import annotations
 
+import copy
 import json
 from collections.abc import Callable, Hashable, Iterator, Mapping
 from typing import Any, NoReturn
@@ -154,6 +155,20 @@ class Reading:
 
 
 CONFORMANCE = "conformance"  # the fixture profile of the hand-written cases
+
+
+def without(case: JSON, members: tuple[str, ...]) -> Iterator[JSON]:
+    """The last reductions of every case: each scenario member dropped, the schedule shortened."""
+    scenario = case.get("scenario")
+    for member in members:
+        if isinstance(scenario, dict) and scenario.get(member):
+            variant = copy.deepcopy(case)
+            del variant["scenario"][member]
+            yield variant
+    if case.get("schedule"):
+        variant = copy.deepcopy(case)
+        variant["schedule"] = variant["schedule"][:-1]
+        yield variant
 
 
 def runnable(cases: Callable[[], Any], prepare: Callable[[JSON, Any], Prepared]) -> Any:

@@ -28,6 +28,7 @@ from wforacle.properties.specification import (
     Prepared,
     Protocol,
     runnable,
+    without,
 )
 
 JSON = Any
@@ -257,15 +258,7 @@ def _smaller_scenarios(case: JSON) -> Iterator[JSON]:
                 variant = copy.deepcopy(case)
                 del variant["scenario"]["nodes"][node_id]["attempts"][k]
                 yield variant
-    for member in ("params", "failingResources"):
-        if scenario.get(member):
-            variant = copy.deepcopy(case)
-            del variant["scenario"][member]
-            yield variant
-    if case.get("schedule"):
-        variant = copy.deepcopy(case)
-        variant["schedule"] = variant["schedule"][:-1]
-        yield variant
+    yield from without(case, ("params", "failingResources"))
 
 
 # -- the engine protocol ---------------------------------------------------------------------

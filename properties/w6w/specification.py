@@ -26,6 +26,7 @@ from wforacle.properties.specification import (
     Reading,
     Specification,
     parse_json,
+    without,
 )
 
 JSON = Any
@@ -298,10 +299,7 @@ def smaller(case: JSON) -> Iterator[JSON]:
                 variant = copy.deepcopy(case)
                 del variant["scenario"]["steps"][step_id]["attempts"][k]["meta"]
                 yield variant
-    if case.get("schedule"):
-        variant = copy.deepcopy(case)
-        variant["schedule"] = variant["schedule"][:-1]
-        yield variant
+    yield from without(case, ())
 
 
 # -- the engine protocol (docs/engine-protocol.md) -------------------------------------------

@@ -29,6 +29,7 @@ from wforacle.properties.specification import (
     Prepared,
     Protocol,
     runnable,
+    without,
 )
 
 JSON = Any
@@ -371,15 +372,7 @@ def _smaller_scenarios(case: JSON) -> Iterator[JSON]:
                 variant = copy.deepcopy(case)
                 del variant["scenario"]["attempts"][path][k]["retryAfterMs"]
                 yield variant
-    for member in ("cancel", "inputs", "dryRun"):
-        if scenario.get(member):
-            variant = copy.deepcopy(case)
-            del variant["scenario"][member]
-            yield variant
-    if case.get("schedule"):
-        variant = copy.deepcopy(case)
-        variant["schedule"] = variant["schedule"][:-1]
-        yield variant
+    yield from without(case, ("cancel", "inputs", "dryRun"))
 
 
 # -- the engine protocol ---------------------------------------------------------------------
