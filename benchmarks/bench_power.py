@@ -1,7 +1,7 @@
 """Campaign power: per seeded bug of the bundled engines, the examples to find it at each seed.
 
-Run:  python benchmarks/bench_power.py [--spec w6w|harness|workfile|all] [--seeds 8] [--examples 1500]
-                                       [--bugs NAME ...]
+Run:  python benchmarks/bench_power.py [--spec w6w|harness|workfile|all] [--seeds 8]
+                                       [--examples 1500] [--bugs NAME ...]
 
 A campaign's claim "finds bug X" is a statement about power, not about one
 random stream (issue 10).  For each seeded bug and each seed 0..N-1 this runs
