@@ -282,7 +282,7 @@ def smaller(case: JSON) -> Iterator[JSON]:
     retry member of a step; one of several handlers; an argument of an
     action; an input declaration (with the caller's value); an output; a
     connector's manifest; then the scenario's reductions: a step's script or
-    one of its results, a server delay, the cancellation request, the
+    one of its results, a server delay or details, the cancellation request, the
     inputs, the dry run, the schedule's last choice.
     """
     data = _document(case)
@@ -368,10 +368,11 @@ def _smaller_scenarios(case: JSON) -> Iterator[JSON]:
                 variant = copy.deepcopy(case)
                 del variant["scenario"]["attempts"][path][k]
                 yield variant
-            if isinstance(results[k], dict) and "retryAfterMs" in results[k]:
-                variant = copy.deepcopy(case)
-                del variant["scenario"]["attempts"][path][k]["retryAfterMs"]
-                yield variant
+            for member in ("retryAfterMs", "details"):
+                if isinstance(results[k], dict) and member in results[k]:
+                    variant = copy.deepcopy(case)
+                    del variant["scenario"]["attempts"][path][k][member]
+                    yield variant
     yield from without(case, ("cancel", "inputs", "dryRun"))
 
 
