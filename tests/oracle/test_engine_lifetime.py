@@ -97,6 +97,9 @@ def test_stop_kills_the_engine_process_group(tmp_path):
     mark = token()
     engine = Engine(engine_script(tmp_path, mark, READY + "time.sleep(60)\n"), timeout=2)
     engine.start()
+    deadline = time.monotonic() + 5  # a loaded machine may list the grandchild late
+    while len(alive(mark)) < 2 and time.monotonic() < deadline:
+        time.sleep(0.05)
     assert len(alive(mark)) == 2  # the engine and its grandchild
     engine.stop()
     assert gone(mark)
