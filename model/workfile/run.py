@@ -276,7 +276,6 @@ class WorkfileRun:
         return Config(
             {
                 "phase": "created",
-                "inputs": None,
                 "root": None,
                 "end": None,
                 "cancel": False,
@@ -373,12 +372,14 @@ class WorkfileRun:
         return visit(data["root"], False, False)
 
     def _make(
-        self, config: Config, rule: str, change: Callable[..., JSON], *args: Any
+        self, config: Config, rule: str | None, change: Callable[..., JSON], *args: Any
     ) -> Transition[Config]:
+        """The transition ``change`` makes; a change may name its rule (None: it always does)."""
         data = _spine(config.data, args[0] if args else ())
         event = change(self, data, *args)
         if isinstance(event, Labelled):  # the rule a change decided on (reach: skip, fault)
             rule, event = event.rule, event.event
+        assert rule is not None, f"{change.__name__} named no rule"
         return Transition(event, rule, RULES[rule], Config(data))
 
     def _frames(self, data: Data) -> Iterator[tuple[Loc, Data, bool]]:
@@ -411,7 +412,7 @@ class WorkfileRun:
         if halted:
             if _active_below(cur):
                 return []
-            return [self._make(config, "cancel_internal", _cancel, loc)]
+            return [self._make(config, None, _cancel, loc)]
         phase = cur["phase"]
         if phase == "dispatch":
             return [self._make(config, "dispatch", _dispatch, loc)]
@@ -424,7 +425,7 @@ class WorkfileRun:
         if phase == "failed":
             if _handler(self, step, cur) is not None:
                 return [self._make(config, "handle", _handle, loc)]
-            return [self._make(config, "fail", _fail_current, loc)]
+            return [self._make(config, None, _fail_current, loc)]
         if phase == "handler":
             if _settled(self, cur["children"][0]):
                 return [self._make(config, "handled", _handled, loc)]
@@ -506,12 +507,12 @@ def _at(data: Data, loc: Loc) -> Data:
     return frame
 
 
-def _parent(data: Data, loc: Loc) -> tuple[Data, Data] | None:
-    """The frame holding the construct that owns the frame at ``loc``, and that construct."""
+def _owner(data: Data, loc: Loc) -> Data | None:
+    """The active construct (or handled step) whose nested frame is the one at ``loc``."""
     if not loc:
         return None
-    outer = _at(data, loc[:-1])
-    return outer, outer["cur"]
+    owner: Data = _at(data, loc[:-1])["cur"]
+    return owner
 
 
 def _new_frame(
@@ -576,7 +577,7 @@ def _reach(run: WorkfileRun, data: Data, frame: Data, loc: Loc) -> JSON:
         cur = _begin(run, step, path, frame)
     except EvaluationFault as fault:
         error = {"code": fault.code, "step": path}
-        return Labelled("fault", _fail(run, data, frame, loc, step, path, error, begun=False))
+        return Labelled("fault", _fail(run, data, frame, loc, step, error))
     if dry and isinstance(step.body, Action):
         spec = run.spec(step)
         if _writes(spec) and not (spec is not None and spec.dry_run_delegate):
@@ -883,19 +884,10 @@ def _fail_current(run: WorkfileRun, data: Data, loc: Loc) -> JSON:
         if cur.get("handled")
         else "exhausted"
     )
-    return Labelled(why, _fail(run, data, frame, loc, step, cur["path"], failure, begun=True))
+    return Labelled(why, _fail(run, data, frame, loc, step, failure))
 
 
-def _fail(
-    run: WorkfileRun,
-    data: Data,
-    frame: Data,
-    loc: Loc,
-    step: Step,
-    path: str,
-    error: Data,
-    begun: bool,
-) -> JSON:
+def _fail(run: WorkfileRun, data: Data, frame: Data, loc: Loc, step: Step, error: Data) -> JSON:
     """The step fails; the failure policy ladder applies (Failure Policy Precedence).
 
     An ``on_unknown: abort`` disposition and ``on_fail: abort`` fail the run
@@ -904,6 +896,7 @@ def _fail(
     frame fails and its construct's policy decides (WF-POLICY-5/8/19).  The
     failed step binds nothing (WF-STEP-5, WF-BIND-5, WF-UNK-6).
     """
+    path = frame["prefix"] + step.id
     event = {
         "event": "step_finished",
         "step": path,
@@ -921,9 +914,8 @@ def _fail(
         return event
     frame["state"] = "failed"
     frame["error"] = error
-    owner = _parent(data, loc)
-    if owner is not None:
-        _, construct = owner
+    construct = _owner(data, loc)
+    if construct is not None:
         body = run.steps[construct["static"]].body
         policy = (
             body.on_iteration_fail
@@ -1056,9 +1048,8 @@ def _construct_fails(
 
     The policy above it applies as to any failed step (WF-IWC-8).
     """
-    cur = frame["cur"]
     why = "repeat_exhausted" if error["code"] == "flow.repeat_exhausted" else "construct_failed"
-    return Labelled(why, _fail(run, data, frame, loc, step, cur["path"], error, begun=True))
+    return Labelled(why, _fail(run, data, frame, loc, step, error))
 
 
 # -- termination constructs and cancellation -----------------------------------------------
@@ -1222,7 +1213,6 @@ def _start(run: WorkfileRun, data: Data) -> JSON:
         data["final"] = {"outcome": "rejected", "error": problem}
         return Labelled("reject", {"event": "run_rejected", "error": problem})
     data["phase"] = "running"
-    data["inputs"] = inputs
     run_binding = {"dry_run": run.scenario.dry_run}
     data["root"] = _new_frame("", "", {"inputs": inputs, "run": run_binding})
     return {"event": "run_started", "inputs": inputs}
