@@ -12,21 +12,13 @@ correct engine, engine round trips included (one persistent process).
 from __future__ import annotations
 
 import argparse
-import statistics
-import sys
-from pathlib import Path
 
-from wforacle.oracle.engine import Engine
 from wforacle.oracle.fuzz import campaign
 from wforacle.oracle.power import BUGS as SEEDED
+from wforacle.oracle.power import example_engine, find_and_shrink
 from wforacle.properties.w6w.specification import W6W
 
-ENGINE = Path(__file__).resolve().parent.parent / "examples" / "engines" / "w6w_engine.py"
 BUGS = list(SEEDED["w6w"])  # the example engine's seeded bugs (oracle/power.py)
-
-
-def command(*bugs: str) -> str:
-    return f"{sys.executable} {ENGINE}" + "".join(f" --bug {b}" for b in bugs)
 
 
 def main() -> None:
@@ -37,7 +29,7 @@ def main() -> None:
     parser.add_argument("--throughput", type=int, default=0)
     args = parser.parse_args()
     if args.throughput:
-        engine = Engine(command())
+        engine = example_engine("w6w")
         try:
             result = campaign(W6W, engine, examples=args.throughput, seed_value=0)
         finally:
@@ -48,24 +40,9 @@ def main() -> None:
             f"finding: {result.finding is not None}"
         )
         return
-    print(f"{'bug':<24} {'found':>6} {'find s':>8} {'shrink s':>9}  sizes (steps/edges)")
+    print(f"{'bug':<30} {'found':>6} {'find s':>8} {'shrink s':>9}  sizes (steps/edges)")
     for bug in args.bugs:
-        finds, shrinks, sizes = [], [], []
-        for seed in range(args.seeds):
-            engine = Engine(command(bug))
-            try:
-                result = campaign(W6W, engine, examples=args.examples, seed_value=seed)
-            finally:
-                engine.stop()
-            if result.finding is None:
-                continue
-            finds.append(result.finding.seconds_to_find)
-            shrinks.append(result.finding.seconds_to_shrink)
-            size = result.finding.size
-            sizes.append(f"{size['steps']}/{size['edges']}")
-        find = f"{statistics.median(finds):8.2f}" if finds else "       -"
-        shrink = f"{statistics.median(shrinks):9.2f}" if shrinks else "        -"
-        print(f"{bug:<24} {len(finds):>3}/{args.seeds:<2} {find} {shrink}  {' '.join(sizes)}")
+        print(find_and_shrink("w6w", bug, args.seeds, args.examples), flush=True)
 
 
 if __name__ == "__main__":

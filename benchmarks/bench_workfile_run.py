@@ -18,24 +18,18 @@ Run:  python benchmarks/bench_workfile_run.py [--chain 200] [--branches 12] [--n
 from __future__ import annotations
 
 import argparse
-import statistics
-import sys
 import time
-from pathlib import Path
 from typing import Any
 
 import yaml
 
 from wforacle.model.kernel.lts import execute
 from wforacle.oracle.check import check
-from wforacle.oracle.engine import Engine
 from wforacle.oracle.fuzz import campaign
-from wforacle.oracle.power import BUGS
+from wforacle.oracle.power import BUGS, example_engine, find_and_shrink
 from wforacle.properties.strategies.workfile_runs import MANIFEST
 from wforacle.properties.workfile.execution import explore, prepare
 from wforacle.properties.workfile.specification import WORKFILE
-
-ENGINE = Path(__file__).resolve().parent.parent / "examples" / "engines" / "workfile_engine.py"
 
 
 def case(steps: list[Any]) -> dict[str, Any]:
@@ -91,7 +85,7 @@ def main() -> None:
     )
 
     if args.throughput:
-        engine = Engine(f"{sys.executable} {ENGINE}")
+        engine = example_engine("workfile")
         try:
             result = campaign(WORKFILE, engine, examples=args.throughput, seed_value=0)
         finally:
@@ -106,22 +100,7 @@ def main() -> None:
     if bugs:
         print(f"{'bug':<30} {'found':>6} {'find s':>8} {'shrink s':>9}  sizes (steps/results)")
     for bug in bugs:
-        finds, shrinks, sizes = [], [], []
-        for seed in range(args.seeds):
-            engine = Engine(f"{sys.executable} {ENGINE} --bug {bug}")
-            try:
-                result = campaign(WORKFILE, engine, examples=args.examples, seed_value=seed)
-            finally:
-                engine.stop()
-            if result.finding is None:
-                continue
-            finds.append(result.finding.seconds_to_find)
-            shrinks.append(result.finding.seconds_to_shrink)
-            size = result.finding.size
-            sizes.append(f"{size['steps']}/{size['scripted results']}")
-        find = f"{statistics.median(finds):8.2f}" if finds else "       -"
-        shrink = f"{statistics.median(shrinks):9.2f}" if shrinks else "        -"
-        print(f"{bug:<30} {len(finds):>3}/{args.seeds:<2} {find} {shrink}  {' '.join(sizes)}")
+        print(find_and_shrink("workfile", bug, args.seeds, args.examples), flush=True)
 
 
 if __name__ == "__main__":

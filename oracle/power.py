@@ -7,11 +7,13 @@ runs the generation phase of a campaign against a bundled example engine with
 one seeded bug and returns the number of examples judged up to and including
 the first divergence; shrinking is left out because it is not part of
 finding.  ``benchmarks/bench_power.py`` prints the figures; tests/test_power.py
-holds the budgets.
+holds the budgets.  ``find_and_shrink`` is the other figure the campaign
+benchmarks print: the seconds to find and to shrink a bug, and what is left.
 """
 
 from __future__ import annotations
 
+import statistics
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -22,6 +24,7 @@ from hypothesis import strategies as st
 
 from wforacle.model.diagnostics import InvalidCase
 from wforacle.oracle.engine import Engine, Judgement, judge
+from wforacle.oracle.fuzz import campaign
 from wforacle.properties.registry import SPECIFICATIONS
 from wforacle.properties.strategies.hermetic import hermetic
 
@@ -93,6 +96,34 @@ def example_engine(spec: str, *bugs: str) -> Engine:
     """The bundled example engine of a specification, with seeded bugs switched on."""
     path = ENGINES / SPECIFICATIONS[spec].example_engine
     return Engine(f"{sys.executable} {path}" + "".join(f" --bug {b}" for b in bugs))
+
+
+def find_and_shrink(spec: str, bug: str, seeds: int, examples: int) -> str:
+    """A benchmark row: seeds that found ``bug``, median seconds to find and to shrink, sizes.
+
+    Each seed runs a whole campaign (search, shrink, reduction) against the
+    bundled example engine with the bug; a size is the shrunk case's
+    ``spec.size`` values joined by ``/`` (w6w: steps/edges).
+    """
+    finds: list[float] = []
+    shrinks: list[float] = []
+    sizes: list[str] = []
+    for seed_value in range(seeds):
+        engine = example_engine(spec, bug)
+        try:
+            result = campaign(
+                SPECIFICATIONS[spec], engine, examples=examples, seed_value=seed_value
+            )
+        finally:
+            engine.stop()
+        if result.finding is None:
+            continue
+        finds.append(result.finding.seconds_to_find)
+        shrinks.append(result.finding.seconds_to_shrink)
+        sizes.append("/".join(str(v) for v in result.finding.size.values()))
+    find = f"{statistics.median(finds):8.2f}" if finds else "       -"
+    shrink = f"{statistics.median(shrinks):9.2f}" if shrinks else "        -"
+    return f"{bug:<30} {len(finds):>3}/{seeds:<2} {find} {shrink}  {' '.join(sizes)}"
 
 
 def _search(name: str) -> tuple[st.SearchStrategy[JSON], Callable[[Engine, JSON], Judgement]]:
