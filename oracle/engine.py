@@ -279,6 +279,12 @@ class Engine:
         choices = iter(schedule)
         interrupts = protocol.interrupts(prepared)
         waits = 0
+
+        def answer(unit: str) -> dict[str, JSON]:
+            """The scenario's result for the unit's next invocation."""
+            counts[unit] = counts.get(unit, 0) + 1
+            return protocol.answer(prepared, unit, counts[unit])
+
         for _ in range(self.max_messages):
             message = self.read()
             kind = message.get("type") if isinstance(message, dict) else None
@@ -298,7 +304,9 @@ class Engine:
                 invocations.append((unit, message.get(protocol.argument)))
             elif protocol.withdraw is not None and kind == protocol.withdraw:
                 if _identifier(message, "call") not in outstanding:
-                    raise Fault("protocol", f"cancel of a call not outstanding: {message}")
+                    raise Fault(
+                        "protocol", f"cancel of a call not outstanding: {str(message)[:200]}"
+                    )
                 del outstanding[message["call"]]
             elif kind == "wait":
                 if not outstanding:
@@ -307,19 +315,13 @@ class Engine:
                 if waits in interrupts:
                     # The run is interrupted (Workfile: cancelled): every outstanding
                     # call's result goes with the message, as a late result.
-                    late = []
-                    for call, unit in outstanding.items():
-                        counts[unit] = counts.get(unit, 0) + 1
-                        late.append({"call": call, **protocol.answer(prepared, unit, counts[unit])})
+                    late = [{"call": call, **answer(unit)} for call, unit in outstanding.items()]
                     outstanding.clear()
                     trace.append(protocol.interrupted)
                     self.write({"type": protocol.interrupt, "late": late})
                     continue
                 call = choose(outstanding, choices)
-                unit = outstanding.pop(call)
-                counts[unit] = counts.get(unit, 0) + 1
-                answer = protocol.answer(prepared, unit, counts[unit])
-                self.write({"type": "result", "call": call, **answer})
+                self.write({"type": "result", "call": call, **answer(outstanding.pop(call))})
             elif kind == "checkpoint" and crashes and _identifier(message, "number") in crashes:
                 assert protocol.crashed is not None
                 number, state = message["number"], message.get("state")
