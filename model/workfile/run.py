@@ -38,7 +38,6 @@ interleave (Permitted Scheduling Variation).
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
@@ -67,7 +66,7 @@ from wforacle.model.workfile.document import (
 from wforacle.model.workfile.evaluate import EvaluationFault, resolve
 from wforacle.model.workfile.expr import ANY, template_refs
 from wforacle.model.workfile.manifest import ActionSpec, Manifests
-from wforacle.model.workfile.scenario import Scenario
+from wforacle.model.workfile.scenario import Scenario, static_path
 
 JSON = Any
 Data = dict[str, Any]
@@ -724,7 +723,7 @@ def _complete(run: WorkfileRun, data: Data, loc: Loc) -> JSON:
     step = run.steps[cur["static"]]
     spec = run.spec(step)
     path, attempt = cur["path"], cur["attempt"]
-    result = run.scenario.result(path, cur["static"], attempt)
+    result = run.scenario.result(path, attempt)
     event: Data = {"event": "attempt_finished", "step": path, "attempt": attempt}
     if "output" in result:
         event["result"] = "succeeded"
@@ -1351,7 +1350,7 @@ def _halting(run: WorkfileRun) -> tuple[dict[str, bool], dict[str, bool]]:
     """
     scripted: dict[str, list[JSON]] = {}
     for key, results in run.scenario.attempts.items():
-        scripted.setdefault(_INDEX.sub("", key), []).extend(results)
+        scripted.setdefault(static_path(key), []).extend(results)
     fails: dict[str, bool] = {}
     halts: dict[str, bool] = {}
 
@@ -1412,9 +1411,6 @@ def _templated(step: Step) -> bool:
         [f for f in fields if not isinstance(f, tuple) and f is not ABSENT], default=str
     )
     return "{{" in text
-
-
-_INDEX = re.compile(r"\[\d+\]")
 
 
 def outcome(run: WorkfileRun, config: Config) -> JSON:

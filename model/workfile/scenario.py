@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import attrs
@@ -12,6 +13,12 @@ from wforacle.model.workfile.manifest import STANDARD_NAMESPACES
 
 JSON = Any
 RESERVED = ("timeout", "invalid_output")
+INDEX = re.compile(r"\[\d+\]")
+
+
+def static_path(path: str) -> str:
+    """A run-time step path without its iteration indexes (``each[1].x`` → ``each.x``, A-115)."""
+    return INDEX.sub("", path)
 
 
 @attrs.frozen
@@ -62,9 +69,9 @@ class Scenario:
             raise InvalidScenario("dryRun is a boolean", "$.dryRun")
         return cls(inputs, attempts, cancel, dry_run)
 
-    def result(self, path: str, static: str, attempt: int) -> JSON:
+    def result(self, path: str, attempt: int) -> JSON:
         """The result of attempt ``attempt`` (1-based) of the step at run-time ``path``."""
-        scripted = self.attempts.get(path) or self.attempts.get(static)
+        scripted = self.attempts.get(path) or self.attempts.get(static_path(path))
         if not scripted:
             return {"output": {"id": path}}
         return scripted[min(attempt, len(scripted)) - 1]

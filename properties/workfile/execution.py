@@ -33,7 +33,6 @@ from wforacle.properties.specification import (
 )
 
 JSON = Any
-INDEX = re.compile(r"\[\d+\]")
 
 
 # -- the model -------------------------------------------------------------------------
@@ -397,13 +396,15 @@ def protocol() -> Protocol:
 
 def known(prepared: Prepared, step: JSON) -> bool:
     """Whether an invoke names an action step of the case (by its run-time path)."""
-    return isinstance(step, str) and INDEX.sub("", step) in prepared.semantics.actions
+    from wforacle.model.workfile.scenario import static_path
+
+    return isinstance(step, str) and static_path(step) in prepared.semantics.actions
 
 
 def answer(prepared: Prepared, step: str, attempt: int) -> dict[str, JSON]:
     """The scenario's result of the step's ``attempt``-th attempt, as a result message's fields."""
     run = prepared.semantics
-    result = run.scenario.result(step, INDEX.sub("", step), attempt)
+    result = run.scenario.result(step, attempt)
     if "output" in result:
         return {"output": result["output"]}
     error = {"code": result["error"]}

@@ -7,19 +7,18 @@ random executions of generated cases (properties/strategies/workfile_runs.py).
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from hypothesis import given, settings
 
 from wforacle.model.kernel.explore import explore
 from wforacle.model.kernel.lts import execute, seeded
+from wforacle.model.workfile.scenario import static_path
 from wforacle.properties.strategies.workfile_runs import ACTIONS, workfile_cases
 from wforacle.properties.workfile.execution import outcome, prepare
 
 JSON = Any
 STARTS = {"step_started", "attempt_started", "retry_scheduled", "handler_started"}
-INDEX = re.compile(r"\[\d+\]")
 
 
 def traces(case: JSON) -> list[tuple[list[JSON], JSON]]:
@@ -70,11 +69,11 @@ def check_trace(trace: list[JSON], final: JSON, run: Any) -> None:
             assert previous["event"] == "attempt_finished"
             assert previous["result"] in ("retryable", "unknown")
             assert previous["attempt"] + 1 == e["attempt"]
-            step = run.steps[INDEX.sub("", e["step"])]
+            step = run.steps[static_path(e["step"])]
             assert e["attempt"] <= step.modifiers.effective_attempts
     # WF-TERM-8: only write attempts are unresolved effects.
     for effect in final["unknownEffects"]:
-        step = run.steps[INDEX.sub("", effect["step"])]
+        step = run.steps[static_path(effect["step"])]
         assert step.body.action in ("put", "send")
     if final["outcome"] in ("failed", "cancelled"):
         assert "result" not in final  # WF-ROUT-3/4: no workflow result
