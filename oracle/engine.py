@@ -313,12 +313,18 @@ class Engine:
                     raise Fault("protocol", "wait with no invocation outstanding")
                 waits += 1
                 if waits in interrupts:
-                    # The run is interrupted (Workfile: cancelled): every outstanding
-                    # call's result goes with the message, as a late result.
-                    late = [{"call": call, **answer(unit)} for call, unit in outstanding.items()]
-                    outstanding.clear()
-                    trace.append(protocol.interrupted)
-                    self.write({"type": protocol.interrupt, "late": late})
+                    # The run is interrupted (Workfile: cancelled, a deadline, a child's
+                    # cancellation); on a run's cancellation every outstanding call's
+                    # result goes with the message, as a late result.
+                    interrupt = interrupts[waits]
+                    message = dict(interrupt.message)
+                    if interrupt.late:
+                        message["late"] = [
+                            {"call": call, **answer(unit)} for call, unit in outstanding.items()
+                        ]
+                        outstanding.clear()
+                    trace.append(interrupt.event)
+                    self.write(message)
                     continue
                 call = choose(outstanding, choices)
                 self.write({"type": "result", "call": call, **answer(outstanding.pop(call))})

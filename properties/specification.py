@@ -126,12 +126,24 @@ class Protocol:
     # The model's ``crashed`` event after checkpoint K whose durable state is given.
     crashed: Callable[[Prepared, int, JSON], JSON] | None = None
     # The engine's waits (1-based) at which the oracle interrupts the run instead
-    # of answering (Workfile: the cancellation request), the message it sends
-    # then (with the late results of every outstanding call in ``late``), and
-    # the event the oracle records in the trace for it.
-    interrupts: Callable[[Prepared], frozenset[int]] = lambda prepared: frozenset()
-    interrupt: str = ""
-    interrupted: JSON = None
+    # of answering (Workfile: the cancellation request, a deadline's expiry, a
+    # child run's cancellation): K → what it sends and records then.
+    interrupts: Callable[[Prepared], Mapping[int, Interrupt]] = lambda prepared: {}
+
+
+@attrs.frozen
+class Interrupt:
+    """What the oracle sends at a wait instead of a result, and the event it records.
+
+    With ``late``, the message carries the late results of every outstanding
+    call (``late: [{call, …result}]``) and no call is outstanding afterwards
+    (Workfile's run cancellation); without, the engine withdraws the calls of
+    the work it cancels.
+    """
+
+    message: JSON  # {"type": ..., ...}
+    event: JSON  # the trace event the oracle records
+    late: bool = False
 
 
 @attrs.frozen

@@ -43,6 +43,7 @@ from typing import Any
 
 import attrs
 
+from wforacle.model.diagnostics import InvalidCase, InvalidScenario
 from wforacle.model.kernel.lts import Transition
 from wforacle.model.workfile.codes import select
 from wforacle.model.workfile.document import (
@@ -114,10 +115,19 @@ RULES: dict[str, tuple[str, ...]] = {
     "start": ("WF-START-1", "WF-START-2", "WF-START-4", "WF-START-6"),
     "reject": ("WF-START-4", "WF-START-5", "A-120"),
     "reach": ("WF-STEP-1", "WF-STEP-2", "WF-STEP-3", "WF-BIND-1", "WF-SCHED-4", "A-129"),
-    "skip": ("WF-STEP-2", "WF-SOUT-3"),
-    "fault": ("WF-STEP-7", "WF-BIND-1", "WF-BIND-2", "WF-CATCH-15", "WF-POLICY-1", "A-117"),
+    "skip": ("WF-STEP-2", "WF-SOUT-3", "WF-SUPP-8"),
+    "fault": (
+        "WF-STEP-7",
+        "WF-BIND-1",
+        "WF-BIND-2",
+        "WF-CATCH-15",
+        "WF-CATCH-16",
+        "WF-POLICY-1",
+        "A-117",
+    ),
     "dispatch": ("WF-STEP-4", "WF-STEP-8", "WF-STEP-12", "WF-CUT-1"),
     "complete": ("WF-STEP-9", "WF-CLASS-1", "WF-CODE-1", "WF-CODE-2", "A-119"),
+    "attempt_timeout": ("WF-CATCH-11", "WF-CLASS-7", "WF-LATE-3", "WF-LATE-5", "A-141"),
     "retry": ("WF-RETRY-3", "WF-RETRY-4", "WF-RETRY-5", "WF-RETRY-6", "WF-RETRY-10", "WF-AMB-1"),
     "handle": (
         "WF-CODE-1",
@@ -139,6 +149,13 @@ RULES: dict[str, tuple[str, ...]] = {
     "construct_failed": ("WF-POLICY-8", "WF-POLICY-9", "WF-POLICY-13", "WF-POLICY-15"),
     "repeat_exhausted": ("WF-SUPP-12", "A-125"),
     "iterate": ("WF-SCHED-1", "WF-SCHED-4", "A-125", "A-127"),
+    # Child runs (wf.call, A-140) and timeouts (A-141).
+    "child_finished": ("WF-STEP-13", "WF-PART-5", "WF-CATCH-6", "WF-TERM-1", "A-140"),
+    "child_failed": ("WF-CATCH-12", "WF-CATCH-13", "WF-CATCH-14", "WF-UNK-12", "A-140"),
+    "request_cancel_child": ("WF-CANCEL-2", "WF-CANCEL-14", "A-140"),
+    "child_cancelled": ("WF-CANCEL-14", "WF-CANCEL-15", "WF-CATCH-12", "A-140"),
+    "expire": ("WF-IWC-1", "WF-IWC-3", "WF-LATE-2", "WF-SCHED-2", "A-141"),
+    "timed_out": ("WF-IWC-1", "WF-CATCH-12", "WF-CATCH-21", "A-141"),
     # Dry runs (issue 14).
     "finish_dry": (
         "WF-PART-1",
@@ -175,6 +192,7 @@ RULES: dict[str, tuple[str, ...]] = {
         "WF-POLICY-15",
         "WF-POLICY-16",
         "WF-SCHED-5",
+        "WF-SUPP-8",  # a retained scope's skipped steps are not suppressed members
         "WF-SUPP-19",
         "WF-SUPP-20",
         "WF-SUPP-21",
@@ -186,7 +204,8 @@ RULES: dict[str, tuple[str, ...]] = {
     "cancel_run": ("WF-CANCEL-5", "WF-CANCEL-8", "WF-CANCEL-11", "WF-LATE-3", "WF-CUT-1"),
     "cancel_internal": ("WF-IWC-3", "WF-IWC-5", "WF-POLICY-15", "WF-SCHED-7"),
     "cancel_stop": ("WF-IWC-3", "WF-IWC-4", "WF-SOUT-5", "A-123"),
-    "cancel_abort": ("WF-POLICY-3", "WF-UNK-4", "WF-CUT-1", "A-121"),
+    "cancel_abort": ("WF-POLICY-3", "WF-UNK-4", "WF-UNK-11", "WF-CUT-1", "A-121"),
+    "cancel_child": ("WF-CANCEL-7", "WF-CANCEL-8", "WF-CANCEL-16", "A-140"),
     "finish": (
         "WF-DONE-1",
         "WF-DONE-2",
@@ -232,34 +251,98 @@ def delay_ms(step: Step, retry_number: int, server_ms: int | None) -> int:
 class WorkfileRun:
     """The semantics of one run of ``workfile`` under ``scenario`` and ``manifests``."""
 
-    def __init__(self, workfile: Workfile, manifests: Manifests, scenario: Scenario) -> None:
+    def __init__(
+        self,
+        workfile: Workfile,
+        manifests: Manifests,
+        scenario: Scenario,
+        workflows: Mapping[str, Workfile] | None = None,
+    ) -> None:
         self.workfile = workfile
         self.manifests = manifests
         self.scenario = scenario
+        self.workflows = dict(workflows or {})
         self.lists: dict[str, tuple[Step, ...]] = {"": workfile.steps}
         self.steps: dict[str, Step] = {}
-        for step in walk(workfile.steps):
+        self.callees: dict[str, Workfile] = {}  # a wf.call's static path → its workflow
+        self._index(workfile.steps, ())
+        self.actions = frozenset(p for p, s in self.steps.items() if isinstance(s.body, Action))
+        self.fails, self.halting = _halting(self)
+        self._check_scenario()
+
+    def _index(self, steps: tuple[Step, ...], calling: tuple[str, ...]) -> None:
+        """Every step and step list by static path; a call's child steps under ``C.(run).``.
+
+        A child workflow's steps are copied once per call site with their
+        static paths prefixed (A-140), so a child step is one step of the
+        model like any other.
+        """
+        for step in walk(steps):
             self.steps[step.step_path] = step
             for segment, inner in step.nested:
                 self.lists[f"{step.step_path}/{segment}"] = inner
             for k, handler in enumerate(step.modifiers.catch):
                 self.lists[f"{step.step_path}/(catch){k}"] = handler.steps
-            self._refuse(step, scenario.dry_run)
-        self.actions = frozenset(p for p, s in self.steps.items() if isinstance(s.body, Action))
-        self.fails, self.halting = _halting(self)
+            self._refuse(step, self.scenario.dry_run)
+            body = step.body
+            if isinstance(body, Call):
+                callee = self.workflows.get(body.workflow)
+                if callee is None:
+                    raise InvalidCase(
+                        f"step {step.step_path}: wf.call starts the workflow {body.workflow!r}, "
+                        "which the case does not supply (workflows; --workflows DIR)"
+                    )
+                if body.workflow in calling:
+                    chain = " → ".join((*calling, body.workflow))
+                    raise ModelLimit(
+                        f"step {step.step_path}: a wf.call cycle ({chain}) is not modelled (A-140)"
+                    )
+                inner = _prefixed(callee.steps, f"{step.step_path}.(run).")
+                self.callees[step.step_path] = callee
+                self.lists[f"{step.step_path}/(run)"] = inner
+                self._index(inner, (*calling, body.workflow))
+
+    def nested(self, step: Step) -> tuple[tuple[str, tuple[Step, ...]], ...]:
+        """The step lists nested in a step's body, a call's child run included."""
+        if isinstance(step.body, Call):
+            return (("(run)", self.lists[f"{step.step_path}/(run)"]),)
+        return step.nested
+
+    def _check_scenario(self) -> None:
+        """What the scenario scripts must fit the document (A-140, A-141)."""
+        scenario = self.scenario
+        for key, results in scenario.attempts.items():
+            if any("timeout" in r for r in results):
+                step = self.steps.get(static_path(key))
+                if step is None or step.modifiers.timeout_ms is None:
+                    raise InvalidScenario(
+                        "a timed-out attempt belongs to an action step that declares timeout "
+                        "(A-141)",
+                        f"$.attempts[{key!r}]",
+                    )
+        for path in scenario.expire:
+            step = self.steps.get(static_path(path))
+            if step is None or step.modifiers.timeout_ms is None or isinstance(step.body, Action):
+                raise InvalidScenario(
+                    "expire names a step other than an action that declares timeout (an "
+                    'action\'s timeout bounds each attempt: script {"timeout": true}) (A-141)',
+                    f"$.expire[{path!r}]",
+                )
+        for path in scenario.cancel_child:
+            step = self.steps.get(static_path(path))
+            if step is None or not isinstance(step.body, Call):
+                raise InvalidScenario(
+                    "cancelChild names a wf.call step (A-140)", f"$.cancelChild[{path!r}]"
+                )
 
     @staticmethod
     def _refuse(step: Step, dry_run: bool) -> None:
         body = step.body
         what = None
-        if isinstance(body, Call):
-            what = "wf.call (child runs)"
-        elif isinstance(body, WaitFor) and not dry_run:  # a dry run is rejected (WF-DRY-15)
+        if isinstance(body, WaitFor) and not dry_run:  # a dry run is rejected (WF-DRY-15)
             what = "wf.wait_for (live events)"
         elif isinstance(body, Render) and body.file is not None:
             what = "wf.render with a template file"
-        elif step.modifiers.timeout_ms is not None:
-            what = "the timeout modifier"
         if what is not None:
             raise ModelLimit(f"step {step.step_path}: {what} is not modelled (A-131)")
 
@@ -280,6 +363,7 @@ class WorkfileRun:
                 "cancel": False,
                 "outcomes": {},
                 "effects": [],
+                "fired": [],
                 "final": None,
             }
         )
@@ -293,15 +377,39 @@ class WorkfileRun:
         if phase == "finished":
             return []
         found: list[Transition[Config]] = []
-        for loc, frame, halted in self._frames(data):
-            found.extend(self._frame_rules(config, loc, frame, halted))
+        for loc, frame, halt in self._frames(data):
+            found.extend(self._frame_rules(config, loc, frame, halt))
         if not found:
             found.append(self._make(config, "finish", _finish))
-        elif self.scenario.cancel and not data["cancel"] and phase == "running":
+        elif phase == "running":
             # A-130: the request may arrive at any point before the run ends (over
-            # the protocol it reaches the engine while it waits for a result).
-            found.append(self._make(config, "request_cancel", _request_cancel))
+            # the protocol it reaches the engine while it waits for a result); so
+            # may a deadline's expiry and a child run's own cancellation (A-140/141).
+            if self.scenario.cancel and not data["cancel"]:
+                found.append(self._make(config, "request_cancel", _request_cancel))
+            for what, path in self._pending(data):
+                active = [
+                    loc
+                    for loc, frame, _ in self._frames(data)
+                    if frame["cur"] is not None and frame["cur"]["path"] == path
+                ]
+                change = _expire if what == "expire" else _request_cancel_child
+                rule = "expire" if what == "expire" else "request_cancel_child"
+                where = active[0] if active else ()
+                found.append(self._make(config, rule, change, where, bool(active), path))
         return found
+
+    def _pending(self, data: Data) -> list[tuple[str, str]]:
+        """The deadlines and child cancellations of the scenario that have not happened yet."""
+        fired = data["fired"]
+        return [
+            (what, path)
+            for what, path in sorted(
+                [("expire", p) for p in self.scenario.expire]
+                + [("cancelChild", p) for p in self.scenario.cancel_child]
+            )
+            if f"{what} {path}" not in fired
+        ]
 
     def ample(self, config: Config, enabled: list[Transition[Config]]) -> list[Transition[Config]]:
         """A persistent subset of ``enabled`` (docs/workfile-execution.md, "Exploring").
@@ -321,13 +429,13 @@ class WorkfileRun:
         if data["end"] is not None:
             cancels = all(t.rule.startswith("cancel_") for t in enabled)
             return enabled[:1] if cancels else enabled
-        if self.scenario.cancel and not data["cancel"]:
+        if (self.scenario.cancel and not data["cancel"]) or self._pending(data):
             return enabled
         if self._risky(data):
             return enabled
         groups: dict[Loc, list[Transition[Config]]] = {}
-        for loc, frame, halted in self._frames(data):
-            found = self._frame_rules(config, loc, frame, halted)
+        for loc, frame, halt in self._frames(data):
+            found = self._frame_rules(config, loc, frame, halt)
             if found:
                 groups[loc] = found
         return next(iter(groups.values()), enabled)
@@ -381,37 +489,48 @@ class WorkfileRun:
         assert rule is not None, f"{change.__name__} named no rule"
         return Transition(event, rule, RULES[rule], Config(data))
 
-    def _frames(self, data: Data) -> Iterator[tuple[Loc, Data, bool]]:
-        """Every frame with its location and whether work in it is being cancelled."""
-        ending = data["end"] is not None
+    def _frames(self, data: Data) -> Iterator[tuple[Loc, Data, Data | None]]:
+        """Every frame with its location and the end cancelling work in it (None: none).
 
-        def visit(frame: Data, loc: Loc, halted: bool) -> Iterator[tuple[Loc, Data, bool]]:
-            yield loc, frame, halted
+        The run's end governs every frame; below it, a construct whose
+        nested work is being cancelled (``failing``: fail_fast, its own
+        timeout) and a call whose child run is ending (``end``) govern their
+        nested frames.
+        """
+
+        def visit(
+            frame: Data, loc: Loc, halt: Data | None
+        ) -> Iterator[tuple[Loc, Data, Data | None]]:
+            yield loc, frame, halt
             cur = frame["cur"]
             if cur is not None:
-                inner = halted or cur.get("failing") is not None
+                inner = halt
+                if inner is None and cur.get("failing") is not None:
+                    inner = INTERNAL
+                elif inner is None:
+                    inner = cur.get("end")
                 for k, child in enumerate(cur.get("children", ())):
                     yield from visit(child, (*loc, k), inner)
 
         if data["root"] is not None:
-            yield from visit(data["root"], (), ending)
+            yield from visit(data["root"], (), data["end"])
 
     def _frame_rules(
-        self, config: Config, loc: Loc, frame: Data, halted: bool
+        self, config: Config, loc: Loc, frame: Data, halt: Data | None
     ) -> list[Transition[Config]]:
         if frame["state"] != "running":
             return []
         cur = frame["cur"]
         steps = self.lists[frame["list"]]
         if cur is None:
-            if halted or frame["pc"] >= len(steps):
+            if halt is not None or frame["pc"] >= len(steps):
                 return []
             return [self._make(config, "reach", _reach_at, loc)]
         step = self.steps[cur["static"]]
-        if halted:
+        if halt is not None:
             if _active_below(cur):
                 return []
-            return [self._make(config, None, _cancel, loc)]
+            return [self._make(config, None, _cancel, loc, halt)]
         phase = cur["phase"]
         if phase == "dispatch":
             return [self._make(config, "dispatch", _dispatch, loc)]
@@ -442,7 +561,7 @@ class WorkfileRun:
     ) -> list[Transition[Config]]:
         children = cur["children"]
         body = step.body
-        if cur.get("failing") is not None:  # fail_fast: the others are being cancelled
+        if not _open(cur):  # fail_fast, a timeout, a child run's end: the rest is cancelled
             if all(c["cur"] is None for c in children):
                 return [self._make(config, "join", _join, loc)]
             return []
@@ -454,6 +573,26 @@ class WorkfileRun:
         if all(_settled(self, c) for c in children):
             return [self._make(config, "join", _join, loc)]
         return []
+
+
+# The end governing nested work that Internal Work Cancellation ends (fail_fast, a timeout).
+INTERNAL: Data = {"chain": "cancelled", "paths": [], "source": "internal"}
+
+
+def _prefixed(value: Any, prefix: str) -> Any:
+    """A child workflow's steps with ``prefix`` before every static step path (A-140)."""
+    if isinstance(value, tuple):
+        return tuple(_prefixed(v, prefix) for v in value)
+    if isinstance(value, Step):
+        fields = {a.name: _prefixed(getattr(value, a.name), prefix) for a in attrs.fields(Step)}
+        fields["step_path"] = prefix + value.step_path
+        return Step(**fields)
+    if attrs.has(type(value)):
+        changed = {
+            a.name: _prefixed(getattr(value, a.name), prefix) for a in attrs.fields(type(value))
+        }
+        return type(value)(**changed)
+    return value
 
 
 # -- reaching a step (Step Evaluation 1-2) -------------------------------------------------
@@ -640,6 +779,21 @@ def _begin(run: WorkfileRun, step: Step, path: str, frame: Data) -> Data:
             iteration=0,
             children=[_new_frame(f"{step.step_path}/", f"{path}[0].", env, frame["supp"])],
         )
+    elif isinstance(body, Call):
+        # The inputs, established against the callee's contract before its run starts: a
+        # mismatch is the call's own fault, never its handler's (WF-CATCH-16, A-140).
+        callee = run.callees[step.step_path]
+        inputs, problem = establish(callee, resolve(body.inputs, env))
+        if problem is not None:
+            raise EvaluationFault(
+                problem["code"], f"the input {problem['input']!r} of {body.workflow!r}"
+            )
+        child = _new_frame(
+            f"{step.step_path}/(run)",
+            f"{path}.(run).",
+            {"inputs": inputs, "run": {"dry_run": run.scenario.dry_run}},
+        )
+        cur.update(phase="children", call=body.workflow, children=[child], failing=None)
     elif isinstance(body, Stop):
         reason = resolve(body.reason, env)
         result, withheld = _project(frame, body.result, run.scenario.dry_run)
@@ -731,9 +885,16 @@ def _complete(run: WorkfileRun, data: Data, loc: Loc) -> JSON:
         # A successful reissue resolves the step's earlier ambiguous attempts (A-126).
         data["effects"] = [e for e in data["effects"] if e["step"] != path]
         return event
-    code = result["error"]
-    details = result.get("details")
-    kind = classification(spec, code)
+    timed_out = result.get("timeout") is True
+    if timed_out:
+        # The deadline passed first: the executor-produced code timeout (WF-CATCH-11), which
+        # no manifest classifies (WF-CLASS-7); a dispatched write's effect is unknown (A-141).
+        code, details = "timeout", None
+        kind = "unknown" if _writes(spec) else "retryable"
+    else:
+        code = result["error"]
+        details = result.get("details")
+        kind = classification(spec, code)
     event.update(result=kind, code=code)
     attempts = step.modifiers.effective_attempts
     if kind == "unknown" and _writes(spec):
@@ -744,16 +905,16 @@ def _complete(run: WorkfileRun, data: Data, loc: Loc) -> JSON:
     idempotent = spec is not None and spec.idempotency in ("inherent", "keyed")
     if attempt < attempts and (kind == "retryable" or (kind == "unknown" and idempotent)):
         cur.update(phase="retry", server=result.get("retryAfterMs"))
-        return event
-    if kind == "unknown":
-        disposition = step.modifiers.on_unknown or "abort"  # WF-UNK-1
-        failure = {"code": AMBIGUOUS, "step": path, "disposition": disposition}
     else:
-        failure = {"code": code, "step": path}
-    if details is not None:
-        failure["details"] = details
-    cur.update(phase="failed", failure=failure)
-    return event
+        if kind == "unknown":
+            disposition = step.modifiers.on_unknown or "abort"  # WF-UNK-1
+            failure = {"code": AMBIGUOUS, "step": path, "disposition": disposition}
+        else:
+            failure = {"code": code, "step": path}
+        if details is not None:
+            failure["details"] = details
+        cur.update(phase="failed", failure=failure)
+    return Labelled("attempt_timeout", event) if timed_out else event
 
 
 def _record(data: Data, effect: Data) -> None:
@@ -832,8 +993,11 @@ def _handled(run: WorkfileRun, data: Data, loc: Loc) -> JSON:
             value = None if handler.result is ABSENT else resolve(handler.result, env)
         except EvaluationFault:
             value = _NO_RESULT
-        spec = run.spec(step)
-        contract = spec.output if spec is not None else None
+        if isinstance(step.body, Call):
+            contract: str | None = "object"  # WF-CATCH-6: an object result contract
+        else:
+            spec = run.spec(step)
+            contract = spec.output if spec is not None else None
         if value is not _NO_RESULT and (contract is None or INPUT_TYPES[contract](value)):
             cur.update(phase="succeeded", value=value, children=[])
             return _succeed(run, data, loc)
@@ -853,7 +1017,7 @@ def _succeed(run: WorkfileRun, data: Data, loc: Loc) -> JSON:
     cur = frame["cur"]
     step = run.steps[cur["static"]]
     event: Data = {"event": "step_finished", "step": cur["path"], "outcome": "succeeded"}
-    if isinstance(step.body, Action | Render):
+    if isinstance(step.body, Action | Render | Call):
         event["value"] = cur["value"]
     if not isinstance(step.body, Stop | Fail | Wait):
         frame["scope"][step.id] = cur["value"]
@@ -875,12 +1039,14 @@ def _fail_current(run: WorkfileRun, data: Data, loc: Loc) -> JSON:
     step = run.steps[cur["static"]]
     failure = cur["failure"]
     why = (
-        "abort_ambiguous"
+        "handler_failed"
+        if cur.get("handled")
+        else cur["why"]  # a call's: its child failed or was cancelled, or it timed out
+        if "why" in cur
+        else "abort_ambiguous"
         if failure.get("disposition") == "abort"
         else "fail_ambiguous"
-        if failure.get("disposition") == "fail" and not cur.get("handled")
-        else "handler_failed"
-        if cur.get("handled")
+        if failure.get("disposition") == "fail"
         else "exhausted"
     )
     return Labelled(why, _fail(run, data, frame, loc, step, failure))
@@ -905,7 +1071,10 @@ def _fail(run: WorkfileRun, data: Data, frame: Data, loc: Loc, step: Step, error
     data["outcomes"][path] = "failed"
     frame["cur"] = None
     if error.get("disposition") == "abort" or step.modifiers.on_fail == "abort":
-        _end(data, loc, "failed", error, chain="failed")
+        # An abort disposition ends the caller's run too, across every wf.call
+        # (WF-UNK-11, WF-UNK-14); on_fail: abort ends the run the step is in.
+        crossing = error.get("disposition") == "abort"
+        _end(data, loc, "failed", error, "failed", "abort", crossing)
         frame["state"] = "halted"
         return event
     if step.modifiers.on_fail == "continue":
@@ -928,20 +1097,40 @@ def _fail(run: WorkfileRun, data: Data, frame: Data, loc: Loc, step: Step, error
     return event
 
 
-def _end(data: Data, loc: Loc, outcome: str, error: Data | None, chain: str, **more: JSON) -> None:
-    """The run ends: what ``run_finished`` will say, and the chain's outcome (A-121, A-123).
+def _end(
+    data: Data,
+    loc: Loc,
+    outcome: str,
+    error: Data | None,
+    chain: str,
+    source: str,
+    crossing: bool = False,
+    **more: JSON,
+) -> None:
+    """A run ends: what its terminal event will say, and the chain's outcome (A-121, A-123).
 
-    The chain is the active containment chain of the step that ended the run:
-    the active steps of the frames enclosing ``loc``, up to the root.  The
-    source decides the run's outcome; the cancellation it causes does not
-    (WF-IWC-2, WF-IWC-6/7, WF-TERM-11).
+    The run is the innermost one holding the frame at ``loc``: a call's child
+    run (its call keeps the end, A-140) or, when ``crossing`` (an abort
+    disposition) or outside any call, the run itself.  The chain is the
+    active containment chain of the step that ended it: the active steps of
+    the frames enclosing ``loc`` within that run.  The source decides the
+    outcome; the cancellation it causes does not (WF-IWC-2, WF-IWC-6/7,
+    WF-TERM-11).  ``source`` names the cancellation rule that ends the rest.
     """
-    paths = [_at(data, loc[:k])["cur"]["path"] for k in range(len(loc))]
-    end: Data = {"outcome": outcome, "chain": chain, "paths": paths, **more}
+    top = 0
+    if not crossing:
+        top = next(
+            (k + 1 for k in reversed(range(len(loc))) if "call" in _at(data, loc[:k])["cur"]), 0
+        )
+    paths = [_at(data, loc[:k])["cur"]["path"] for k in range(top, len(loc))]
+    end: Data = {"outcome": outcome, "chain": chain, "paths": paths, "source": source, **more}
     if error is not None:
         end["error"] = error
-    data["end"] = end
-    data["phase"] = "ending"
+    if top:
+        _at(data, loc[: top - 1])["cur"]["end"] = end
+    else:
+        data["end"] = end
+        data["phase"] = "ending"
 
 
 # -- constructs ------------------------------------------------------------------------------
@@ -987,7 +1176,11 @@ def _join(run: WorkfileRun, data: Data, loc: Loc) -> JSON:
     body = step.body
     children = cur["children"]
     if cur.get("failing") is not None:
+        if isinstance(body, Call):  # its own timeout, offered to its catch (WF-CATCH-12/21)
+            return _call_fails(run, data, loc, cur["failing"], "timed_out")
         return _construct_fails(run, data, frame, loc, step, cur["failing"])
+    if isinstance(body, Call):
+        return _child_finished(run, data, loc)
     if isinstance(body, ForEach | Parallel):
         if isinstance(body, ForEach):
             ordered = sorted(children, key=lambda c: c["index"])  # iteration indexes (WF-SCHED-4)
@@ -1047,8 +1240,73 @@ def _construct_fails(
 
     The policy above it applies as to any failed step (WF-IWC-8).
     """
-    why = "repeat_exhausted" if error["code"] == "flow.repeat_exhausted" else "construct_failed"
+    why = (
+        "repeat_exhausted"
+        if error["code"] == "flow.repeat_exhausted"
+        else "timed_out"
+        if frame["cur"].get("expired")
+        else "construct_failed"
+    )
     return Labelled(why, _fail(run, data, frame, loc, step, error))
+
+
+def _child_finished(run: WorkfileRun, data: Data, loc: Loc) -> JSON:
+    """A call's child run reached its terminal outcome; the call succeeds or fails by it (A-140).
+
+    Completed (outputs evaluated in the child's root scope) or stopped: the
+    call binds the result, keeping each member's suppression (WF-PART-5).
+    Failed: the call fails with the child's terminal code and details
+    (WF-CATCH-12..14).  Cancelled on its own: flow.child_cancelled
+    (WF-CANCEL-15).
+    """
+    frame = _at(data, loc)
+    cur = frame["cur"]
+    step = run.steps[cur["static"]]
+    child = cur["children"][0]
+    end = cur.get("end")
+    event: Data = {"event": "child_finished", "step": cur["path"]}
+    error: Data | None = None
+    withheld: list[str] = []
+    if end is not None and end["source"] == "child":
+        event["outcome"] = "cancelled"
+        cur.update(phase="failed", children=[], why="child_cancelled")
+        cur["failure"] = {"code": "flow.child_cancelled", "step": cur["path"]}
+        return Labelled("child_finished", event)
+    if end is not None and end["outcome"] == "stopped":
+        outcome, result, withheld = "stopped", end["result"], end.get("suppressed", [])
+    elif end is not None:
+        outcome, error = "failed", end["error"]
+    elif child["state"] == "failed":
+        outcome, error = "failed", child["error"]
+    else:
+        callee = run.callees[step.step_path]
+        try:
+            outcome = "completed"
+            result, withheld = _project(child, callee.outputs, run.scenario.dry_run)
+        except EvaluationFault as fault:
+            outcome, error = "failed", {"code": fault.code}
+    event["outcome"] = outcome
+    if error is not None:
+        event["error"] = {k: error[k] for k in ("code", "step") if k in error}
+        failure = {"code": error["code"], "step": cur["path"]}
+        failure.update({k: error[k] for k in ("details", "disposition") if k in error})
+        cur.update(phase="failed", children=[], why="child_failed", failure=failure)
+        return Labelled("child_finished", event)
+    event["result"] = result
+    if withheld:
+        event["suppressed"] = withheld
+    tree: JSON = True if "$" in withheld else {name: True for name in withheld}
+    cur.update(phase="succeeded", children=[], value=result, supp=tree)
+    return Labelled("child_finished", event)
+
+
+def _call_fails(run: WorkfileRun, data: Data, loc: Loc, failure: Data, why: str) -> JSON:
+    """A call whose nested work was cancelled fails; its catch is offered the code first."""
+    cur = _at(data, loc)["cur"]
+    cur.update(phase="failed", children=[], why=why, failure=failure)
+    if _handler(run, run.steps[cur["static"]], cur) is not None:
+        return Labelled("handle", _handle(run, data, loc))
+    return _fail_current(run, data, loc)
 
 
 # -- termination constructs and cancellation -----------------------------------------------
@@ -1065,7 +1323,8 @@ def _stop(run: WorkfileRun, data: Data, loc: Loc) -> JSON:
         loc,
         "stopped",
         None,
-        chain="stopped",
+        "stopped",
+        "stop",
         result=cur["result"],
         reason=cur["reason"],
         **more,
@@ -1084,7 +1343,7 @@ def _author_fail(run: WorkfileRun, data: Data, loc: Loc) -> JSON:
     error = {"code": step.body.code, "step": cur["path"]}
     data["outcomes"][cur["path"]] = "failed"
     more = {} if cur["reason"] is None else {"reason": cur["reason"]}
-    _end(data, loc, "failed", error, chain="cancelled", **more)
+    _end(data, loc, "failed", error, "cancelled", "fail", **more)
     frame["cur"] = None
     frame["state"] = "halted"
     return {"event": "step_finished", "step": cur["path"], "outcome": "failed", "error": error}
@@ -1098,11 +1357,46 @@ def _request_cancel(run: WorkfileRun, data: Data) -> JSON:
     from here the cutoffs hold (WF-CANCEL-6).
     """
     data["cancel"] = True
-    _end(data, (), "cancelled", None, chain="cancelled")
+    _end(data, (), "cancelled", None, "cancelled", "run")
     return {"event": "cancel_requested"}
 
 
-def _cancel(run: WorkfileRun, data: Data, loc: Loc) -> JSON:
+def _expire(run: WorkfileRun, data: Data, loc: Loc, found: bool, path: str) -> JSON:
+    """The timeout of the step at ``path`` expires (the environment's choice of instant, A-141).
+
+    When that step is active, Internal Work Cancellation ends its nested work
+    (WF-IWC-1, WF-IWC-3); it then fails with flow.timeout (``_join``).  When
+    it is not (not begun, or ended), the timer is no longer pending and its
+    expiry is late: it changes nothing (WF-LATE-2, WF-LATE-3).
+    """
+    data["fired"] = sorted([*data["fired"], f"expire {path}"])
+    cur = _at(data, loc)["cur"] if found else None
+    if cur is not None and cur.get("phase") == "children" and _open(cur):
+        cur["failing"] = {"code": "flow.timeout", "step": path}
+        cur["expired"] = True
+    return {"event": "timer_fired", "step": path}
+
+
+def _request_cancel_child(run: WorkfileRun, data: Data, loc: Loc, found: bool, path: str) -> JSON:
+    """The deployment cancels the child run of the call at ``path`` on its own (A-140).
+
+    It does not cancel the caller (WF-CANCEL-14); the child's active work is
+    cancelled, then the call fails with flow.child_cancelled (WF-CANCEL-15).
+    Against a call that is not active, it has no effect (WF-CANCEL-3).
+    """
+    data["fired"] = sorted([*data["fired"], f"cancelChild {path}"])
+    cur = _at(data, loc)["cur"] if found else None
+    if cur is not None and "call" in cur and cur.get("phase") == "children" and _open(cur):
+        cur["end"] = {"outcome": "cancelled", "chain": "cancelled", "paths": [], "source": "child"}
+    return {"event": "child_cancel_requested", "step": path}
+
+
+def _open(cur: Data) -> bool:
+    """Whether an active construct's nested work is neither being cancelled nor ending."""
+    return cur.get("failing") is None and cur.get("end") is None
+
+
+def _cancel(run: WorkfileRun, data: Data, loc: Loc, end: Data) -> JSON:
     """An active step whose nested work has ended is ended by the cancellation in force.
 
     Under a run's end, the constructs on the chain of the step that ended it
@@ -1118,9 +1412,8 @@ def _cancel(run: WorkfileRun, data: Data, loc: Loc) -> JSON:
     cur = frame["cur"]
     path = cur["path"]
     outcome = "cancelled"
-    end = data["end"]
     event: Data = {"event": "step_finished", "step": path}
-    if end is not None and path in end["paths"] and end["chain"] != "cancelled":
+    if path in end["paths"] and end["chain"] != "cancelled":
         outcome = end["chain"]
         if outcome == "failed":
             event["error"] = {"code": end["error"]["code"], "step": end["error"]["step"]}
@@ -1132,16 +1425,18 @@ def _cancel(run: WorkfileRun, data: Data, loc: Loc) -> JSON:
     frame["cur"] = None
     frame["state"] = "halted"
     event["outcome"] = outcome
-    source = (
-        "cancel_run"
-        if data["cancel"]
-        else "cancel_stop"
-        if end is not None and end["chain"] == "stopped"
-        else "cancel_abort"
-        if end is not None and end["chain"] == "failed"
-        else "cancel_internal"
-    )
-    return Labelled(source, event)
+    return Labelled(CANCELLED_BY[end["source"]], event)
+
+
+# The rule that ends an active step, by what ended its run or its enclosing work.
+CANCELLED_BY = {
+    "run": "cancel_run",
+    "stop": "cancel_stop",
+    "abort": "cancel_abort",
+    "fail": "cancel_internal",
+    "internal": "cancel_internal",
+    "child": "cancel_child",
+}
 
 
 def _finish(run: WorkfileRun, data: Data) -> JSON:
@@ -1185,22 +1480,7 @@ def _finish(run: WorkfileRun, data: Data) -> JSON:
 
 def _start(run: WorkfileRun, data: Data) -> JSON:
     """Inputs validated and established before the first step (WF-START-1..6, A-120)."""
-    given = run.scenario.inputs
-    fields = {f.name: f for f in run.workfile.inputs}
-    problem = None
-    inputs: dict[str, JSON] = {}
-    for name in given:
-        if name not in fields:
-            problem = problem or {"code": "input.unknown", "input": name}
-    for name, field in fields.items():
-        if name in given:
-            if not INPUT_TYPES.get(field.type, lambda v: True)(given[name]):
-                problem = problem or {"code": "input.type", "input": name}
-            inputs[name] = given[name]
-        elif field.default is not ABSENT:
-            inputs[name] = field.default
-        elif field.required:
-            problem = problem or {"code": "input.required", "input": name}
+    inputs, problem = establish(run.workfile, run.scenario.inputs)
     if (
         problem is None
         and run.scenario.dry_run
@@ -1215,6 +1495,28 @@ def _start(run: WorkfileRun, data: Data) -> JSON:
     run_binding = {"dry_run": run.scenario.dry_run}
     data["root"] = _new_frame("", "", {"inputs": inputs, "run": run_binding})
     return {"event": "run_started", "inputs": inputs}
+
+
+def establish(workfile: Workfile, given: JSON) -> tuple[dict[str, JSON], Data | None]:
+    """A run's inputs from the caller's values: defaults applied, or the first problem (A-120)."""
+    fields = {f.name: f for f in workfile.inputs}
+    problem = None
+    inputs: dict[str, JSON] = {}
+    if not isinstance(given, dict):
+        return {}, {"code": "input.type", "input": "$"}
+    for name in given:
+        if name not in fields:
+            problem = problem or {"code": "input.unknown", "input": name}
+    for name, field in fields.items():
+        if name in given:
+            if not INPUT_TYPES.get(field.type, lambda v: True)(given[name]):
+                problem = problem or {"code": "input.type", "input": name}
+            inputs[name] = given[name]
+        elif field.default is not ABSENT:
+            inputs[name] = field.default
+        elif field.required:
+            problem = problem or {"code": "input.required", "input": name}
+    return inputs, problem
 
 
 # -- dry runs: suppression (issue 14) ------------------------------------------------------
@@ -1244,6 +1546,8 @@ def _checked(step: Step) -> list[JSON]:
         fields.append(body.projection)
     elif isinstance(body, Stop | Fail):
         fields.append(body.reason)
+    elif isinstance(body, Call):
+        fields.append(body.inputs)
     return [f for f in fields if f is not ABSENT]
 
 
@@ -1359,7 +1663,7 @@ def _halting(run: WorkfileRun) -> tuple[dict[str, bool], dict[str, bool]]:
         any_fails = any_halts = False
         for step in steps:
             body = step.body
-            nested = [visit(inner) for _, inner in step.nested]
+            nested = [visit(inner) for _, inner in run.nested(step)]
             handlers = [visit(h.steps) for h in step.modifiers.catch]
             nested_fails = any(f for f, _ in nested)
             isolated = isinstance(body, ForEach | Parallel)
@@ -1372,12 +1676,12 @@ def _halting(run: WorkfileRun) -> tuple[dict[str, bool], dict[str, bool]]:
             may_fail = (
                 bool(errors)
                 or _templated(step)
-                or isinstance(body, Repeat | Fail)
+                or isinstance(body, Repeat | Fail | Call)  # a child run may fail (A-140)
                 or (nested_fails and not continues)
             )
             fails[step.step_path] = may_fail and step.modifiers.on_fail != "continue"
             halts[step.step_path] = (
-                isinstance(body, Stop | Fail)
+                isinstance(body, Stop | Fail | Call)
                 or ambiguous
                 or (may_fail and step.modifiers.on_fail == "abort")
                 or (isolated and nested_fails and not continues)

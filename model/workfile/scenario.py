@@ -29,20 +29,38 @@ class Scenario:
     successive attempts, the last repeated; a step not named succeeds with
     ``{"id": <run-time path>}`` (A-118).  ``cancel``: the K of "the request
     arrives at the engine's K-th wait" (A-130); the model lets it arrive at
-    any point where an attempt is outstanding.
+    any point of the run.  ``expire``: run-time step path → the K of the
+    wait at which that step's ``timeout`` expires; ``cancel_child``: the
+    path of a ``wf.call`` → the K of the wait at which the deployment cancels
+    its child run (A-141, A-140).
     """
 
     inputs: dict[str, JSON] = attrs.field(factory=dict, eq=False)
     attempts: dict[str, tuple[JSON, ...]] = attrs.field(factory=dict, eq=False)
     cancel: int | None = None
     dry_run: bool = False
+    expire: dict[str, int] = attrs.field(factory=dict, eq=False)
+    cancel_child: dict[str, int] = attrs.field(factory=dict, eq=False)
+
+    @property
+    def interrupts(self) -> dict[int, tuple[str, str | None]]:
+        """The waits at which the oracle interrupts the engine: K → (what, step path)."""
+        found: dict[int, tuple[str, str | None]] = {}
+        if self.cancel is not None:
+            found[self.cancel] = ("cancel", None)
+        for path, k in self.expire.items():
+            found[k] = ("expire", path)
+        for path, k in self.cancel_child.items():
+            found[k] = ("cancelChild", path)
+        return found
 
     @classmethod
     def of(cls, value: JSON) -> Scenario:
         """A scenario from JSON; ``InvalidScenario`` says what is wrong and where."""
         if not isinstance(value, dict):
             raise InvalidScenario("a Workfile scenario is a JSON object")
-        unknown = sorted(set(value) - {"inputs", "attempts", "cancel", "dryRun"})
+        members = {"inputs", "attempts", "cancel", "dryRun", "expire", "cancelChild"}
+        unknown = sorted(set(value) - members)
         if unknown:
             raise InvalidScenario(f"unknown scenario member {unknown[0]!r}", f"$.{unknown[0]}")
         inputs = value.get("inputs", {})
@@ -67,7 +85,16 @@ class Scenario:
         dry_run = value.get("dryRun", False)
         if not isinstance(dry_run, bool):
             raise InvalidScenario("dryRun is a boolean", "$.dryRun")
-        return cls(inputs, attempts, cancel, dry_run)
+        expire = _waits(value, "expire")
+        cancel_child = _waits(value, "cancelChild")
+        waits = [*([cancel] if cancel is not None else []), *expire.values()]
+        waits += cancel_child.values()
+        if len(set(waits)) != len(waits):
+            raise InvalidScenario(
+                "cancel, expire and cancelChild name distinct waits (one interruption per wait)",
+                "$",
+            )
+        return cls(inputs, attempts, cancel, dry_run, expire, cancel_child)
 
     def result(self, path: str, attempt: int) -> JSON:
         """The result of attempt ``attempt`` (1-based) of the step at run-time ``path``."""
@@ -77,7 +104,33 @@ class Scenario:
         return scripted[min(attempt, len(scripted)) - 1]
 
 
+def _waits(value: dict[str, JSON], member: str) -> dict[str, int]:
+    """``{run-time step path: K}``: the K-th wait (A-141, A-140)."""
+    raw = value.get(member, {})
+    if not isinstance(raw, dict):
+        raise InvalidScenario(
+            f"{member} is a JSON object: step path → the K-th wait", f"$.{member}"
+        )
+    for path, k in raw.items():
+        if not isinstance(k, int) or isinstance(k, bool) or k < 1:
+            raise InvalidScenario(
+                f"{member}: the wait is a positive integer (the K-th wait)", f"$.{member}[{path!r}]"
+            )
+    return dict(raw)
+
+
 def _check_result(result: JSON, where: str) -> None:
+    if isinstance(result, dict) and result.get("timeout") is not None:
+        # The attempt's deadline passed first; ``late``: the response after it (A-141).
+        if result["timeout"] is not True or sorted(set(result) - {"timeout", "late"}):
+            raise InvalidScenario(
+                'a timed-out attempt is {"timeout": true, "late"?: RESULT}', where
+            )
+        if "late" in result:
+            _check_result(result["late"], f"{where}.late")
+            if "timeout" in result["late"]:
+                raise InvalidScenario("a late response is an output or an error", f"{where}.late")
+        return
     if not isinstance(result, dict) or ("output" in result) == ("error" in result):
         raise InvalidScenario('an attempt result has exactly one of "output" and "error"', where)
     unknown = sorted(set(result) - {"output", "error", "details", "retryAfterMs"})

@@ -81,6 +81,9 @@ class _Builder:
     counter: itertools.count[int] = attrs.field(factory=lambda: itertools.count(1))
     actions: list[str] = attrs.field(factory=list)
     scripts: dict[str, JSON] = attrs.field(factory=dict)  # results a shape needs
+    workflows: dict[str, JSON] = attrs.field(factory=dict)  # child workflows (A-140)
+    # The scenario's interruptions a shape asks for: member → {step path: K}.
+    interrupts: dict[str, dict[str, int]] = attrs.field(factory=dict)
 
     def fresh(self) -> str:
         return f"s{next(self.counter)}"
@@ -470,10 +473,154 @@ def _dry_dependencies(draw: st.DrawFn, b: _Builder) -> list[JSON]:
 
 INDEXED = ("{{ each[0].x }}", "{{ each[1].x }}", "{{ each[inputs.k].x }}")
 UNEVALUATED = CONSUMERS[1:4]  # an untaken branch, a short-circuited operand, a filter argument
-SHAPES = (_precedence, _own_fault, _retry_delays, _ambiguous, _fail_fast, _dry_dependencies)
+
+# The child workflow's endings: its last step (A-140).
+CHILD_ENDINGS = (
+    None,
+    {"s": {"wf.stop": {"reason": "enough", "result": {"x": "stopped", "y": None}}}},
+    {"f": {"wf.fail": {"code": "app.refused", "reason": "no"}}},
+    {"g": {"svc.get": {}, "on_fail": "abort"}},
+)
+CALL_PATTERNS = (
+    "svc.*",
+    "app.refused",
+    "flow.action_ambiguous",
+    "flow.child_cancelled",
+    "flow.timeout",
+    "input.type",
+)
+
+
+def _child(draw: st.DrawFn) -> dict[str, JSON]:
+    """A child workflow: a write and a read whose ids are its outputs, then maybe an ending."""
+    write = draw(st.sampled_from(("send", "put", "notify")))
+    a: dict[str, JSON] = {f"svc.{write}": {"n": "{{ inputs.n }}"}}
+    if draw(st.booleans()):
+        a["on_unknown"] = draw(st.sampled_from(("abort", "fail")))
+    steps: list[JSON] = [{"a": a}, {"b": {"svc.get": {}}}]
+    ending = draw(st.sampled_from(CHILD_ENDINGS))
+    if ending is not None:
+        steps.append(ending)
+    return {
+        "inputs": {"n": {"type": "integer", "default": 0}},
+        "steps": steps,
+        "outputs": {"x": "{{ a.id }}", "y": "{{ b.id }}"},
+    }
+
+
+def _child_runs(draw: st.DrawFn, b: _Builder) -> list[JSON]:
+    """wf.call: a child run, maybe through a middle workflow, beside concurrent work.
+
+    A-140 and the rules it crosses: the callee's input contract (WF-CATCH-16),
+    a child's terminal code offered to catch (WF-CATCH-12..14), an abort that
+    crosses the boundary (WF-UNK-11/14), on_unknown: fail (WF-UNK-12), a
+    child's own cancellation (WF-CANCEL-14/15), the caller's cancellation
+    propagated (WF-CANCEL-7), the call's timeout (WF-CATCH-21), and a dry
+    run's member suppression across calls (WF-PART-5).
+    """
+    b.workflows["sub"] = _child(draw)
+    # Beside concurrent work (where the caller's cancellation reaches it), or followed by
+    # a step that reads its result.
+    wrapped = draw(st.booleans())
+    at = "par.l.c" if wrapped else "c"
+    nested = draw(st.booleans())
+    callee = "sub"
+    prefix = f"{at}.(run)."
+    if nested:
+        b.workflows["middle"] = {
+            "inputs": {"n": {"type": "integer", "default": 0}},
+            "steps": [
+                {"inner": {"wf.call": {"workflow": "sub", "inputs": {"n": "{{ inputs.n }}"}}}}
+            ],
+            "outputs": {"x": "{{ inner.x }}", "y": "{{ inner.y }}"},
+        }
+        callee, prefix = "middle", f"{at}.(run).inner.(run)."
+    n = draw(st.sampled_from((1, 1, 1, "one")))  # "one": the callee's input contract rejects it
+    call: dict[str, JSON] = {"wf.call": {"workflow": callee, "inputs": {"n": n}}}
+    patterns = draw(st.lists(st.sampled_from(CALL_PATTERNS), max_size=2, unique=True))
+    if patterns:
+        call["catch"] = {
+            pattern: {"steps": [], "result": {"x": "{{ error.code }}", "y": None}}
+            for pattern in patterns
+        }
+    if draw(st.booleans()):
+        call["on_fail"] = "continue"
+    if draw(st.booleans()):
+        call["timeout"] = "5s"
+        b.interrupts.setdefault("expire", {})[at] = draw(st.integers(1, 3))
+    elif draw(st.booleans()):
+        b.interrupts.setdefault("cancelChild", {})[at] = draw(st.integers(1, 3))
+    for step in ("a", "b", "g"):
+        b.actions.append(prefix + step)
+    if draw(st.booleans()):
+        b.scripts[prefix + "a"] = [
+            draw(st.sampled_from(({"error": "svc.lost"}, {"error": "svc.fatal"})))
+        ]
+    after = {"after": {"svc.get": {"seen": draw(st.sampled_from(("{{ c.x }}", "{{ c.y }}")))}}}
+    b.actions.append("after")
+    if wrapped:
+        b.actions.append("par.r.o")
+        return [
+            {
+                "par": {
+                    "wf.parallel": {
+                        "branches": {"l": [{"c": call}], "r": [{"o": {"svc.send": {}}}]}
+                    }
+                }
+            }
+        ]
+    return [{"c": call}, after]
+
+
+def _timeouts(draw: st.DrawFn, b: _Builder) -> list[JSON]:
+    """Attempt deadlines (a read retried, a write ambiguous) and a construct's timeout.
+
+    A-141: the code timeout classified by effects (WF-CATCH-11, WF-CLASS-7),
+    its late response ignored (WF-LATE-3, WF-LATE-5); a composite timeout's
+    Internal Work Cancellation (WF-IWC-1/3) and a late timer (WF-LATE-2).
+    """
+    action = draw(st.sampled_from(("get", "put", "send")))
+    timed: dict[str, JSON] = {f"svc.{action}": {"k": 1}, "timeout": "1s"}
+    timed["retry"] = {"policy": "fixed", "initial": "100ms", "attempts": draw(st.integers(1, 3))}
+    if draw(st.booleans()):
+        timed["on_unknown"] = "fail"
+        timed["on_fail"] = "continue"
+    late = draw(st.sampled_from(({"output": {"id": "late"}}, {"error": "svc.fatal"})))
+    b.actions.append("t")
+    b.scripts["t"] = [{"timeout": True, "late": late}, {"output": {"id": "fresh"}}]
+    construct = draw(st.sampled_from(("parallel", "for_each")))
+    if construct == "parallel":
+        body: dict[str, JSON] = {
+            "wf.parallel": {
+                "branches": {"l": [{"x": {"svc.send": {}}}], "r": [{"y": {"svc.get": {}}}]}
+            }
+        }
+        b.actions.extend(("p.l.x", "p.r.y"))
+    else:
+        body = {
+            "wf.for_each": {"items": [1, 2], "concurrency": 2, "steps": [{"x": {"svc.put": {}}}]}
+        }
+        b.actions.append("p.x")
+    body["timeout"] = "2s"
+    if draw(st.booleans()):
+        body["on_fail"] = "continue"
+    b.interrupts.setdefault("expire", {})["p"] = draw(st.integers(1, 3))
+    return [{"t": timed}, {"p": body}, {"z": {"svc.get": {"v": "{{ t.id }}"}}}]
+
+
+SHAPES = (
+    _precedence,
+    _own_fault,
+    _retry_delays,
+    _ambiguous,
+    _fail_fast,
+    _dry_dependencies,
+    _child_runs,
+    _timeouts,
+)
 # Dry runs have the most rules of any family (WF-DRY, WF-SUPP, WF-PART): their
-# shape is drawn twice as often as the others.
-DRAWN = (*SHAPES, _dry_dependencies)
+# shape is drawn twice as often as the others; so are child runs (A-140).
+DRAWN = (*SHAPES, _dry_dependencies, _child_runs)
 
 
 @st.composite
@@ -487,6 +634,8 @@ def workfile_cases(draw: st.DrawFn) -> dict[str, JSON]:
     shape = draw(st.sampled_from(DRAWN)) if draw(st.integers(0, 2)) == 0 else None
     steps = shape(draw, b) if shape is not None else _steps(draw, b, "", [], [], 0)
     dry = shape is _dry_dependencies or draw(st.integers(0, 5)) == 0
+    if shape is _child_runs and draw(st.booleans()):
+        dry = True  # member suppression across calls (WF-PART-5)
     document: dict[str, JSON] = {
         "inputs": {
             "flag": {"type": "boolean", "default": True},
@@ -511,11 +660,24 @@ def workfile_cases(draw: st.DrawFn) -> dict[str, JSON]:
     if draw(st.integers(0, 5)) == 0:
         # A false flag; now and then a value the declaration rejects (WF-START-4).
         scenario["inputs"] = {"flag": draw(st.sampled_from((False, False, False, "no")))}
+    taken = {k for waits in b.interrupts.values() for k in waits.values()}
+    for member, waits in b.interrupts.items():
+        scenario[member] = dict(waits)
     if draw(st.integers(0, 5)) == 0:
-        scenario["cancel"] = draw(st.integers(1, 3))
-    return {
+        cancel = draw(st.integers(1, 3))
+        if cancel not in taken:  # one interruption per wait
+            scenario["cancel"] = cancel
+    if len(taken) < sum(len(w) for w in b.interrupts.values()):  # two at one wait: keep one
+        scenario.pop("cancelChild", None)
+    case = {
         "document": yaml.safe_dump(document, sort_keys=False, width=1 << 16),
         "manifests": {"svc": MANIFEST},
         "scenario": scenario,
         "schedule": draw(st.lists(st.integers(0, 3), max_size=6)),
     }
+    if b.workflows:
+        case["workflows"] = {
+            name: yaml.safe_dump(doc, sort_keys=False, width=1 << 16)
+            for name, doc in sorted(b.workflows.items())
+        }
+    return case

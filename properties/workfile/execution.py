@@ -24,6 +24,7 @@ from typing import Any
 from wforacle.model.diagnostics import InvalidCase
 from wforacle.properties.specification import (
     Divergence,
+    Interrupt,
     Loaded,
     Observation,
     Prepared,
@@ -39,15 +40,15 @@ JSON = Any
 
 
 def semantics(loaded: Loaded, scenario: JSON, options: Any, replay: JSON) -> Any:
-    """The run of a valid document under a scenario (the manifests are ``loaded.plan``)."""
+    """The run of a valid document under a scenario (``loaded.plan``: manifests, workflows)."""
     from wforacle.model.workfile.manifest import Manifests
     from wforacle.model.workfile.run import WorkfileRun
     from wforacle.model.workfile.scenario import Scenario
 
     if replay is not None:
         raise InvalidCase("a Workfile run is not replayed (Replay is a profile's, not Core's)")
-    manifests = loaded.plan if loaded.plan is not None else Manifests()
-    return WorkfileRun(loaded.model, manifests, Scenario.of(scenario))
+    manifests, workflows = loaded.plan if loaded.plan is not None else (Manifests(), {})
+    return WorkfileRun(loaded.model, manifests, Scenario.of(scenario), workflows)
 
 
 def key(config: Any) -> Any:
@@ -99,6 +100,24 @@ def manifests_of(case: JSON) -> Any:
     return Manifests(connectors)
 
 
+def workflows_of(case: JSON, manifests: Any) -> dict[str, Any]:
+    """The case's child workflows (name → YAML text), validated; InvalidCase if one is not."""
+    raw = case.get("workflows") or {}
+    if not isinstance(raw, dict) or not all(isinstance(t, str) for t in raw.values()):
+        raise InvalidCase("the case's workflows are an object: workflow name → YAML text")
+    return {name: valid_workflow(text, manifests, name) for name, text in sorted(raw.items())}
+
+
+def valid_workflow(text: str, manifests: Any, name: str) -> Any:
+    """A child workflow's document model; InvalidCase when it is not a valid Workfile."""
+    from wforacle.properties.workfile.validate import validate
+
+    result = validate(text.encode("utf-8"), manifests)
+    if not result.report.valid or result.workfile is None:
+        raise InvalidCase(f"the workflow {name!r} is not a valid Workfile: {result.report.codes()}")
+    return result.workfile
+
+
 def manifest_json(text: JSON) -> JSON:
     """A manifest as the run message carries it: JSON."""
     from wforacle.model.workfile.yamlsafe import read
@@ -130,9 +149,10 @@ def prepare(case: JSON, options: Any = None) -> Prepared:
     result = validate(document.encode("utf-8"), manifests)
     if not result.report.valid or result.workfile is None:
         raise InvalidCase(f"invalid Workfile: {result.report.codes()}")
+    workflows = workflows_of(case, manifests)
     try:
         scenario = Scenario.of(copy.deepcopy(case.get("scenario", {})))
-        run = WorkfileRun(result.workfile, manifests, scenario)
+        run = WorkfileRun(result.workfile, manifests, scenario, workflows)
     except InvalidScenario as exc:
         raise InvalidCase(f"the case's scenario is invalid: {exc}", exc.path) from None
     except ModelLimit as exc:
@@ -145,10 +165,11 @@ def prepare(case: JSON, options: Any = None) -> Prepared:
             name: manifest_json(text)
             for name, text in sorted((case.get("manifests") or {}).items())
         },
+        "workflows": dict(sorted((case.get("workflows") or {}).items())),
         "inputs": scenario.inputs,
         "dryRun": scenario.dry_run,
     }
-    files = {"manifests": case["manifests"]} if case.get("manifests") else {}
+    files = {part: case[part] for part in ("manifests", "workflows") if case.get(part)}
     return Prepared(run, request, files)
 
 
@@ -386,12 +407,26 @@ def protocol() -> Protocol:
         known=known,
         answer=answer,
         withdraw="cancel",
-        interrupts=lambda prepared: frozenset(
-            {prepared.semantics.scenario.cancel} if prepared.semantics.scenario.cancel else ()
-        ),
-        interrupt="cancel_run",
-        interrupted={"event": "cancel_requested"},
+        interrupts=interrupts,
     )
+
+
+def interrupts(prepared: Prepared) -> dict[int, Interrupt]:
+    """The scenario's cancellation request, deadlines and child cancellations, by wait."""
+    found: dict[int, Interrupt] = {}
+    for k, (what, path) in prepared.semantics.scenario.interrupts.items():
+        if what == "cancel":
+            found[k] = Interrupt({"type": "cancel_run"}, {"event": "cancel_requested"}, late=True)
+        elif what == "expire":
+            found[k] = Interrupt(
+                {"type": "expire", "step": path}, {"event": "timer_fired", "step": path}
+            )
+        else:
+            found[k] = Interrupt(
+                {"type": "cancel_child", "step": path},
+                {"event": "child_cancel_requested", "step": path},
+            )
+    return found
 
 
 def known(prepared: Prepared, step: JSON) -> bool:
@@ -405,6 +440,13 @@ def answer(prepared: Prepared, step: str, attempt: int) -> dict[str, JSON]:
     """The scenario's result of the step's ``attempt``-th attempt, as a result message's fields."""
     run = prepared.semantics
     result = run.scenario.result(step, attempt)
+    if result.get("timeout") is True:  # the deadline passed first; then the late response
+        late = result.get("late")
+        return {"timeout": True, **({"late": _result_fields(late)} if late is not None else {})}
+    return _result_fields(result)
+
+
+def _result_fields(result: JSON) -> dict[str, JSON]:
     if "output" in result:
         return {"output": result["output"]}
     error = {"code": result["error"]}

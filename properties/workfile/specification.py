@@ -63,7 +63,13 @@ def _claims(document: bytes) -> bool:
     return isinstance(data, dict) and ("steps" in data or "states" in data)
 
 
-def _validate(document: bytes, manifests: Any = None, problems: tuple[Any, ...] = ()) -> Loaded:
+def _validate(
+    document: bytes,
+    manifests: Any = None,
+    problems: tuple[Any, ...] = (),
+    workflows: Mapping[str, Any] | None = None,
+) -> Loaded:
+    """The report, the document model and its plan: the manifests and the child workflows."""
     from wforacle.model.workfile.manifest import Manifests
     from wforacle.properties.workfile.validate import validate
 
@@ -71,24 +77,51 @@ def _validate(document: bytes, manifests: Any = None, problems: tuple[Any, ...] 
     report = result.report
     if problems:
         report = Report(sort_diagnostics((*problems, *report.diagnostics)))
-    return Loaded(report, result.workfile, manifests if manifests is not None else Manifests())
+    plan = (manifests if manifests is not None else Manifests(), dict(workflows or {}))
+    return Loaded(report, result.workfile, plan)
+
+
+def _folder(values: Mapping[str, Any], name: str) -> Path | None:
+    folder = values.get(name)
+    if not folder:
+        return None
+    path = Path(folder)
+    if not path.is_dir():
+        raise InvalidInput(f"--{name} {folder}: not a directory")
+    return path
+
+
+def _workflow_texts(values: Mapping[str, Any]) -> dict[str, str]:
+    """``--workflows DIR``: workflow name (the file's stem) → YAML text (A-140)."""
+    path = _folder(values, "workflows")
+    if path is None:
+        return {}
+    return {
+        file.stem: file.read_text("utf-8")
+        for file in sorted(path.iterdir())
+        if file.suffix in (".yaml", ".yml")
+    }
 
 
 def _bind(spec: Specification, values: Mapping[str, Any]) -> Specification:
-    """The record validating against the manifests in ``--manifests DIR`` (A-112)."""
-    folder = values.get("manifests")
-    if not folder:
+    """The record validating against ``--manifests DIR``, running ``--workflows DIR`` (A-112)."""
+    path = _folder(values, "manifests")
+    texts = _workflow_texts(values)
+    if path is None and not texts:
         return spec
-    from wforacle.model.workfile.manifest import load_manifests
+    from wforacle.model.diagnostics import InvalidCase
+    from wforacle.model.workfile.manifest import Manifests, load_manifests
+    from wforacle.properties.workfile.execution import valid_workflow
 
-    path = Path(folder)
-    if not path.is_dir():
-        raise InvalidInput(f"--manifests {folder}: not a directory")
-    manifests, problems = load_manifests(path)
+    manifests, problems = load_manifests(path) if path is not None else (Manifests(), [])
     found = tuple(problems)
+    try:
+        workflows = {name: valid_workflow(text, manifests, name) for name, text in texts.items()}
+    except InvalidCase as exc:
+        raise InvalidInput(f"--workflows: {exc}") from None
 
     def validate(document: bytes) -> Loaded:
-        return _validate(document, manifests, found)
+        return _validate(document, manifests if path is not None else None, found, workflows)
 
     return attrs.evolve(
         spec,
@@ -98,22 +131,23 @@ def _bind(spec: Specification, values: Mapping[str, Any]) -> Specification:
 
 
 def _case_inputs(values: Mapping[str, Any]) -> dict[str, Any]:
-    """A case's ``manifests`` (connector → YAML text) from ``--manifests DIR``."""
-    folder = values.get("manifests")
-    if not folder:
-        return {}
+    """A case's ``manifests`` (connector → YAML text) and ``workflows`` from the folders."""
+    case: dict[str, Any] = {}
+    workflows = _workflow_texts(values)
+    if workflows:
+        case["workflows"] = workflows
+    path = _folder(values, "manifests")
+    if path is None:
+        return case
     from wforacle.model.workfile.manifest import load_manifest
 
-    path = Path(folder)
-    if not path.is_dir():
-        raise InvalidInput(f"--manifests {folder}: not a directory")
     found: dict[str, Any] = {}
     for file in sorted(p for p in path.iterdir() if p.suffix in (".yaml", ".yml")):
         text = file.read_text("utf-8")
         manifest, _ = load_manifest(text, file.name)
         if manifest is not None:
             found[manifest.connector] = text
-    return {"manifests": found}
+    return {"manifests": found, **case}
 
 
 # -- wforacle workfile refs -------------------------------------------------------------
@@ -185,7 +219,7 @@ WORKFILE = Specification(
         "document.workfile.yaml",
         lambda text: str(text),
         lambda text: text,
-        optional=("manifests",),
+        optional=("manifests", "workflows"),
     ),
     smaller=lambda case: _parts().smaller(case),
     size=lambda case: _parts().size(case),
@@ -201,6 +235,12 @@ WORKFILE = Specification(
             "manifests",
             "a folder of connector manifests (*.yaml): the Static Facts validation checks "
             "actions, triggers, output contracts and the ambiguity warnings against",
+            "DIR",
+        ),
+        Input(
+            "--workflows",
+            "workflows",
+            "a folder of Workfiles (NAME.yaml) that wf.call starts as child runs (A-140)",
             "DIR",
         ),
     ),

@@ -672,9 +672,7 @@ def test_repeat_runs_until_its_condition_holds_or_fails_when_exhausted():
 
 
 def test_constructs_the_model_does_not_cover_are_refused():
-    # wf.call, wf.wait_for (outside a dry run) and the timeout modifier.
-    with pytest.raises(Exception, match="timeout modifier is not modelled"):
-        prepare(case("steps:\n  - a: { svc.get: {}, timeout: 1s }\n"))
+    # wf.wait_for outside a dry run; A-140: a wf.call cycle.
     with pytest.raises(Exception, match=r"wf\.wait_for"):
         prepare(
             {
@@ -682,4 +680,13 @@ def test_constructs_the_model_does_not_cover_are_refused():
                 "scenario": {},
             }
         )
+    looping = {
+        **case("steps:\n  - c: { wf.call: { workflow: a } }\n"),
+        "workflows": {
+            "a": "steps:\n  - c: { wf.call: { workflow: b } }\n",
+            "b": "steps:\n  - c: { wf.call: { workflow: a } }\n",
+        },
+    }
+    with pytest.raises(Exception, match="a → b → a"):
+        prepare(looping)
     assert issubclass(ModelLimit, Exception)

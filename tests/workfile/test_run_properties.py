@@ -74,7 +74,7 @@ def check_trace(trace: list[JSON], final: JSON, run: Any) -> None:
     # WF-TERM-8: only write attempts are unresolved effects.
     for effect in final["unknownEffects"]:
         step = run.steps[static_path(effect["step"])]
-        assert step.body.action in ("put", "send")
+        assert step.body.action in ("put", "send", "notify")  # the writes of MANIFEST
     if final["outcome"] in ("failed", "cancelled"):
         assert "result" not in final  # WF-ROUT-3/4: no workflow result
 
@@ -213,7 +213,8 @@ def test_every_shape_yields_cases_the_model_runs():
             case = {
                 "document": yaml.safe_dump({"steps": steps}),
                 "manifests": {"svc": workfile_runs.MANIFEST},
-                "scenario": {"attempts": dict(builder.scripts)},
+                "workflows": {n: yaml.safe_dump(w) for n, w in builder.workflows.items()},
+                "scenario": {"attempts": dict(builder.scripts), **builder.interrupts},
             }
             prepare(case)  # InvalidCase when the shape's document or scenario is invalid
 
