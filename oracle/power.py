@@ -76,6 +76,15 @@ BUGS: dict[str, tuple[str, ...]] = {
         "dry-skipped-suppresses",
         "dry-nested-suppresses-construct",
         "dry-outputs-all-null",
+        "call-abort-caught",
+        "call-error-child-step",
+        "call-suppression-lost",
+        "call-cancel-not-propagated",
+        "child-cancel-as-cancelled",
+        "timeout-write-retryable",
+        "timeout-late-binds",
+        "expire-not-cancelled",
+        "call-input-fault-caught",
     ),
 }
 

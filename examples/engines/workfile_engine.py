@@ -25,8 +25,12 @@ and unknownEffects, and dry runs (issue 14: run.dry_run, the invocation.dry_run
 rejection, suppression tracked apart from values, dependency checking over the
 static references of every checked expression, suppressed writes, delegated
 writes with the dry-run flag, partial outputs and stop results, and the
-suppressed member paths of retained scopes).  Not wf.call, wf.wait_for or
-timeouts.
+suppressed member paths of retained scopes), wf.call child runs (A-140: the
+callee's inputs established like a run's, child paths under ``C.(run).``,
+``child_finished``, the abort disposition crossing the boundary, independent
+child cancellation with ``cancel_child``) and timeouts in virtual time (A-141:
+an attempt's deadline answered with ``{"timeout": true, "late"?}``, a composite
+deadline delivered as ``{"type": "expire", "step": P}``).  Not wf.wait_for.
 
 Concurrency: each iteration and branch is a coroutine; the executor runs
 every coroutine that can run, dispatching every attempt it can, then sends
@@ -59,6 +63,36 @@ Seeded dry-run bugs:
   dry-skipped-suppresses         a step skipped by a false when counts as suppressed
   dry-nested-suppresses-construct  a construct with a suppressed nested step is itself suppressed
   dry-outputs-all-null           one affected output entry nulls and lists every entry
+
+Seeded child-run and timeout bugs:
+
+  call-abort-caught              an on_unknown: abort in a child run is an ordinary child failure:
+                                 child_finished failed, the call fails with flow.action_ambiguous
+                                 and its catch / on_fail / enclosing policy may handle it
+                                 (breaks WF-UNK-11, WF-UNK-14)
+  call-error-child-step          a failed call's error.step is the child's innermost failing step
+                                 (its prefixed path), not the call's path (A-140, WF-POLICY-9)
+  call-suppression-lost          a dry run's suppressed child output members bind as plain nulls:
+                                 no suppression marks, no `suppressed` on the call's step_finished
+                                 (WF-PART-5)
+  call-cancel-not-propagated     when a wf.call is cancelled (Core Cancellation, fail_fast, wf.stop,
+                                 wf.fail, an abort, its own timeout) its child's active steps get
+                                 no step_finished: their outstanding calls are still withdrawn (so
+                                 the protocol stays sound) and the call ends as it would, but the
+                                 child's steps are left without an outcome (WF-CANCEL-7, WF-IWC-3)
+  child-cancel-as-cancelled      an independent child cancellation (cancel_child) makes the call
+                                 step cancelled (after child_finished cancelled) and the caller's
+                                 list goes on, instead of failing it with flow.child_cancelled
+                                 (WF-CANCEL-15, WF-CATCH-12)
+  timeout-write-retryable        an attempt timeout of a write is classified retryable, not
+                                 unknown (WF-CLASS-7, A-141)
+  timeout-late-binds             the late response (an output) delivered with an attempt timeout is
+                                 the attempt's output: the attempt succeeds (WF-LATE-3, WF-LATE-5)
+  expire-not-cancelled           on a composite expiry the step fails with flow.timeout but its
+                                 active nested steps get no step_finished cancelled (their calls
+                                 are still withdrawn) (WF-IWC-3)
+  call-input-fault-caught        a callee-input mismatch (input.unknown / input.type /
+                                 input.required) is offered to the call's catch (WF-CATCH-16)
 """
 
 from __future__ import annotations
@@ -94,7 +128,17 @@ BUGS = {
     "dry-skipped-suppresses",
     "dry-nested-suppresses-construct",
     "dry-outputs-all-null",
+    "call-abort-caught",
+    "call-error-child-step",
+    "call-suppression-lost",
+    "call-cancel-not-propagated",
+    "child-cancel-as-cancelled",
+    "timeout-write-retryable",
+    "timeout-late-binds",
+    "expire-not-cancelled",
+    "call-input-fault-caught",
 }
+INPUT_CODES = {"input.unknown", "input.type", "input.required"}
 MODIFIERS = {"when", "retry", "on_fail", "on_unknown", "catch", "timeout", "description"}
 VOID = {"wf.stop", "wf.fail", "wf.wait"}
 DELAY_LIMIT = 2**63 - 1  # a computed delay beyond a signed 64-bit millisecond count overflows
@@ -743,8 +787,10 @@ def mark_paths(mark, prefix=""):
     return paths
 
 
-def contains_wait_for(items):
-    """Does a step list hold wf.wait_for anywhere (bodies, arms, cases, branches, handlers)?"""
+def contains_wait_for(items, workflows=None, calling=()):
+    """Does a step list hold wf.wait_for anywhere (bodies, arms, cases, branches, handlers),
+    the child workflows its wf.call steps start included (a reachable definition, WF-DRY-15)?
+    ``workflows``: name -> loaded document; ``calling``: the workflows being looked into."""
     for item in items or []:
         if not isinstance(item, dict):
             continue
@@ -753,6 +799,12 @@ def contains_wait_for(items):
                 continue
             if "wf.wait_for" in spec:
                 return True
+            call = spec.get("wf.call")
+            if isinstance(call, dict) and workflows is not None:
+                name = call.get("workflow")
+                callee = workflows(name) if name not in calling else None
+                if callee and contains_wait_for(callee.get("steps"), workflows, (*calling, name)):
+                    return True
             for key, body in spec.items():
                 if key == "catch":
                     lists = [(h or {}).get("steps") for h in (body or {}).values()
@@ -764,7 +816,8 @@ def contains_wait_for(items):
                     lists += [(arm or {}).get("steps") for arm in body.get("arms") or []]
                 else:
                     continue
-                if any(isinstance(steps, list) and contains_wait_for(steps) for steps in lists):
+                if any(isinstance(steps, list) and contains_wait_for(steps, workflows, calling)
+                       for steps in lists):
                     return True
     return False
 
@@ -816,12 +869,23 @@ class Suspend:
 
 
 class Cancelled(BaseException):
-    """Thrown into active work: Core Cancellation (core=True) or Internal Work Cancellation."""
+    """Thrown into active work: Core Cancellation (core=True) or Internal Work Cancellation.
 
-    def __init__(self, core):
+    ``kind`` says why: "core" (Core Cancellation), "iwc" (fail_fast, wf.stop, wf.fail, an
+    abort), "expire" (the composite timeout of the step at ``target``) or "child" (the child
+    run of the wf.call at ``target`` is cancelled on its own).  ``origin`` is the run-time path
+    of the step whose rule cancels the work ("" for the run)."""
+
+    def __init__(self, core, kind=None, target=None, origin=""):
         super().__init__("cancelled")
         self.core = core
+        self.kind = kind or ("core" if core else "iwc")
+        self.target, self.origin = target, origin
         self.late = None  # the late result of the attempt this work was waiting for
+
+    def derive(self):
+        """The same cancellation, thrown into another task."""
+        return Cancelled(self.core, self.kind, self.target, self.origin)
 
 
 class Terminate(Exception):
@@ -954,9 +1018,10 @@ class Executor:
             await Suspend(JOIN)
         return me.inbox.pop(0)
 
-    def cancel_task(self, task, core):
+    def cancel_task(self, task, cause):
         """Cancel a task's active work (innermost first): withdraw its outstanding attempt and
-        throw Cancelled into it; a task that never ran is dropped without events."""
+        throw Cancelled (a copy of ``cause``) into it; a task that never ran is dropped without
+        events."""
         if task.done:
             return
         task.done = True
@@ -964,7 +1029,8 @@ class Executor:
         if not task.started:
             task.coro.close()
             return
-        exc = Cancelled(core)
+        exc = cause.derive()
+        core = exc.core
         waiting = task.waiting
         if waiting and waiting[0] == "call":
             self.abandon(waiting[1], core, exc)
@@ -977,6 +1043,41 @@ class Executor:
             raise RuntimeError("cancelled work suspended again")
         finally:
             self.current = previous
+
+    def interrupt(self, task, exc):
+        """Throw a cancellation into a task that goes on afterwards: a composite expiry or an
+        independent child cancellation.  The step it targets catches it; the task then
+        continues (a handler, the failure policy, later steps) until it waits again."""
+        waiting = task.waiting
+        if waiting and waiting[0] == "call":
+            self.abandon(waiting[1], False, exc)
+        self.ready = collections.deque(e for e in self.ready if e[0] is not task)
+        self.step_task(task, "throw", exc)
+        self.pump()
+
+    def expire(self, path):
+        """The composite timeout of the step at ``path`` expired: ignored unless that step is
+        active (WF-LATE-2); an action's timeout bounds its attempts instead (A-141)."""
+        entry = self.active.get(path)
+        if entry is None:
+            return
+        task, st = entry
+        if st.is_action:
+            return
+        if st.kind == "wf.call" and path not in self.children:
+            # the call's deadline bounds its operation, the child run; once the child has
+            # ended (the call's handler may be running) the timer is no longer pending: the
+            # handler's work is outside the operation deadline (WF-CATCH-21, WF-LATE-2)
+            return
+        self.interrupt(task, Cancelled(False, "expire", path, path))
+
+    def cancel_child(self, path):
+        """The deployment cancels the child run of the wf.call at ``path`` on its own: ignored
+        unless that call is active with its child run still going."""
+        task = self.children.get(path)
+        if task is None:
+            return
+        self.interrupt(task, Cancelled(False, "child", path, path))
 
     def abandon(self, call, core, exc=None):
         info = self.outstanding.pop(call, None)
@@ -1000,12 +1101,16 @@ class Executor:
             name: (load_yaml(m) if isinstance(m, str) else m) or {}
             for name, m in (message.get("manifests") or {}).items()
         }
+        self.workflows = dict(message.get("workflows") or {})  # name -> YAML text (A-140)
+        self.loaded = {}
         self.steps, self.unknown, self.outstanding, self.late = {}, [], {}, {}
+        self.active = {}  # run-time path of an active step -> (its task, its Step)
+        self.children = {}  # run-time path of a wf.call whose child run is going -> its task
         self.ready, self.current, self.final = collections.deque(), None, None
         self.dry = message.get("dryRun") is True
         supplied = message.get("inputs") or {}
         inputs, rejection = self.validate_inputs(doc.get("inputs") or {}, supplied)
-        if rejection is None and self.dry and contains_wait_for(doc.get("steps")):
+        if rejection is None and self.dry and contains_wait_for(doc.get("steps"), self.known):
             # a live event source cannot be dry-run: rejected before start (WF-DRY-15, A-133);
             # the inputs are validated first (the docs do not say which comes first)
             rejection = {"code": "invocation.dry_run"}
@@ -1029,6 +1134,10 @@ class Executor:
                     self.pump()
             elif kind == "cancel_run":
                 self.core_cancel(doc, root, reply)
+            elif kind == "expire":
+                self.expire(reply.get("step"))
+            elif kind == "cancel_child":
+                self.cancel_child(reply.get("step"))
             elif kind == "shutdown":
                 sys.exit(0)
         return self.final
@@ -1106,7 +1215,7 @@ class Executor:
         """Core Cancellation with the late results of every outstanding call (WF-LATE-2)."""
         for late in message.get("late") or []:
             self.late[late.get("call")] = late
-        self.cancel_task(self.root, core=True)
+        self.cancel_task(self.root, Cancelled(True))
         for call in list(self.outstanding):  # anything left was dispatched and is now unresolved
             self.abandon(call, True)
         result = None
@@ -1234,7 +1343,34 @@ class Executor:
             return reason, result, suppressed
         if st.kind == "wf.fail":
             return self.evaluate(body.get("reason"), scope)
+        if st.kind == "wf.call":
+            # the inputs, evaluated in the caller's scope, established against the callee's
+            # declarations like a run's inputs (A-120, A-140): a problem faults the call step
+            supplied = self.evaluate(body.get("inputs") or {}, scope)
+            if not isinstance(supplied, dict):
+                raise Fault("expression.type")
+            callee = self.workflow(body.get("workflow"))
+            inputs, problem = self.validate_inputs(callee.get("inputs") or {}, supplied)
+            if problem is not None:
+                raise Fault(problem["code"])
+            return inputs
         return None
+
+    def known(self, name):
+        """A workflow of the run's ``workflows`` by name, or None."""
+        try:
+            return self.workflow(name)
+        except Fault:
+            return None
+
+    def workflow(self, name):
+        """The callee's document, from the run's ``workflows`` (A-140)."""
+        if name not in self.loaded:
+            if name not in self.workflows:
+                raise Fault("document.reference")
+            text = self.workflows[name]
+            self.loaded[name] = (load_yaml(text) if isinstance(text, str) else text) or {}
+        return self.loaded[name]
 
     def checked_fields(self, st):
         """A step's enclosing-scope expressions, checked before it starts (WF-SUPP-9/10): the
@@ -1254,6 +1390,8 @@ class Executor:
             fields.append(body.get("with"))
         elif st.kind in ("wf.stop", "wf.fail"):
             fields.append(body.get("reason"))
+        elif st.kind == "wf.call":
+            fields.append(body.get("inputs"))
         return fields
 
     def suppress(self, st, scope, path):
@@ -1289,6 +1427,9 @@ class Executor:
         except Fault as fault:
             err = Err(fault.code, path)
             own = "catch-own-fault" in self.bugs and st.catch
+            if ("call-input-fault-caught" in self.bugs and st.kind == "wf.call" and st.catch
+                    and fault.code in INPUT_CODES):
+                own = True  # the seeded bug: a callee-input mismatch offered to the call's catch
             if own and await self.try_catch(st, scope, path, err):
                 return OK
             scope.outcome[st.id] = "failed"
@@ -1299,32 +1440,67 @@ class Executor:
         if self.withheld_write(st):
             return self.suppress(st, scope, path)  # evaluated, then withheld: no attempt
         self.event("step_started", step=path)
+        self.active[path] = (self.current, st)
         try:
-            outcome = await self.body(st, scope, path, prepared)
+            try:
+                outcome = await self.body(st, scope, path, prepared)
+            except Cancelled as cancel:
+                if not self.expired_here(cancel, path):
+                    raise
+                # the step's own timeout: its nested work is cancelled (above), then it fails
+                # with flow.timeout, its own path (A-141)
+                outcome = ("fail", Err("flow.timeout", path))
             if outcome[0] == "ok":
                 return self.succeed(st, scope, path, outcome[1], *outcome[2:])
             if outcome[0] == "suppressed":
                 return self.suppress(st, scope, path)
+            if outcome[0] == "cancelled":  # the seeded bug child-cancel-as-cancelled
+                scope.outcome[st.id] = "cancelled"
+                self.finish_step(path, "cancelled")
+                return OK
             if outcome[0] == "abort":
                 err = outcome[1]
                 scope.outcome[st.id] = "failed"
                 self.finish_step(path, "failed", error=err)
                 raise Terminate("abort", path, error=err)
             err = outcome[1]
-            if st.is_action and st.catch and await self.try_catch(st, scope, path, err):
-                return OK
-        except Cancelled:
+            if (st.is_action or st.kind == "wf.call") and st.catch:
+                if await self.try_catch(st, scope, path, err):
+                    return OK
+        except Cancelled as cancel:
             if path not in self.steps:
                 scope.outcome[st.id] = "cancelled"
-                self.finish_step(path, "cancelled")
+                if not self.cancel_unreported(cancel, path):
+                    self.finish_step(path, "cancelled")
             raise
         except Terminate as t:
             if path not in self.steps:
                 self.finish_terminated(st, scope, path, t)
             raise
+        finally:
+            self.active.pop(path, None)
         scope.outcome[st.id] = "failed"
         self.finish_step(path, "failed", error=err)
         return self.policy(st, scope, err)
+
+    def expired_here(self, cancel, path):
+        """Is this cancellation the expiry of this step's own composite timeout?"""
+        return cancel.kind == "expire" and cancel.target == path
+
+    def cancel_unreported(self, cancel, path):
+        """Two seeded bugs leave a cancelled step without its step_finished (its outstanding
+        call is still withdrawn): expire-not-cancelled (a step nested in an expired construct)
+        and call-cancel-not-propagated (a step of a child run whose wf.call is cancelled)."""
+        if "expire-not-cancelled" in self.bugs and cancel.kind == "expire" and path != cancel.target:
+            return True
+        if "call-cancel-not-propagated" in self.bugs:
+            cut = path.rfind(".(run).")
+            if cut >= 0:
+                call = path[:cut]
+                own_child = cancel.kind == "child" and cancel.target == call
+                inside = cancel.origin.startswith(call + ".(run).")
+                return not own_child and not inside
+        return False
 
     def finish_terminated(self, st, scope, path, t):
         """A step ended by run-terminating control: the stop step and its enclosing chain stop,
@@ -1352,6 +1528,8 @@ class Executor:
             scope.supp[st.id] = marks  # retained scopes keep suppression per member
         if st.is_action or st.kind == "wf.render":
             self.finish_step(path, "succeeded", value=value)
+        elif st.kind == "wf.call":  # the child's result, with its suppressed members
+            self.finish_step(path, "succeeded", value=value, suppressed=sorted(mark_paths(marks)))
         else:
             self.finish_step(path, "succeeded", suppressed=sorted(mark_paths(marks)))
         return OK
@@ -1384,9 +1562,13 @@ class Executor:
             replacement = self.evaluate(handler["result"], hscope) if "result" in handler else None
         except Fault:
             return False
-        contract = self.action(st).get("output")
-        if contract is not None and not has_type(replacement, contract):
-            return False
+        if st.kind == "wf.call":
+            if not isinstance(replacement, dict):  # a call's result is an object (WF-CATCH-5)
+                return False
+        else:
+            contract = self.action(st).get("output")
+            if contract is not None and not has_type(replacement, contract):
+                return False
         self.succeed(st, scope, path, replacement)
         return True
 
@@ -1421,7 +1603,74 @@ class Executor:
             raise Terminate("fail", path, error=err, reason=prepared)
         if kind == "wf.wait":
             return ("ok", None)  # virtual time
+        if kind == "wf.call":
+            return await self.run_call(st, path, prepared)
         raise RuntimeError(f"{kind} is not supported by wf-lite")
+
+    # -- child runs (A-140)
+
+    async def run_call(self, st, path, inputs):
+        """A wf.call's child run: its root scope holds only ``inputs`` and ``run``; its steps
+        run here, in the call's task, under ``C.(run).``; then ``child_finished`` and the
+        call's outcome.  The abort disposition crosses the boundary; a cancellation of the
+        call (any Cancelled but the independent cancellation of this child) cancels the
+        child's active steps on its way up, without child_finished."""
+        doc = self.workflow((st.body or {}).get("workflow"))
+        child = Scope(names={"inputs": inputs, "run": {"dry_run": self.dry}})
+        result = suppressed = err = None
+        self.children[path] = self.current
+        try:
+            try:
+                failure = await self.run_list(doc.get("steps") or [], child, path + ".(run).")
+            finally:
+                self.children.pop(path, None)
+        except Terminate as t:
+            if t.kind == "stop":
+                outcome, result, suppressed = "stopped", t.result, t.suppressed
+            elif (t.kind == "abort" and t.error.disposition == "abort"
+                  and "call-abort-caught" not in self.bugs):
+                raise  # the caller's run ends directly (WF-UNK-11, WF-UNK-14)
+            else:
+                outcome, err = "failed", t.error
+                if err.disposition == "abort":  # the seeded bug call-abort-caught
+                    err = Err(err.code, err.step, err.details, "fail")
+        except Cancelled as cancel:
+            if not (cancel.kind == "child" and cancel.target == path):
+                raise
+            outcome = "cancelled"
+        else:
+            if failure is not None:
+                outcome, err = "failed", failure
+            else:
+                try:
+                    result, suppressed = self.project(doc.get("outputs") or {}, child)
+                    outcome = "completed"
+                except Fault as fault:
+                    outcome, err = "failed", Err(fault.code, None)
+        fields = {"step": path, "outcome": outcome}
+        if outcome in ("completed", "stopped"):
+            fields["result"] = result
+            if suppressed:
+                fields["suppressed"] = sorted(suppressed)
+        if err is not None:
+            fields["error"] = {"code": err.code} if err.step is None else err.public()
+        self.event("child_finished", **fields)
+        if outcome in ("completed", "stopped"):
+            marks = {name: True for name in suppressed or []}
+            if "$" in marks:  # a stop result that is one template: the whole value (A-136)
+                marks = True
+            if "call-suppression-lost" in self.bugs:
+                marks = None
+            return ("ok", result, marks or None)
+        if outcome == "cancelled":
+            if "child-cancel-as-cancelled" in self.bugs:
+                return ("cancelled",)
+            return ("fail", Err("flow.child_cancelled", path))
+        step = path
+        if "call-error-child-step" in self.bugs and err.step is not None:
+            step = err.step
+        disposition = "fail" if err.disposition == "fail" else None
+        return ("fail", Err(err.code, step, err.details, disposition))
 
     # -- actions
 
@@ -1477,14 +1726,29 @@ class Executor:
             except Cancelled as cancel:
                 self.on_cancelled_attempt(cancel, st, path, attempt, args, write, flag)
                 raise
-            if "error" not in reply:
+            timed_out = reply.get("timeout") is True
+            if timed_out and "timeout-late-binds" in self.bugs:
+                late = reply.get("late")
+                if isinstance(late, dict) and "output" in late and "error" not in late:
+                    reply, timed_out = late, False  # the seeded bug: the late response binds
+            if not timed_out and "error" not in reply:
                 self.event("attempt_finished", step=path, attempt=attempt, result="succeeded")
                 # a successful reissue resolves the step's ambiguous attempts
                 self.unknown = [u for u in self.unknown if u["step"] != path]
                 return ("ok", reply.get("output"))
-            error = reply.get("error") or {}
-            code, details = error.get("code"), error.get("details")
-            result = self.classify(declared, code)
+            if timed_out:
+                # the attempt's deadline passed first: the executor-produced code timeout,
+                # classified by what the action does, never by the manifest (WF-CLASS-7, A-141);
+                # the late response changes nothing (WF-LATE-3, WF-LATE-5)
+                code, details = "timeout", None
+                result = "unknown" if write else "retryable"
+                if write and "timeout-write-retryable" in self.bugs:
+                    result = "retryable"
+                reply = {}
+            else:
+                error = reply.get("error") or {}
+                code, details = error.get("code"), error.get("details")
+                result = self.classify(declared, code)
             self.event("attempt_finished", step=path, attempt=attempt, result=result, code=code)
             if result == "unknown":
                 if write:
@@ -1577,16 +1841,16 @@ class Executor:
                     failure = value
                     unstarted = [i for t, (_, _, _, i) in running.items() if not t.started]
                     for other in list(running):
-                        self.cancel_task(other, False)
+                        self.cancel_task(other, Cancelled(False, "iwc", None, path))
                     running.clear()
                     if "fail-fast-unstarted-cancelled" in self.bugs:
                         for i in sorted(unstarted + list(range(following, len(units)))):
                             for item in units[i][3]:
                                 self.finish_step(units[i][0] + Step(item).id, "cancelled")
         except (Cancelled, Terminate) as stop:
-            core = isinstance(stop, Cancelled) and stop.core
+            cause = stop if isinstance(stop, Cancelled) else Cancelled(False, "iwc", None, path)
             for other in list(running):
-                self.cancel_task(other, core)
+                self.cancel_task(other, cause)
             raise
         return ("fail", failure) if failure is not None else ("ok", results, marks or None)
 

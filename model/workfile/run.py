@@ -140,6 +140,7 @@ RULES: dict[str, tuple[str, ...]] = {
     ),
     "handled": ("WF-CATCH-22", "WF-CATCH-23", "WF-CATCH-26", "A-122"),
     "succeed": ("WF-STEP-6", "WF-STEP-10", "WF-SOUT-2"),
+    "call_succeeded": ("WF-STEP-6", "WF-STEP-10", "WF-PART-5", "WF-CATCH-6", "A-140"),
     # A failed step, by why it failed; the policy ladder (WF-POLICY-3/4/7/19) applies
     # in the same transition.
     "exhausted": ("WF-RETRY-10", "WF-RETRY-11", "WF-FAIL-2", "WF-SOUT-6", "WF-POLICY-1"),
@@ -1029,6 +1030,8 @@ def _succeed(run: WorkfileRun, data: Data, loc: Loc) -> JSON:
     data["outcomes"][cur["path"]] = "succeeded"
     frame["cur"] = None
     frame["pc"] += 1
+    if isinstance(step.body, Call) and not cur.get("handled"):
+        return Labelled("call_succeeded", event)  # the child's result, member suppression kept
     return event
 
 
@@ -1263,7 +1266,7 @@ def _child_finished(run: WorkfileRun, data: Data, loc: Loc) -> JSON:
     cur = frame["cur"]
     step = run.steps[cur["static"]]
     child = cur["children"][0]
-    end = cur.get("end")
+    end = cur.pop("end", None)  # consumed: a handler's frame is not the child's
     event: Data = {"event": "child_finished", "step": cur["path"]}
     error: Data | None = None
     withheld: list[str] = []
@@ -1303,7 +1306,8 @@ def _child_finished(run: WorkfileRun, data: Data, loc: Loc) -> JSON:
 def _call_fails(run: WorkfileRun, data: Data, loc: Loc, failure: Data, why: str) -> JSON:
     """A call whose nested work was cancelled fails; its catch is offered the code first."""
     cur = _at(data, loc)["cur"]
-    cur.update(phase="failed", children=[], why=why, failure=failure)
+    # The timeout ended the child run; the handler runs outside that deadline (WF-CATCH-21).
+    cur.update(phase="failed", children=[], why=why, failure=failure, failing=None)
     if _handler(run, run.steps[cur["static"]], cur) is not None:
         return Labelled("handle", _handle(run, data, loc))
     return _fail_current(run, data, loc)

@@ -538,9 +538,12 @@ def _child_runs(draw: st.DrawFn, b: _Builder) -> list[JSON]:
     n = draw(st.sampled_from((1, 1, 1, "one")))  # "one": the callee's input contract rejects it
     call: dict[str, JSON] = {"wf.call": {"workflow": callee, "inputs": {"n": n}}}
     patterns = draw(st.lists(st.sampled_from(CALL_PATTERNS), max_size=2, unique=True))
-    if patterns:
+    if patterns:  # a handler with a step or none (WF-CATCH-21: it runs after the child)
         call["catch"] = {
-            pattern: {"steps": [], "result": {"x": "{{ error.code }}", "y": None}}
+            pattern: {
+                "steps": [{"h": {"svc.get": {}}}] if draw(st.booleans()) else [],
+                "result": {"x": "{{ error.code }}", "y": None},
+            }
             for pattern in patterns
         }
     if draw(st.booleans()):

@@ -201,9 +201,12 @@ def _dump(data: JSON) -> str:
 
 
 def size(case: JSON) -> dict[str, int]:
-    """Steps (handler steps included) and scripted attempt results of a case."""
+    """Steps (handler and child-workflow steps included) and scripted attempt results."""
     data = _document(case)
     steps = len(_sites(data))
+    workflows = case.get("workflows")
+    if isinstance(workflows, dict):  # a child workflow's steps count too (A-140)
+        steps += sum(len(_sites(_document({"document": t}))) for t in workflows.values())
     scenario = case.get("scenario")
     attempts = scenario.get("attempts") if isinstance(scenario, dict) else None
     scripts = attempts.values() if isinstance(attempts, dict) else ()
@@ -300,70 +303,29 @@ def smaller(case: JSON) -> Iterator[JSON]:
     In order: a step (the last first); a construct or handled step replaced by
     one of its nested step lists (the scenario's paths follow); a modifier or
     retry member of a step; one of several handlers; an argument of an
-    action; an input declaration (with the caller's value); an output; a
-    connector's manifest; then the scenario's reductions: a step's script or
-    one of its results, a server delay or details, the cancellation request, the
-    inputs, the dry run, the schedule's last choice.
+    action; an input declaration (with the caller's value); an output; the
+    same in each child workflow, and a child workflow; a connector's
+    manifest; then the scenario's reductions: a step's script or one of its
+    results, a server delay, details or a late response, a deadline's
+    expiry, a child's cancellation, the cancellation request, the inputs,
+    the dry run, the schedule's last choice.
     """
     data = _document(case)
     if isinstance(data, dict):
-        count = len(_sites(data))
-        for n in reversed(range(count)):
-            variant = copy.deepcopy(data)
-            steps, k, _ = _sites(variant)[n]
-            del steps[k]
-            yield _variant(case, variant)
-        for n in range(count):
-            steps, k, path = _sites(data)[n]
-            key, spec = _body(steps[k]) or ("", {})
-            parent = path[: len(path) - len(str(next(iter(steps[k]))))]
-            for m, (_, prefix) in enumerate(_nested(key, spec, path)):
-                variant = copy.deepcopy(data)
-                vsteps, vk, _ = _sites(variant)[n]
-                vkey, vspec = _body(vsteps[vk]) or ("", {})
-                inner = _nested(vkey, vspec, path)[m][0]
-                vsteps[vk : vk + 1] = inner
-                yield _variant(case, variant, _hoisted(case.get("scenario"), path, prefix, parent))
-            # (the member of the step's mapping, the key within it or None)
-            reducible: list[tuple[str, str | None]] = [
-                (m, None) for m in MODIFIER_KEYS if m in spec
-            ]
-            for container in ("retry", "catch", key):
-                members = spec.get(container)
-                if not isinstance(members, dict) or container.startswith("wf."):
-                    continue
-                if container == "catch" and len(members) < 2:
-                    continue  # removing the only handler is removing catch
-                reducible += [(container, member) for member in members]
-            for outer, inner_key in reducible:
-                variant = copy.deepcopy(data)
-                vsteps, vk, _ = _sites(variant)[n]
-                vspec = next(iter(vsteps[vk].values()))
-                if inner_key is None:
-                    del vspec[outer]
-                else:
-                    del vspec[outer][inner_key]
-                yield _variant(case, variant)
-        fields = data.get("inputs")
-        if isinstance(fields, dict):
-            for name in list(fields):
-                variant = copy.deepcopy(data)
-                del variant["inputs"][name]
-                if not variant["inputs"]:
-                    del variant["inputs"]
-                # The caller's value goes with its declaration (else: input.unknown).
-                scenario = copy.deepcopy(case.get("scenario"))
-                if isinstance(scenario, dict) and isinstance(scenario.get("inputs"), dict):
-                    scenario["inputs"].pop(name, None)
-                yield _variant(case, variant, scenario)
-        outputs = data.get("outputs")
-        if isinstance(outputs, dict):
-            for name in list(outputs):
-                variant = copy.deepcopy(data)
-                del variant["outputs"][name]
-                if not variant["outputs"]:
-                    del variant["outputs"]
-                yield _variant(case, variant)
+        for variant, scenario in _smaller_documents(case, data):
+            yield _variant(case, variant, scenario)
+    workflows = case.get("workflows")
+    if isinstance(workflows, dict):
+        for name, text in workflows.items():
+            child = _document({"document": text})
+            if isinstance(child, dict):
+                for variant, _ in _smaller_documents(case, child):
+                    found = copy.deepcopy(case)
+                    found["workflows"][name] = _dump(variant)
+                    yield found
+            found = copy.deepcopy(case)
+            del found["workflows"][name]
+            yield found
     manifests = case.get("manifests")
     if isinstance(manifests, dict) and len(manifests) > 1:
         for connector in list(manifests):
@@ -371,6 +333,65 @@ def smaller(case: JSON) -> Iterator[JSON]:
             del variant["manifests"][connector]
             yield variant
     yield from _smaller_scenarios(case)
+
+
+def _smaller_documents(case: JSON, data: JSON) -> Iterator[tuple[JSON, JSON]]:
+    """Smaller variants of one document, each with the scenario that goes with it (or None)."""
+    count = len(_sites(data))
+    for n in reversed(range(count)):
+        variant = copy.deepcopy(data)
+        steps, k, _ = _sites(variant)[n]
+        del steps[k]
+        yield variant, None
+    for n in range(count):
+        steps, k, path = _sites(data)[n]
+        key, spec = _body(steps[k]) or ("", {})
+        parent = path[: len(path) - len(str(next(iter(steps[k]))))]
+        for m, (_, prefix) in enumerate(_nested(key, spec, path)):
+            variant = copy.deepcopy(data)
+            vsteps, vk, _ = _sites(variant)[n]
+            vkey, vspec = _body(vsteps[vk]) or ("", {})
+            inner = _nested(vkey, vspec, path)[m][0]
+            vsteps[vk : vk + 1] = inner
+            yield variant, _hoisted(case.get("scenario"), path, prefix, parent)
+        # (the member of the step's mapping, the key within it or None)
+        reducible: list[tuple[str, str | None]] = [(m, None) for m in MODIFIER_KEYS if m in spec]
+        for container in ("retry", "catch", key):
+            members = spec.get(container)
+            if not isinstance(members, dict) or container.startswith("wf."):
+                continue
+            if container == "catch" and len(members) < 2:
+                continue  # removing the only handler is removing catch
+            reducible += [(container, member) for member in members]
+        for outer, inner_key in reducible:
+            variant = copy.deepcopy(data)
+            vsteps, vk, _ = _sites(variant)[n]
+            vspec = next(iter(vsteps[vk].values()))
+            if inner_key is None:
+                del vspec[outer]
+            else:
+                del vspec[outer][inner_key]
+            yield variant, None
+    fields = data.get("inputs")
+    if isinstance(fields, dict):
+        for name in list(fields):
+            variant = copy.deepcopy(data)
+            del variant["inputs"][name]
+            if not variant["inputs"]:
+                del variant["inputs"]
+            # The caller's value goes with its declaration (else: input.unknown).
+            scenario = copy.deepcopy(case.get("scenario"))
+            if isinstance(scenario, dict) and isinstance(scenario.get("inputs"), dict):
+                scenario["inputs"].pop(name, None)
+            yield variant, scenario
+    outputs = data.get("outputs")
+    if isinstance(outputs, dict):
+        for name in list(outputs):
+            variant = copy.deepcopy(data)
+            del variant["outputs"][name]
+            if not variant["outputs"]:
+                del variant["outputs"]
+            yield variant, None
 
 
 def _smaller_scenarios(case: JSON) -> Iterator[JSON]:
@@ -388,11 +409,16 @@ def _smaller_scenarios(case: JSON) -> Iterator[JSON]:
                 variant = copy.deepcopy(case)
                 del variant["scenario"]["attempts"][path][k]
                 yield variant
-            for member in ("retryAfterMs", "details"):
+            for member in ("retryAfterMs", "details", "late"):
                 if isinstance(results[k], dict) and member in results[k]:
                     variant = copy.deepcopy(case)
                     del variant["scenario"]["attempts"][path][k][member]
                     yield variant
+    for member in ("expire", "cancelChild"):
+        for path in list(scenario.get(member) or {}):
+            variant = copy.deepcopy(case)
+            del variant["scenario"][member][path]
+            yield variant
     yield from without(case, ("cancel", "inputs", "dryRun"))
 
 

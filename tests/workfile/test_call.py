@@ -428,3 +428,38 @@ def test_a_call_keeps_each_child_output_member_s_suppression_across_calls():
     assert outcomes_by_step["usesy"] == "succeeded"
     (call,) = [e for e in named(found, "step_finished") if e["step"] == "c"]
     assert call["suppressed"] == ["x"] and call["value"]["x"] is None
+
+
+@pytest.mark.parametrize(
+    "child, scenario, code",
+    [
+        ("steps:\n  - f: { wf.fail: { code: my.c } }\n", {}, "my.c"),
+        ("steps:\n  - g: { svc.get: {}, on_fail: abort }\n", {"g": "svc.fatal"}, "svc.fatal"),
+        ("steps:\n  - g: { svc.get: {} }\n", {"cancelChild": 1}, "flow.child_cancelled"),
+        ("steps:\n  - g: { svc.get: {} }\n", {"expire": 1}, "flow.timeout"),
+    ],
+)
+def test_a_handler_with_steps_runs_after_the_child_run_ended(child, scenario, code):
+    # WF-CATCH-12/21: the handler runs after the child run ended (or, for a timeout,
+    # after internal cancellation, outside the expired deadline).  Found by an
+    # independent executor's author: a handler with steps never ran after these ends.
+    document = """
+    steps:
+      - c:
+          wf.call: { workflow: sub }
+          timeout: 5s
+          catch:
+            "*":
+              steps: [ { h: { svc.get: {} } } ]
+              result: { code: "{{ error.code }}" }
+    """.replace('"*"', code.split(".")[0] + ".*")
+    script: JSON = {}
+    if "g" in scenario:
+        script["attempts"] = {"c.(run).g": [{"error": scenario["g"]}]}
+    for member in ("cancelChild", "expire"):
+        if member in scenario:
+            script[member] = {"c": scenario[member]}
+    found = outcomes(document, script, sub=child)
+    handled = [f for f in found if f["steps"].get("c.(catch).h") == "succeeded"]
+    assert handled, found
+    assert all(f["outcome"] == "completed" and f["steps"]["c"] == "succeeded" for f in handled)

@@ -48,6 +48,16 @@ BREAKS = {
     "dry-skipped-suppresses": "WF-SUPP-8",  # "steps skipped by when do not … introduce suppression"
     "dry-nested-suppresses-construct": "WF-SUPP-19",  # "does not … suppress the enclosing …"
     "dry-outputs-all-null": "WF-PART-2",  # "An affected entry produces null …"
+    # Child runs and timeouts.
+    "call-abort-caught": "WF-UNK-11",  # "its calling run terminates directly"
+    "call-error-child-step": "A-140",  # the caller's failed step is the call
+    "call-suppression-lost": "WF-PART-5",  # "preserves each child's output-member suppression"
+    "call-cancel-not-propagated": "WF-CANCEL-8",  # "An active step becomes cancelled"
+    "child-cancel-as-cancelled": "WF-CANCEL-15",  # "supplies a flow.child_cancelled failure"
+    "timeout-write-retryable": "WF-CLASS-7",  # no manifest classifies the reserved code timeout
+    "timeout-late-binds": "WF-LATE-5",  # "a subsequent response to that attempt is late"
+    "expire-not-cancelled": "WF-IWC-3",  # "an active interrupted step … becomes cancelled"
+    "call-input-fault-caught": "WF-CATCH-16",  # "a runtime mismatch against a callee's input"
 }
 
 
@@ -125,7 +135,7 @@ def test_a_campaign_finds_shrinks_and_explains_each_seeded_bug(bug, correct):
     # Shrunk to what the bug needs: no seeded bug needs more than four steps and
     # scripted results together (fail_fast: a construct, a failing branch, an
     # unstarted sibling, and a fault's cause: a scripted error or a step whose
-    # output the failing argument misreads), and a call adds its child's steps.
+    # output the failing argument misreads); a call and its child's steps add two.
     size = finding.size["steps"] + finding.size["scripted results"]
     assert size <= (6 if "workflows" in finding.case else 4), finding.case
     # Not a false alarm: the correct executor passes the shrunk case.
