@@ -166,6 +166,10 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
             print(explain(result.finding))
             print("\nminimal document:")
             print(_document_line(result.finding.case["document"]))
+            for part in spec.layout.shown:
+                for name, text in sorted((result.finding.case.get(part) or {}).items()):
+                    print(f"{part} {name}:")
+                    print(_document_line(text))
             print("scenario:", json.dumps(result.finding.case["scenario"], ensure_ascii=False))
             print("schedule:", json.dumps(result.finding.case.get("schedule", [])))
             if saved:

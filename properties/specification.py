@@ -154,6 +154,9 @@ class Layout:
     dump_document: Callable[[JSON], str]  # the file's text
     read_document: Callable[[str], JSON]  # the document from the file's text; InvalidCase if not
     optional: tuple[str, ...] = ()  # further case parts kept as <name>.json when present
+    # Of those, the parts a finding's explanation prints beside the minimal document
+    # (Workfile: the child workflows the shrinker reduced; not the fixed manifests).
+    shown: tuple[str, ...] = ()
 
 
 @attrs.frozen

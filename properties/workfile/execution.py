@@ -303,7 +303,7 @@ def smaller(case: JSON) -> Iterator[JSON]:
     In order: a step (the last first); a construct or handled step replaced by
     one of its nested step lists (the scenario's paths follow); a modifier or
     retry member of a step; one of several handlers; an argument of an
-    action; an input declaration (with the caller's value); an output; the
+    action or a call; an input declaration (with the caller's value); an output; the
     same in each child workflow, and a child workflow; a connector's
     manifest; then the scenario's reductions: a step's script or one of its
     results, a server delay, details or a late response, a deadline's
@@ -371,6 +371,12 @@ def _smaller_documents(case: JSON, data: JSON) -> Iterator[tuple[JSON, JSON]]:
                 del vspec[outer]
             else:
                 del vspec[outer][inner_key]
+            yield variant, None
+        passed = spec.get("wf.call", {}).get("inputs") if key == "wf.call" else None
+        for name in list(passed) if isinstance(passed, dict) else ():  # a call's input
+            variant = copy.deepcopy(data)
+            vsteps, vk, _ = _sites(variant)[n]
+            del next(iter(vsteps[vk].values()))["wf.call"]["inputs"][name]
             yield variant, None
     fields = data.get("inputs")
     if isinstance(fields, dict):

@@ -220,6 +220,7 @@ WORKFILE = Specification(
         lambda text: str(text),
         lambda text: text,
         optional=("manifests", "workflows"),
+        shown=("workflows",),
     ),
     smaller=lambda case: _parts().smaller(case),
     size=lambda case: _parts().size(case),
