@@ -19,13 +19,20 @@ from wforacle.properties.strategies.workfile_runs import MANIFEST
 JSON = Any
 
 
-def _case(document: str, scenario: JSON | None = None) -> JSON:
-    return {
+def _case(document: str, scenario: JSON | None = None, **workflows: str) -> JSON:
+    case = {
         "document": document,
         "manifests": {"svc": MANIFEST},
         "scenario": scenario or {},
         "schedule": [],
     }
+    if workflows:
+        case["workflows"] = workflows
+    return case
+
+
+# A child workflow: a write, then an output naming it.
+CHILD = "steps:\n  - w: { svc.send: {} }\noutputs:\n  x: '{{ w.id }}'\n"
 
 
 def conformance_cases() -> tuple[ConformanceCase, ...]:
@@ -217,6 +224,63 @@ def conformance_cases() -> tuple[ConformanceCase, ...]:
                 {"dryRun": True},
             ),
             {"outcome": "completed", "result": {"d": "d"}, "steps": {"d": "succeeded"}},
+        ),
+        ConformanceCase(
+            "a-call-binds-its-child-s-outputs",
+            ("WF-STEP-13", "A-140"),
+            _case(
+                "steps:\n  - c: { wf.call: { workflow: child } }\noutputs:\n  r: '{{ c.x }}'\n",
+                child=CHILD,
+            ),
+            {
+                "outcome": "completed",
+                "result": {"r": "c.(run).w"},
+                "steps": {"c": "succeeded", "c.(run).w": "succeeded"},
+            },
+        ),
+        ConformanceCase(
+            "a-child-abort-terminates-the-caller-past-its-catch",
+            ("WF-UNK-11", "WF-UNK-14"),
+            _case(
+                "steps:\n  - c:\n      wf.call: { workflow: child }\n      on_fail: continue\n"
+                "      catch:\n        flow.*: { steps: [], result: {} }\n",
+                {"attempts": {"c.(run).w": [{"error": "svc.lost"}]}},
+                child=CHILD,
+            ),
+            {
+                "outcome": "failed",
+                "error": {"code": "flow.action_ambiguous", "step": "c.(run).w"},
+                "disposition": "abort",
+                "steps": {"c": "failed", "c.(run).w": "failed"},
+            },
+        ),
+        ConformanceCase(
+            "a-failed-child-s-code-is-offered-to-the-call-s-catch",
+            ("WF-CATCH-12", "WF-CATCH-13"),
+            _case(
+                "steps:\n  - c:\n      wf.call: { workflow: child }\n"
+                "      catch:\n        svc.fatal: { steps: [], result: { handled: true } }\n"
+                "outputs:\n  r: '{{ c }}'\n",
+                {"attempts": {"c.(run).w": [{"error": "svc.fatal"}]}},
+                child=CHILD,
+            ),
+            {"outcome": "completed", "result": {"r": {"handled": True}}},
+        ),
+        ConformanceCase(
+            "a-timed-out-write-is-an-unknown-effect",
+            ("WF-CATCH-11", "WF-LATE-5", "A-141"),
+            _case(
+                "steps:\n  - a:\n      svc.send: {}\n"
+                "      timeout: 1s\n      on_unknown: fail\n      on_fail: continue\n",
+                {"attempts": {"a": [{"timeout": True, "late": {"output": {"id": "late"}}}]}},
+            ),
+            {
+                "outcome": "completed",
+                "steps": {"a": "failed"},
+                "unknownEffects": [
+                    {"step": "a", "attempt": 1, "effect": "unknown", "code": "timeout"}
+                ],
+            },
         ),
         ConformanceCase(
             "output-fault-fails-the-run",

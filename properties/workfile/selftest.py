@@ -14,8 +14,11 @@ from wforacle.properties.strategies.workfile_runs import MANIFEST
 JSON = Any
 
 
-def _case(document: str, scenario: JSON | None = None) -> JSON:
-    return {"document": document, "manifests": {"svc": MANIFEST}, "scenario": scenario or {}}
+def _case(document: str, scenario: JSON | None = None, **workflows: str) -> JSON:
+    case = {"document": document, "manifests": {"svc": MANIFEST}, "scenario": scenario or {}}
+    if workflows:
+        case["workflows"] = workflows
+    return case
 
 
 def selftest() -> tuple[tuple[tuple[str, JSON], ...], JSON]:
@@ -53,6 +56,31 @@ SELFTEST = (
             "inputs:\n  n: { type: integer, default: 2 }\n"
             "steps:\n  - a: { svc.get: { n: '{{ inputs.n }}' } }\n",
             {"inputs": {"n": 5}},
+        ),
+    ),
+)
+
+SELFTEST += (
+    (
+        "a wf.call starts a child run from the run message's workflows",
+        _case(
+            "steps:\n  - c: { wf.call: { workflow: child } }\noutputs:\n  r: '{{ c.x }}'\n",
+            child="steps:\n  - a: { svc.get: {} }\noutputs:\n  x: '{{ a.id }}'\n",
+        ),
+    ),
+    (
+        "an attempt's deadline passes: a timeout result with a late response",
+        _case(
+            "steps:\n  - a: { svc.get: {}, timeout: 1s, retry: { attempts: 2 } }\n",
+            {"attempts": {"a": [{"timeout": True, "late": {"output": {"id": "late"}}}]}},
+        ),
+    ),
+    (
+        "a construct's timeout expires while its attempt is outstanding (expire)",
+        _case(
+            "steps:\n  - p:\n      wf.parallel: { branches: { a: [ { x: { svc.get: {} } } ] } }\n"
+            "      timeout: 1s\n      on_fail: continue\n",
+            {"expire": {"p": 1}},
         ),
     ),
 )
