@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from wforacle.model.diagnostics import InvalidInput, InvalidScenario
+from wforacle.oracle.arguments import positive_int
 from wforacle.oracle.commands import add_commands, add_inputs
 from wforacle.oracle.console import (
     EXIT_FINDING,
@@ -733,7 +734,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     explore_cmd.add_argument(
         "--max-states",
-        type=int,
+        type=positive_int,
         default=1_000_000,
         help="stop (and say so) after this many distinct states",
     )
@@ -777,7 +778,9 @@ def build_parser() -> argparse.ArgumentParser:
         default="js",
         help="the JavaScript implementation: json-logic-js or json-logic-engine",
     )
-    differential.add_argument("--examples", type=int, default=1000, help="rules to generate")
+    differential.add_argument(
+        "--examples", type=positive_int, default=1000, help="rules to generate"
+    )
     differential.add_argument("--seed", type=int, default=0, help="the campaign's seed")
     differential.add_argument(
         "--typed", action="store_true", help="well-typed rules, on which both must agree exactly"

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from wforacle.model.diagnostics import InvalidInput
+from wforacle.oracle.arguments import command_line, positive_int, positive_seconds
 from wforacle.oracle.console import (
     EXIT_FINDING,
     EXIT_OK,
@@ -330,20 +331,23 @@ def add_commands(add: Any) -> None:
         command.add_argument(
             "--engine",
             metavar="CMD",
+            type=command_line,
             required=required,
             default=None,
             help="the engine's command line (it speaks docs/engine-protocol.md)"
             + ("" if required else "; default: the specification's bundled example engine"),
         )
         command.add_argument(
-            "--timeout", type=float, default=10.0, help="seconds to wait for one message"
+            "--timeout", type=positive_seconds, default=10.0, help="seconds to wait for one message"
         )
 
     fuzz = add("fuzz", cmd_fuzz, "a seeded differential campaign against an engine")
     engine_option(fuzz, required=False)
     fuzz.add_argument("--spec", default=DEFAULT, choices=names, help="specification")
-    fuzz.add_argument("--examples", type=int, default=500, help="examples to try")
-    fuzz.add_argument("--time-budget", type=float, help="stop trying new examples after S seconds")
+    fuzz.add_argument("--examples", type=positive_int, default=500, help="examples to try")
+    fuzz.add_argument(
+        "--time-budget", type=positive_seconds, help="stop trying new examples after S seconds"
+    )
     fuzz.add_argument("--seed", type=int, default=0, help="the campaign's seed")
     fuzz.add_argument(
         "--stop-on-fault",
@@ -360,7 +364,9 @@ def add_commands(add: Any) -> None:
     shrink.add_argument("--spec", choices=names, help="specification (default: detected)")
     shrink.add_argument("--scenario", metavar="S", help="the scenario")
     shrink.add_argument("--schedule", metavar="FILE", help="a JSON array: the completion order")
-    shrink.add_argument("--budget", type=float, default=60.0, help="seconds to spend reducing")
+    shrink.add_argument(
+        "--budget", type=positive_seconds, default=60.0, help="seconds to spend reducing"
+    )
     add_inputs(shrink)
     engine_option(shrink)
     shrink.add_argument("--json", action="store_true", help="print a JSON report")
@@ -370,7 +376,7 @@ def add_commands(add: Any) -> None:
         "--spec", default=DEFAULT, choices=[*names, "all"], help="specification, or all"
     )
     fixtures.add_argument("--out", required=True, metavar="DIR", help="the suite's directory")
-    fixtures.add_argument("--count", type=int, default=50, help="number of cases")
+    fixtures.add_argument("--count", type=positive_int, default=50, help="number of cases")
     fixtures.add_argument("--seed", type=int, default=0, help="the generation's seed")
     profiles = sorted({p for s in SPECIFICATIONS.values() for p in s.suites} | {CONFORMANCE})
     fixtures.add_argument(

@@ -321,3 +321,27 @@ def test_the_w6w_launch_reading_is_selectable_on_the_command_line(tmp_path, caps
 
     separate, eager = outcomes(), outcomes("--launch", "eager")
     assert eager < separate
+
+
+@pytest.mark.parametrize(
+    "argv, option",
+    [
+        (("fixtures", "--spec", "w6w", "--count", "-3", "--out", "x"), "--count"),
+        (("fuzz", "--spec", "w6w", "--examples", "-1", "--engine", "x"), "--examples"),
+        (("fuzz", "--spec", "w6w", "--engine", " "), "--engine"),
+        (("fuzz", "--spec", "w6w", "--time-budget", "-1", "--engine", "x"), "--time-budget"),
+        (("fuzz", "--spec", "w6w", "--time-budget", "nan", "--engine", "x"), "--time-budget"),
+        (("conform", "x", "--engine", "x", "--timeout", "0"), "--timeout"),
+        (("explore", "x", "--max-states", "0"), "--max-states"),
+        (("shrink", "x", "--engine", "x", "--budget", "-5"), "--budget"),
+    ],
+)
+def test_a_count_or_budget_that_means_nothing_is_a_usage_error(capsys, argv, option):
+    # Issue 19: these were internal errors (a negative max_examples reached
+    # Hypothesis; an empty engine command line was split into nothing) or a
+    # silent success (a negative time budget).  Checked when parsed: exit 2.
+    with pytest.raises(SystemExit) as exited:
+        main(list(argv))
+    assert exited.value.code == 2
+    err = capsys.readouterr().err
+    assert f"argument {option}" in err and "internal error" not in err

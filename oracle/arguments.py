@@ -1,0 +1,41 @@
+"""Argument types for the command line, checked when the arguments are parsed.
+
+A count or a budget that cannot mean anything (``--examples -1``,
+``--time-budget -1``, ``--engine ''``) is a usage error (exit 2) naming the
+option, never an internal error later (issue 19; Hypothesis validates its
+arguments eagerly in the same way).
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+
+
+def positive_int(text: str) -> int:
+    """A count of at least one (``--examples``, ``--count``, ``--max-states``)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{value} is not a positive count")
+    return value
+
+
+def positive_seconds(text: str) -> float:
+    """A finite duration in seconds above zero (``--timeout``, ``--time-budget``)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
+    if not math.isfinite(value) or value <= 0:
+        raise argparse.ArgumentTypeError(f"{text} is not a positive, finite number of seconds")
+    return value
+
+
+def command_line(text: str) -> str:
+    """An engine's command line: not empty."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError("the engine's command line is empty")
+    return text
