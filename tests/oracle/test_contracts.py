@@ -91,3 +91,23 @@ def test_protocol_messages_match_the_protocol_schema():
         check.validate(message)
     with pytest.raises(ValidationError):
         check.validate({"type": "ready", "protocol": 2})
+
+
+def test_the_oracle_s_workfile_messages_match_the_protocol_schema():
+    # Issue 13: the Workfile messages are in the same schema as w6w's and Harness's.
+    from wforacle.properties.workfile.execution import answer, interrupts, prepare
+    from wforacle.properties.workfile.selftest import SELFTEST
+
+    check = validator("engine-protocol.schema.json")
+    for _, case in SELFTEST:
+        prepared = prepare(dict(case, schedule=[]))
+        check.validate(prepared.request)
+        for step in ("a", "p.a.x", "c.(run).a"):
+            check.validate({"type": "result", "call": 1, **answer(prepared, step, 1)})
+        for interrupt in interrupts(prepared).values():
+            check.validate({**interrupt.message, **({"late": []} if interrupt.late else {})})
+    scripted = {"attempts": {"a": [{"error": "svc.busy", "details": {"n": 1}, "retryAfterMs": 5}]}}
+    prepared = prepare(dict(SELFTEST[1][1], scenario=scripted, schedule=[]))
+    check.validate({"type": "result", "call": 1, **answer(prepared, "a", 1)})
+    with pytest.raises(ValidationError):
+        check.validate({"type": "expire"})  # which step's timeout
