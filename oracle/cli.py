@@ -36,6 +36,7 @@ from wforacle.oracle.console import (
     read_json,
     read_text,
 )
+from wforacle.properties.clauses.configs import CONFIGS
 from wforacle.properties.registry import SPECIFICATIONS
 from wforacle.properties.specification import parse_json
 
@@ -821,7 +822,7 @@ def build_parser() -> argparse.ArgumentParser:
     clauses = add("clauses", cmd_clauses, "list catalogued clauses with their coverage")
     clauses.add_argument(
         "--spec",
-        choices=list(SPECIFICATIONS),
+        choices=list(CONFIGS),  # every catalogue, the Stateful Profile's included
         default=next(iter(SPECIFICATIONS)),
         help="the specification whose catalogue to list",
     )

@@ -28,7 +28,11 @@ SPEC_FILES = {
     "w6w": "w6w-workflow-rfc.txt",
     "harness": "harness-execution-semantics.txt",
     "workfile": "workfile-core-execution-semantics.txt",
+    "workfile-stateful": "workfile-stateful-profile.txt",
 }
+# The specifications some Hypothesis strategy aims at: none generates
+# state-form Workfiles yet (issue 15 leaves them to the profile's oracle part).
+AIMED_BY_GENERATORS = ("w6w", "harness", "workfile")
 SPECS = pytest.mark.parametrize("spec", sorted(SPEC_FILES))
 
 
@@ -113,7 +117,7 @@ def test_every_keyword_sentence_anywhere_is_in_a_clause(spec, spec_text):
     texts = [c.text for c in load(spec).clauses]
     missing = []
     for number, line, _ in _normative_lines(spec, text):
-        for sentence in sentences(line):
+        for sentence in sentences(line, CONFIGS[spec].sentence_starts):
             if not KEYWORDS.search(sentence) or any(sentence in t for t in texts):
                 continue
             following = next(x for x in lines[number:] if x)
@@ -249,7 +253,8 @@ def test_a_clause_is_covered_only_by_a_rule_and_a_test():
 def test_generators_and_the_catalogues_own_tests_are_not_coverage():
     for spec in SPEC_FILES:
         coverage = Coverage.compute(spec, default_tests_dir())
-        assert coverage.generators  # the strategies do aim at clauses …
+        if spec in AIMED_BY_GENERATORS:
+            assert coverage.generators  # the strategies do aim at clauses …
         for citations in coverage.generators.values():
             assert all(c.file.startswith(GENERATORS) for c in citations)
         for citations in coverage.rules.values():  # … but are not rule sites
@@ -288,6 +293,6 @@ def test_clauses_command_reports_each_clause_status_and_sites(spec, capsys):
     rows = [
         line.split()
         for line in capsys.readouterr().out.splitlines()
-        if line.startswith(("W6W-", "HX-", "WF-"))
+        if line.startswith(("W6W-", "HX-", "WF-", "WFS-"))
     ]
     assert rows and all(row[2] != "covered" for row in rows)

@@ -33,7 +33,7 @@ from wforacle.properties.clauses.configs import CONFIGS
 
 __all__ = ["CONFIGS", "Catalogue", "Citation", "Clause", "Coverage", "catalogue_path", "load"]
 
-CLAUSE_ID = re.compile(r"\b(?:W6W|HX|WF|ST)-[A-Z]+-\d+\b")
+CLAUSE_ID = re.compile(r"\b(?:W6W|HX|WFS|WF|ST)-[A-Z]+-\d+\b")
 
 # Citations here steer generation towards a clause; they implement nothing.
 GENERATORS = "wforacle.properties/strategies/"

@@ -38,6 +38,13 @@ class SpecConfig:
     # states its rules in the indicative (Workfile: "the executor then evaluates
     # outputs") as often as with RFC 2119 keywords.
     every_sentence: bool = False
+    # A YAML example stands in the prose (the Stateful Profile's state-form
+    # document): an indented line, or an unindented ``key:`` line that does not
+    # end a sentence, is part of the example and not a clause.
+    yaml_examples: bool = False
+    # Lowercase words that begin a sentence: the Stateful Profile begins
+    # sentences with key names ("… or timeout. final: true declares …").
+    sentence_starts: tuple[str, ...] = ()
 
 
 _W6W_SECTIONS = (
@@ -401,8 +408,23 @@ _WORKFILE_SECTIONS = (
     Section("Permitted Scheduling Variation", "SCHED"),
 )
 
+_WORKFILE_STATEFUL_SECTIONS = (
+    Section("Stateful Workflow Profile", "INTRO"),
+    Section("State Document Form", "FORM"),
+    Section("State Inputs and Entry Steps", "ENTRY"),
+    Section("Transitions and Correlation", "TRANS"),
+)
+
 CONFIGS: dict[str, SpecConfig] = {
     "w6w": SpecConfig("w6w", "W6W", _W6W_SECTIONS, _W6W_EXTRA),
     "harness": SpecConfig("harness", "HX", _HARNESS_SECTIONS, _HARNESS_EXTRA, wrapped_bullets=True),
     "workfile": SpecConfig("workfile", "WF", _WORKFILE_SECTIONS, every_sentence=True),
+    "workfile-stateful": SpecConfig(
+        "workfile-stateful",
+        "WFS",
+        _WORKFILE_STATEFUL_SECTIONS,
+        every_sentence=True,
+        yaml_examples=True,
+        sentence_starts=("final:", "into", "wf.stop", "timeout", "on", "event"),
+    ),
 }

@@ -50,6 +50,7 @@ KEYWORDS = re.compile(
 BULLET = re.compile(r"^\s*(•|\d+\.)\s+")
 TITLED = re.compile(r"^(?!Why )[A-Z][^.:]{2,70}\.\s+\S")
 SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z“\"{(])")
+YAML_KEY_LINE = re.compile(r"[a-z_]+:(\s.*)?")
 
 
 @attrs.frozen
@@ -72,9 +73,20 @@ def _kind(text: str) -> str:
     return "rule"
 
 
-def sentences(paragraph: str) -> list[str]:
-    """The sentences of one paragraph, each stripped."""
-    return [s.strip() for s in SENTENCE_END.split(paragraph) if s.strip()]
+def sentences(paragraph: str, starts: tuple[str, ...] = ()) -> list[str]:
+    """The sentences of one paragraph, each stripped.
+
+    A sentence begins with a capital, or with one of ``starts``: the
+    lowercase key names a specification begins sentences with
+    (``SpecConfig.sentence_starts``).
+    """
+    pieces = SENTENCE_END.split(paragraph)
+    if starts:
+        lower = re.compile(
+            r"(?<=[.!?])\s+(?=(?:" + "|".join(re.escape(s) for s in starts) + r")\s)"
+        )
+        pieces = [part for piece in pieces for part in lower.split(piece)]
+    return [s.strip() for s in pieces if s.strip()]
 
 
 def _joined(text: str) -> Iterator[tuple[int, str]]:
@@ -120,12 +132,29 @@ def propose(config: SpecConfig, text: str) -> Iterator[Proposed]:
             continue
         if current is None or current.code is None or not line:
             continue
+        if config.yaml_examples and _in_example(raw):
+            continue
         for text_, kind in _line_clauses(config, current, line, header=header):
             yield Proposed(current.code, current.heading, number, kind, text_)
 
 
-def _keyword_sentences(paragraph: str, extras: list[str]) -> Iterator[tuple[str, str]]:
-    for sentence in sentences(paragraph):
+def _in_example(raw: str) -> bool:
+    """Whether a line belongs to a YAML example (``SpecConfig.yaml_examples``).
+
+    An indented line, or an unindented ``key:`` / ``key: value`` line that
+    does not end a sentence: "final: true declares a terminal state, … ." is
+    prose, "initial: awaiting_approval" is the example's.
+    """
+    if raw[:1].isspace():
+        return True
+    line = raw.rstrip()
+    return bool(YAML_KEY_LINE.fullmatch(line)) and not line.endswith(".")
+
+
+def _keyword_sentences(
+    paragraph: str, extras: list[str], starts: tuple[str, ...] = ()
+) -> Iterator[tuple[str, str]]:
+    for sentence in sentences(paragraph, starts):
         if KEYWORDS.search(sentence) and not any(sentence in e for e in extras):
             yield sentence, _kind(sentence)
 
@@ -135,7 +164,7 @@ def _line_clauses(
 ) -> Iterator[tuple[str, str]]:
     """The clauses of one paragraph (one line of the file), as ``(text, kind)``."""
     if section.informative:
-        yield from _keyword_sentences(line, [])
+        yield from _keyword_sentences(line, [], config.sentence_starts)
         return
     extras = [extra for extra in config.extra if extra in line]
     row = "\t" in line
@@ -145,7 +174,7 @@ def _line_clauses(
         yield extra, _kind(extra)
     if row:
         # The description cell's keyword sentences are clauses of their own.
-        yield from _keyword_sentences(line.rsplit("\t", 1)[1], extras)
+        yield from _keyword_sentences(line.rsplit("\t", 1)[1], extras, config.sentence_starts)
         return
     if line.startswith(("{", "}", "//", "interface ")):
         return  # code blocks
@@ -155,10 +184,10 @@ def _line_clauses(
     if "Testably:" in line:
         yield line, "testably"  # a prose rule with its test: the whole paragraph
     if config.every_sentence:
-        for sentence in sentences(line):
+        for sentence in sentences(line, config.sentence_starts):
             yield sentence, _kind(sentence)
         return
-    yield from _keyword_sentences(line, extras)
+    yield from _keyword_sentences(line, extras, config.sentence_starts)
 
 
 def merge(
