@@ -82,6 +82,7 @@ class _Builder:
     actions: list[str] = attrs.field(factory=list)
     scripts: dict[str, JSON] = attrs.field(factory=dict)  # results a shape needs
     workflows: dict[str, JSON] = attrs.field(factory=dict)  # child workflows (A-140)
+    dry: bool | None = None  # a shape's own choice of a dry run (None: the case's draw)
     # The scenario's interruptions a shape asks for: member → {step path: K}.
     interrupts: dict[str, dict[str, int]] = attrs.field(factory=dict)
 
@@ -477,7 +478,8 @@ UNEVALUATED = CONSUMERS[1:4]  # an untaken branch, a short-circuited operand, a 
 # The child workflow's endings: its last step (A-140).
 CHILD_ENDINGS = (
     None,
-    {"s": {"wf.stop": {"reason": "enough", "result": {"x": "stopped", "y": None}}}},
+    # A stop result entry that reads a write: suppressed in a dry run (WF-PART-1).
+    {"s": {"wf.stop": {"reason": "enough", "result": {"x": "{{ a.id }}", "y": "stopped"}}}},
     {"f": {"wf.fail": {"code": "app.refused", "reason": "no"}}},
     {"g": {"svc.get": {}, "on_fail": "abort"}},
 )
@@ -518,6 +520,9 @@ def _child_runs(draw: st.DrawFn, b: _Builder) -> list[JSON]:
     propagated (WF-CANCEL-7), the call's timeout (WF-CATCH-21), and a dry
     run's member suppression across calls (WF-PART-5).
     """
+    # Half are dry runs, about member suppression across the call (WF-PART-5): then no
+    # interruption draws the call away from its result.
+    b.dry = draw(st.booleans())
     b.workflows["sub"] = _child(draw)
     # Beside concurrent work (where the caller's cancellation reaches it), or followed by
     # a step that reads its result.
@@ -538,24 +543,35 @@ def _child_runs(draw: st.DrawFn, b: _Builder) -> list[JSON]:
     n = draw(st.sampled_from((1, 1, 1, "one")))  # "one": the callee's input contract rejects it
     call: dict[str, JSON] = {"wf.call": {"workflow": callee, "inputs": {"n": n}}}
     patterns = draw(st.lists(st.sampled_from(CALL_PATTERNS), max_size=2, unique=True))
+    if n == "one" and "input.type" not in patterns and draw(st.booleans()):
+        patterns.append("input.type")  # WF-CATCH-16: a handler the mismatch must not reach
     if patterns:  # a handler with a step or none (WF-CATCH-21: it runs after the child)
         call["catch"] = {
             pattern: {
                 "steps": [{"h": {"svc.get": {}}}] if draw(st.booleans()) else [],
-                "result": {"x": "{{ error.code }}", "y": None},
+                # Not an object: the replacement breaks the call's contract (WF-CATCH-6).
+                "result": draw(
+                    st.sampled_from(
+                        ({"x": "{{ error.code }}", "y": None},) * 3 + ("{{ error.code }}",)
+                    )
+                ),
             }
             for pattern in patterns
         }
+        if draw(st.integers(0, 3)) == 0:  # a handler that fails (WF-CATCH-26)
+            b.scripts[f"{at}.(catch).h"] = [{"error": "svc.fatal"}]
     if draw(st.booleans()):
         call["on_fail"] = "continue"
-    if draw(st.booleans()):
+    interrupt = (
+        None if b.dry else draw(st.sampled_from(("expire", "cancelChild", "cancelChild", None)))
+    )
+    if interrupt == "expire":
         call["timeout"] = "5s"
-        b.interrupts.setdefault("expire", {})[at] = draw(st.integers(1, 3))
-    elif draw(st.booleans()):
-        b.interrupts.setdefault("cancelChild", {})[at] = draw(st.integers(1, 3))
+    if interrupt is not None:  # while the child's first or second attempt is outstanding
+        b.interrupts.setdefault(interrupt, {})[at] = draw(st.integers(1, 2))
     for step in ("a", "b", "g"):
         b.actions.append(prefix + step)
-    if draw(st.booleans()):
+    if not b.dry and draw(st.integers(0, 3)) > 0:  # a withheld write has no attempt
         b.scripts[prefix + "a"] = [
             draw(st.sampled_from(({"error": "svc.lost"}, {"error": "svc.fatal"})))
         ]
@@ -588,7 +604,7 @@ def _timeouts(draw: st.DrawFn, b: _Builder) -> list[JSON]:
     if draw(st.booleans()):
         timed["on_unknown"] = "fail"
         timed["on_fail"] = "continue"
-    late = draw(st.sampled_from(({"output": {"id": "late"}}, {"error": "svc.fatal"})))
+    late = draw(st.sampled_from(({"output": {"id": "late"}},) * 3 + ({"error": "svc.fatal"},)))
     b.actions.append("t")
     b.scripts["t"] = [{"timeout": True, "late": late}, {"output": {"id": "fresh"}}]
     construct = draw(st.sampled_from(("parallel", "for_each")))
@@ -622,8 +638,8 @@ SHAPES = (
     _timeouts,
 )
 # Dry runs have the most rules of any family (WF-DRY, WF-SUPP, WF-PART): their
-# shape is drawn twice as often as the others; so are child runs (A-140).
-DRAWN = (*SHAPES, _dry_dependencies, _child_runs)
+# shape is drawn twice as often as the others; so are child runs and timeouts (A-140/141).
+DRAWN = (*SHAPES, _dry_dependencies, _child_runs, _timeouts)
 
 
 @st.composite
@@ -636,9 +652,7 @@ def workfile_cases(draw: st.DrawFn) -> dict[str, JSON]:
     b = _Builder()
     shape = draw(st.sampled_from(DRAWN)) if draw(st.integers(0, 2)) == 0 else None
     steps = shape(draw, b) if shape is not None else _steps(draw, b, "", [], [], 0)
-    dry = shape is _dry_dependencies or draw(st.integers(0, 5)) == 0
-    if shape is _child_runs and draw(st.booleans()):
-        dry = True  # member suppression across calls (WF-PART-5)
+    dry = b.dry if b.dry is not None else shape is _dry_dependencies or draw(st.integers(0, 5)) == 0
     document: dict[str, JSON] = {
         "inputs": {
             "flag": {"type": "boolean", "default": True},
