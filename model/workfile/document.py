@@ -16,6 +16,7 @@ such as ``$.steps[0].create``), ``step_path`` is the chapter's step path
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import attrs
@@ -32,6 +33,17 @@ class _Absent:
 
 
 ABSENT: Any = _Absent()  # a member the author did not write
+
+_PLAIN_KEY = re.compile(r"[a-z_][a-z0-9_]*")
+
+
+def member(path: str, key: str | int) -> str:
+    """The JSON path of ``key`` inside ``path``: ``$.a.b``, ``$.a[0]``, ``$.a['wf.x']``."""
+    if isinstance(key, int):
+        return f"{path}[{key}]"
+    if _PLAIN_KEY.fullmatch(key):
+        return f"{path}.{key}"
+    return f"{path}[{key!r}]"
 
 
 @attrs.frozen

@@ -6,7 +6,9 @@ the keys docs/workfile.md lists, plus extension keys ``x-…`` (A-108), which
 are kept out of the model.  Each problem is a Diagnostic with a code, a JSON
 path (``$.steps[2].fetch.retry.initial``), a message and the assumption or
 clause that decides it; loading goes on past a problem so one report holds
-them all.  Codes: docs/workfile.md.
+them all.  Codes: docs/workfile.md.  A state-form document (``states``,
+``initial``: the Stateful Profile) is read by model/workfile/state_loader.py,
+which reuses this loader's step lists, fields, names and templates.
 """
 
 from __future__ import annotations
@@ -40,8 +42,11 @@ from wforacle.model.workfile.document import (
     WaitFor,
     Workfile,
 )
+from wforacle.model.workfile.document import member as _member
 from wforacle.model.workfile.evaluate import FILTERS
 from wforacle.model.workfile.expr import ExprError, filters, template
+from wforacle.model.workfile.state_loader import load_states
+from wforacle.model.workfile.states import StateWorkfile
 from wforacle.model.workfile.yamlsafe import YamlProblem, read
 
 JSON = Any
@@ -70,14 +75,6 @@ NOT_MODELLED = {
 }
 
 
-def _member(path: str, key: str | int) -> str:
-    if isinstance(key, int):
-        return f"{path}[{key}]"
-    if NAME.fullmatch(key):
-        return f"{path}.{key}"
-    return f"{path}[{key!r}]"
-
-
 class Loader:
     """Builds a Workfile from parsed YAML, collecting diagnostics."""
 
@@ -90,7 +87,7 @@ class Loader:
 
     # -- entry ------------------------------------------------------------------------
 
-    def load_text(self, text: str | bytes) -> Workfile | None:
+    def load_text(self, text: str | bytes) -> Workfile | StateWorkfile | None:
         """The Workfile in YAML ``text``, or None when it cannot be read."""
         try:
             data = read(text)
@@ -99,20 +96,15 @@ class Loader:
             return None
         return self.load(data)
 
-    def load(self, data: JSON) -> Workfile | None:
+    def load(self, data: JSON) -> Workfile | StateWorkfile | None:
         """The Workfile in parsed YAML ``data``."""
         if not isinstance(data, dict):
             self.fail("document.shape", "$", "a Workfile is a YAML mapping")
             return None
         if "states" in data or "initial" in data:
-            self.fail(
-                "document.profile",
-                "$",
-                "a state-form Workfile (states, initial) activates the Stateful Profile, "
-                "which wforacle does not model yet; a Core Validator MUST NOT reinterpret "
-                "states as a step list",
-            )
-            return None
+            # The Stateful Profile: "A Core Validator MUST NOT reinterpret states as a
+            # step list" (WFS-INTRO-5); its own reader takes the document (A-142).
+            return load_states(self, data)
         self.keys(data, "$", ROOT_KEYS)
         inputs = self.fields(data.get("inputs", {}), "$.inputs")
         steps = self.steps(data.get("steps", ABSENT), "$.steps", "")
@@ -615,7 +607,7 @@ def _kind(value: JSON) -> str:
     )
 
 
-def load(text: str | bytes) -> tuple[Workfile | None, list[Diagnostic]]:
+def load(text: str | bytes) -> tuple[Workfile | StateWorkfile | None, list[Diagnostic]]:
     """The Workfile in YAML ``text`` and the problems found reading it."""
     loader = Loader()
     workfile = loader.load_text(text)

@@ -16,7 +16,7 @@ this is the smallest manifest those rules need (assumption A-116)::
           "crm.transient.*": retryable
           "http.5xx": retryable
     triggers:
-      approval: { kind: external, correlate_on: [request_id] }   # external | poll
+      approval: { kind: external, correlate_on: [request_id] }   # external | poll | schedule
 
 Reserved codes (``timeout``, ``invalid_output``) and the Standard's own code
 namespaces may not be classified by a connector (Error Classification: an
@@ -45,6 +45,9 @@ JSON = Any
 CLASSIFICATIONS = ("retryable", "fatal", "unknown")
 # Code namespaces of the Standard's own faults and failures (A-116).
 STANDARD_NAMESPACES = ("flow", "document", "invocation", "agent", "expression", "input")
+# The Stateful Profile names the three: "whose resolved manifest kind is external or
+# poll; schedule triggers are not state subscriptions" (WFS-TRANS-17, A-150).
+TRIGGER_KINDS = ("external", "poll", "schedule")
 OUTPUT_TYPES = ("string", "integer", "number", "boolean", "object", "array", "json", "null")
 
 
@@ -83,7 +86,7 @@ class TriggerSpec:
 
     connector: str
     name: str
-    kind: str  # "external" | "poll"
+    kind: str  # "external" | "poll" | "schedule" (a schedule trigger is no subscription: A-150)
     correlate_on: tuple[str, ...] = ()
 
 
@@ -233,8 +236,8 @@ class _Reader:
             return None
         self.keys(raw, path, ("kind", "correlate_on", "description"))
         kind = raw.get("kind")
-        if kind not in ("external", "poll"):
-            self.fail("manifest.value", f"{path}.kind", "kind is external or poll")
+        if kind not in TRIGGER_KINDS:
+            self.fail("manifest.value", f"{path}.kind", "kind is external, poll or schedule")
             return None
         fields = raw.get("correlate_on", [])
         if not (isinstance(fields, list) and all(isinstance(f, str) for f in fields)):

@@ -42,9 +42,12 @@ JSON = Any
 def semantics(loaded: Loaded, scenario: JSON, options: Any, replay: JSON) -> Any:
     """The run of a valid document under a scenario (``loaded.plan``: manifests, workflows)."""
     from wforacle.model.workfile.manifest import Manifests
-    from wforacle.model.workfile.run import WorkfileRun
+    from wforacle.model.workfile.run import ModelLimit, WorkfileRun
     from wforacle.model.workfile.scenario import Scenario
+    from wforacle.model.workfile.states import NOT_MODELLED, StateWorkfile
 
+    if isinstance(loaded.model, StateWorkfile):  # issue 15: validated, not run yet
+        raise ModelLimit(f"{NOT_MODELLED} (issue 15): a state-form Workfile cannot run")
     if replay is not None:
         raise InvalidCase("a Workfile run is not replayed (Replay is a profile's, not Core's)")
     manifests, workflows = loaded.plan if loaded.plan is not None else (Manifests(), {})
@@ -135,8 +138,10 @@ def prepare(case: JSON, options: Any = None) -> Prepared:
     from wforacle.model.diagnostics import InvalidScenario
     from wforacle.model.workfile.run import ModelLimit, WorkfileRun
     from wforacle.model.workfile.scenario import Scenario
+    from wforacle.properties.workfile.states import refuse_state_form
     from wforacle.properties.workfile.validate import validate
 
+    refuse_state_form(case)  # issue 15: a state-form document is validated, not run yet
     document = case.get("document")
     if isinstance(document, bytes):  # as read from a file (shrink DOC)
         try:

@@ -78,7 +78,7 @@ def _validate(
     if problems:
         report = Report(sort_diagnostics((*problems, *report.diagnostics)))
     plan = (manifests if manifests is not None else Manifests(), dict(workflows or {}))
-    return Loaded(report, result.workfile, plan)
+    return Loaded(report, result.document, plan)  # a state-form document too (issue 15)
 
 
 def _folder(values: Mapping[str, Any], name: str) -> Path | None:

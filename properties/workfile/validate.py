@@ -16,6 +16,11 @@ assumption (docs/workfile.md):
   produce, never runs (WF-CODE-1/2);
 * with manifests (``Static Facts``): actions and triggers exist; the
   ambiguity warnings of on_unknown (WF-UNK-15..19).
+
+A state-form document (the Stateful Profile) gets the same checks in each
+entry's step lists, its cross-state checks (properties/workfile/states.py),
+and the scopes of its entries and outputs (``_StateChecker``: WFS-ENTRY-8..15,
+WFS-TRANS-21..26, WFS-FORM-13; A-147).
 """
 
 from __future__ import annotations
@@ -48,6 +53,8 @@ from wforacle.model.workfile.document import (
 from wforacle.model.workfile.expr import ExprError, Path, path_text, refs, template, template_refs
 from wforacle.model.workfile.loader import Loader
 from wforacle.model.workfile.manifest import ActionSpec, Manifests
+from wforacle.model.workfile.states import Direct, State, StateWorkfile, Transition
+from wforacle.properties.workfile.states import join, state_checks
 
 JSON = Any
 # Root names every scope can read (A-114): the invocation's inputs and run metadata.
@@ -58,20 +65,34 @@ RESERVED_NAMES = RESERVED_ROOTS | {"error"}
 
 @attrs.frozen
 class Validation:
-    """The report and, when the document could be read, the Workfile."""
+    """The report and, when the document could be read, the Workfile.
+
+    ``workfile`` is a Core document (the one a run reads); ``states`` a
+    state-form document of the Stateful Profile, which the model validates
+    but does not run yet.
+    """
 
     report: Report
     workfile: Workfile | None
+    states: StateWorkfile | None = None
+
+    @property
+    def document(self) -> Workfile | StateWorkfile | None:
+        """Whichever document was read."""
+        return self.workfile if self.workfile is not None else self.states
 
 
 def validate(text: str | bytes, manifests: Manifests | None = None) -> Validation:
     """Validate a Workfile's YAML text, against ``manifests`` when supplied."""
     loader = Loader()
-    workfile = loader.load_text(text)
+    document = loader.load_text(text)
     problems = list(loader.problems)
-    if workfile is not None:
-        problems += list(_Checker(workfile, manifests).run())
-    return Validation(Report(sort_diagnostics(problems)), workfile)
+    if isinstance(document, StateWorkfile):
+        problems += list(_StateChecker(document, manifests).run())
+        return Validation(Report(sort_diagnostics(problems)), None, document)
+    if document is not None:
+        problems += list(_Checker(document, manifests).run())
+    return Validation(Report(sort_diagnostics(problems)), document)
 
 
 def _error(code: str, path: str, message: str, clause: str) -> Diagnostic:
@@ -435,6 +456,148 @@ class _Checker:
                 f"{policy}.  Allow attempts: 2 or more to permit the reissue.",
                 "WF-UNK-19",
             )
+
+
+class _StateChecker(_Checker):
+    """A state-form Workfile: every entry is a new scope nested in the root (WFS-ENTRY-7).
+
+    An entry binds its accepted values, then ``on_enter``'s and ``steps``'
+    bindings (WFS-ENTRY-8); it reads the root's ``inputs`` and ``run``
+    (WFS-ENTRY-9) and nothing of another state (WFS-ENTRY-10), which holds
+    because no entry scope is nested in another; no scope holds a state name
+    (WFS-ENTRY-11: "A state name is not a readable binding").  When each expression of a
+    state is evaluated decides what it sees (A-147): configuration over the
+    root (WFS-TRANS-23), match and ``after`` after ``on_enter``
+    (WFS-TRANS-26, WFS-TRANS-12), transitions after ``steps``, a
+    subscription's with its payload bound under its name (WFS-TRANS-21,
+    WFS-ENTRY-15).
+    """
+
+    def __init__(self, document: StateWorkfile, manifests: Manifests | None) -> None:
+        super().__init__(Workfile(document.inputs), manifests)
+        self.document = document
+
+    def run(self) -> Generator[Diagnostic, None, None]:
+        yield from state_checks(self.document, self.manifests)
+        root = Scope(dict.fromkeys(RESERVED_ROOTS))
+        finals: list[tuple[State, Scope]] = []
+        for state in self.document.states:
+            last = yield from self.entry(state, root)
+            if state.final:
+                finals.append((state, last))
+        if self.document.outputs is not ABSENT:
+            yield from self.final_outputs(root, finals)
+
+    def entry(self, state: State, root: Scope) -> Generator[Diagnostic, None, Scope]:
+        """Check one state's entry in phase order; return the scope after ``steps``.
+
+        WFS-FORM-7: "subscription configuration and activation precede
+        on_enter; on_enter then runs, correlation and the timer are fixed, and
+        steps runs"; every entry is a new scope (WFS-ENTRY-7).
+        """
+        for field in state.accepts or ():
+            if field.name in RESERVED_NAMES:
+                yield _error(
+                    "document.duplicate_binding",
+                    field.path,
+                    f"the accepted value {field.name!r} would bind a reserved name in the entry "
+                    "scope; accepted values bind directly by name",
+                    "WFS-ENTRY-8",
+                )
+        for subscription in state.on:
+            for key, value in (
+                ("configuration", subscription.configuration),
+                ("connection", subscription.connection),
+            ):
+                if value is not ABSENT:
+                    yield from self.reads(value, f"{subscription.path}.{key}", root)
+        accepted: dict[str, Step | None] = {f.name: None for f in state.accepts or ()}
+        entry = Scope(accepted, root, root.continuing)
+        after_enter = yield from self.step_list(state.on_enter, entry)
+        for subscription in state.on:
+            yield from self.reads(subscription.match, f"{subscription.path}.match", after_enter)
+        if state.timeout is not None:
+            yield from self.reads(state.timeout.after, f"{state.timeout.path}.after", after_enter)
+        last = yield from self.step_list(state.steps, after_enter)
+        if state.exit is not None:
+            yield from self.transition(state.exit, last)
+        for subscription in state.on:
+            payload = Scope({subscription.name: None}, last, last.continuing)
+            yield from self.transition(subscription.transition, payload)
+        if state.timeout is not None:
+            yield from self.transition(state.timeout.transition, last)
+        return last
+
+    def transition(self, transition: Transition, scope: Scope) -> Iterator[Diagnostic]:
+        """``into`` and ``route`` read the source entry's scope (WFS-ENTRY-14)."""
+        if isinstance(transition, Direct):
+            yield from self.reads(transition.into, f"{transition.path}.into", scope)
+            return
+        yield from self.reads(transition.subject, f"{transition.path}.route", scope)
+        for _, case in transition.cases:
+            yield from self.transition(case, scope)
+        if transition.otherwise is not None:
+            yield from self.transition(transition.otherwise, scope)
+
+    def final_outputs(self, root: Scope, finals: list[tuple[State, Scope]]) -> Iterator[Diagnostic]:
+        """Outputs across every final-entry scope, by the cross-branch rule (WFS-FORM-13)."""
+        try:
+            found = template_refs(self.document.outputs)
+        except ExprError:
+            return  # reported by the loader
+        for ref in sorted(found, key=path_text):
+            name = ref[0]
+            if root.lookup(name)[0]:
+                continue
+            looked = [(state, scope.lookup(name)) for state, scope in finals]
+            where = [(state, bound) for state, (visible, bound) in looked if visible]
+            if not where:
+                yield _error(
+                    "document.reference",
+                    "$.outputs",
+                    f"{path_text(ref)} reads {name!r}, which neither the root nor any final-entry "
+                    "scope binds (final states: "
+                    f"{', '.join(s.name for s, _ in finals) or 'none'})",
+                    "WFS-FORM-13",
+                )
+                continue
+            void = [bound for _, bound in where if bound is not None]
+            void = [b for b in void if isinstance(b.body, VOID_BODIES)]
+            if void:
+                yield _error(
+                    "document.reference",
+                    "$.outputs",
+                    f"{path_text(ref)} reads {name!r}, a {type(void[0].body).__name__.lower()} "
+                    "step, which creates no binding",
+                    "A-114",
+                )
+                continue
+            types = [self.binding_type(state, name, bound) for state, bound in where]
+            known = [t for t in types if t is not None]
+            if len(ref) == 1 and len(known) == len(types) and join(known) is None:
+                shown = ", ".join(f"{s.name}: {t}" for (s, _), t in zip(where, known, strict=True))
+                yield _error(
+                    "document.type",
+                    "$.outputs",
+                    f"{name!r} has no available join across the final-entry scopes that bind it "
+                    f"({shown})",
+                    "WFS-FORM-13",
+                )
+
+    def binding_type(self, state: State, name: str, bound: Step | None) -> str | None:
+        """The static type of a final entry's binding, when established (A-147)."""
+        if bound is None:
+            field = next((f for f in state.accepts or () if f.name == name), None)
+            return None if field is None else field.type
+        body = bound.body
+        if isinstance(body, Render):
+            return "string"
+        if isinstance(body, Call):
+            return "object"
+        if isinstance(body, Action) and self.manifests is not None:
+            spec = self.manifests.action(body.name)
+            return None if spec is None else spec.output
+        return None
 
 
 def _always_beaten(pattern: CodePattern, patterns: list[CodePattern]) -> CodePattern | None:

@@ -142,7 +142,12 @@ def test_wf_agent_is_refused_as_not_modelled():
 
 
 def test_a_state_form_workfile_is_not_read_as_steps():
-    assert codes("initial: a\nstates: { a: { final: true } }") == ["document.profile"]
+    # WFS-INTRO-5: "A Core Validator MUST NOT reinterpret states as a step list."
+    # The Stateful Profile's reader takes it (tests/workfile/test_stateful_documents.py).
+    result = validate("initial: a\nstates: { a: { final: true } }")
+    assert result.report.diagnostics == ()
+    assert result.workfile is None and result.states is not None
+    assert [state.name for state in result.states.states] == ["a"]
 
 
 # -- expressions (A-100, A-101) ----------------------------------------------------------
