@@ -752,6 +752,39 @@ def test_subscriptions_that_may_not_overlap_are_left_to_run_time(first, second):
     assert found(two(first, second)) == []
 
 
+def test_the_activation_witness_of_f22_is_rejected_at_validation():
+    # docs/spec-review.md F-22: the overlap is established by the text alone, before any
+    # activation could evaluate notify.id (A-145).
+    text = machine(
+        """
+        a:
+          on_enter: [ { notify: { messaging.post: {} } } ]
+          on:
+            p: { event: messaging.approval, match: { request_id: "{{ notify.id }}" }, goto: z }
+            q: { event: messaging.approval, match: { request_id: "{{ notify.id }}" }, goto: z }
+        z: { final: true }
+        """
+    )
+    assert found(text, FACTS) == [
+        ("document.ambiguous_subscription", "$.states.a.on.q", "WFS-TRANS-35")
+    ]
+
+
+def test_the_reentry_witness_of_f24_is_checked_like_any_transition():
+    # docs/spec-review.md F-24: a transition to its own state is checked (A-148).
+    text = machine(
+        """
+        a: { goto: b, into: { n: 1 } }
+        b:
+          accepts: { n: { type: integer, required: true } }
+          on: { e: { event: svc.e, match: { id: 1 }, goto: b, into: { n: "x" } } }
+          timeout: { after: 1s, goto: z }
+        z: { final: true }
+        """
+    )
+    assert found(text) == [("document.type", "$.states.b.on.e.into.n", "WFS-ENTRY-3")]
+
+
 def test_subscriptions_on_different_events_never_overlap():
     text = two("match: { id: 1 }", "match: { id: 1 }").replace(
         "q: { event: svc.e", "q: { event: svc.f"
