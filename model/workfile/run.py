@@ -151,7 +151,18 @@ RULES: dict[str, tuple[str, ...]] = {
     "repeat_exhausted": ("WF-SUPP-12", "A-125"),
     "iterate": ("WF-SCHED-1", "WF-SCHED-4", "A-125", "A-127"),
     # Child runs (wf.call, A-140) and timeouts (A-141).
-    "child_finished": ("WF-STEP-13", "WF-PART-5", "WF-CATCH-6", "WF-TERM-1", "A-140"),
+    # The child's outputs, entry by entry in a dry run (WF-PART-1..3), give its result.
+    "child_finished": (
+        "WF-STEP-13",
+        "WF-PART-1",
+        "WF-PART-2",
+        "WF-PART-3",
+        "WF-PART-5",
+        "WF-CATCH-6",
+        "WF-TERM-1",
+        "WF-BIND-1",
+        "A-140",
+    ),
     "child_failed": ("WF-CATCH-12", "WF-CATCH-13", "WF-CATCH-14", "WF-UNK-12", "A-140"),
     "request_cancel_child": ("WF-CANCEL-2", "WF-CANCEL-14", "A-140"),
     "child_cancelled": ("WF-CANCEL-14", "WF-CANCEL-15", "WF-CATCH-12", "A-140"),
@@ -208,6 +219,7 @@ RULES: dict[str, tuple[str, ...]] = {
     "cancel_abort": ("WF-POLICY-3", "WF-UNK-4", "WF-UNK-11", "WF-CUT-1", "A-121"),
     "cancel_child": ("WF-CANCEL-7", "WF-CANCEL-8", "WF-CANCEL-16", "A-140"),
     "finish": (
+        "WF-BIND-1",  # outputs read bindings: a step that did not succeed reads null
         "WF-DONE-1",
         "WF-DONE-2",
         "WF-DONE-3",
@@ -310,12 +322,16 @@ class WorkfileRun:
         return step.nested
 
     def _check_scenario(self) -> None:
-        """What the scenario scripts must fit the document (A-140, A-141)."""
+        """What the scenario scripts must fit the steps they name (A-140, A-141).
+
+        A path naming no step is ignored, as a script for a step that never runs
+        is (A-118): a reduced case keeps the scripts of the steps it removed.
+        """
         scenario = self.scenario
         for key, results in scenario.attempts.items():
             if any("timeout" in r for r in results):
                 step = self.steps.get(static_path(key))
-                if step is None or step.modifiers.timeout_ms is None:
+                if step is not None and step.modifiers.timeout_ms is None:
                     raise InvalidScenario(
                         "a timed-out attempt belongs to an action step that declares timeout "
                         "(A-141)",
@@ -323,7 +339,9 @@ class WorkfileRun:
                     )
         for path in scenario.expire:
             step = self.steps.get(static_path(path))
-            if step is None or step.modifiers.timeout_ms is None or isinstance(step.body, Action):
+            if step is None:
+                continue
+            if step.modifiers.timeout_ms is None or isinstance(step.body, Action):
                 raise InvalidScenario(
                     "expire names a step other than an action that declares timeout (an "
                     'action\'s timeout bounds each attempt: script {"timeout": true}) (A-141)',
@@ -331,7 +349,7 @@ class WorkfileRun:
                 )
         for path in scenario.cancel_child:
             step = self.steps.get(static_path(path))
-            if step is None or not isinstance(step.body, Call):
+            if step is not None and not isinstance(step.body, Call):
                 raise InvalidScenario(
                     "cancelChild names a wf.call step (A-140)", f"$.cancelChild[{path!r}]"
                 )

@@ -20,7 +20,7 @@ JSON = Any
 
 
 def _case(document: str, scenario: JSON | None = None, **workflows: str) -> JSON:
-    case = {
+    case: dict[str, JSON] = {
         "document": document,
         "manifests": {"svc": MANIFEST},
         "scenario": scenario or {},

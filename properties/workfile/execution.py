@@ -313,12 +313,20 @@ def smaller(case: JSON) -> Iterator[JSON]:
     manifest; then the scenario's reductions: a step's script or one of its
     results, a server delay, details or a late response, a deadline's
     expiry, a child's cancellation, the cancellation request, the inputs,
-    the dry run, the schedule's last choice.
+    the dry run, the schedule's last choice, an interruption one wait earlier.
     """
     data = _document(case)
     if isinstance(data, dict):
         for variant, scenario in _smaller_documents(case, data):
             yield _variant(case, variant, scenario)
+            # A removed step may have been what led up to an interruption's wait: the
+            # same removal with every interruption one wait earlier (two coordinated edits).
+            base = scenario if scenario is not None else case.get("scenario")
+            earlier = _earlier(base)
+            first = _earlier(base, to_first=True)
+            for moved in (earlier, first) if first != earlier else (earlier,):
+                if moved is not None:
+                    yield _variant(case, variant, moved)
     workflows = case.get("workflows")
     if isinstance(workflows, dict):
         for name, text in workflows.items():
@@ -405,6 +413,28 @@ def _smaller_documents(case: JSON, data: JSON) -> Iterator[tuple[JSON, JSON]]:
             yield variant, None
 
 
+def _earlier(scenario: JSON, to_first: bool = False) -> JSON | None:
+    """The scenario with each interruption past the first wait one wait earlier.
+
+    With ``to_first``, at the first wait instead.  None when no interruption
+    is past the first wait, or when the move would put two at one wait.
+    """
+    if not isinstance(scenario, dict):
+        return None
+    found = copy.deepcopy(scenario)
+    places: list[tuple[dict[str, Any], str]] = [(found, "cancel")]
+    for member in ("expire", "cancelChild"):
+        waits = found.get(member)
+        places += [(waits, path) for path in waits] if isinstance(waits, dict) else []
+    moved = False
+    for holder, key in places:
+        k = holder.get(key)
+        if isinstance(k, int) and not isinstance(k, bool) and k > 1:
+            holder[key], moved = 1 if to_first else k - 1, True
+    ks = [h[k] for h, k in places if isinstance(h.get(k), int)]
+    return found if moved and len(set(ks)) == len(ks) else None
+
+
 def _smaller_scenarios(case: JSON) -> Iterator[JSON]:
     scenario = case.get("scenario")
     if not isinstance(scenario, dict):
@@ -431,6 +461,10 @@ def _smaller_scenarios(case: JSON) -> Iterator[JSON]:
             del variant["scenario"][member][path]
             yield variant
     yield from without(case, ("cancel", "inputs", "dryRun"))
+    # Every interruption one wait earlier: the steps that only led up to it can then go.
+    earlier = _earlier(scenario)
+    if earlier is not None:
+        yield {**copy.deepcopy(case), "scenario": earlier}
 
 
 # -- the engine protocol ---------------------------------------------------------------------

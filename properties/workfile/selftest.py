@@ -26,7 +26,7 @@ def selftest() -> tuple[tuple[tuple[str, JSON], ...], JSON]:
     return SELFTEST, CONCURRENT
 
 
-SELFTEST = (
+SELFTEST: tuple[tuple[str, JSON], ...] = (
     (
         "one action succeeds (run, event, invoke, wait, result, done)",
         _case(

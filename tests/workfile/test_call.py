@@ -394,6 +394,17 @@ def test_a_scenario_that_does_not_fit_the_document_is_refused(scenario, message)
         prepare(case(document, scenario))
 
 
+def test_a_script_for_a_step_the_document_does_not_have_is_ignored():
+    # a script names steps that may never run; a reduced case keeps the
+    # scripts of the steps the shrinker removed (A-141: timeouts and expiries too).
+    scenario = {
+        "attempts": {"gone": [{"timeout": True}]},
+        "expire": {"gone": 1},
+        "cancelChild": {"gone.too": 2},
+    }
+    assert trace("steps:\n  - a: { svc.get: {} }\n", scenario)[-1]["outcome"] == "completed"
+
+
 def test_a_missing_workflow_is_the_case_s_problem():
     with pytest.raises(InvalidCase, match="does not supply"):
         prepare(case("steps:\n  - c: { wf.call: { workflow: nowhere } }\n"))

@@ -126,11 +126,11 @@ def test_a_campaign_finds_shrinks_and_explains_each_seeded_bug(bug, correct):
     try:
         # A shrink allowance that never binds: what a shrink reaches must not depend
         # on the machine's speed (the default 30 s did bind on CI for retry-fatal).
-        result = campaign(WORKFILE, seeded, examples=3000, seed_value=0, reduce_budget=600)
+        result = campaign(WORKFILE, seeded, examples=4000, seed_value=0, reduce_budget=600)
     finally:
         seeded.stop()
     finding = result.finding
-    assert finding is not None, f"{bug} not found in 3000 examples"
+    assert finding is not None, f"{bug} not found in 4000 examples"
     assert BREAKS[bug] in finding.judgement.divergence.clauses
     # Shrunk to what the bug needs: no seeded bug needs more than four steps and
     # scripted results together (fail_fast: a construct, a failing branch, an
