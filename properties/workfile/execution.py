@@ -116,8 +116,10 @@ def valid_workflow(text: str, manifests: Any, name: str) -> Any:
     from wforacle.properties.workfile.validate import validate
 
     result = validate(text.encode("utf-8"), manifests)
-    if not result.report.valid or result.workfile is None:
+    if not result.report.valid:
         raise InvalidCase(f"the workflow {name!r} is not a valid Workfile: {result.report.codes()}")
+    if result.workfile is None:  # a valid state-form Workfile (issue 15)
+        raise InvalidCase(f"the workflow {name!r} is state-form: its execution is not modelled yet")
     return result.workfile
 
 
