@@ -405,7 +405,11 @@ def cmd_run(args: argparse.Namespace) -> int:
             from wforacle.oracle.itf import to_itf
 
             itf = to_itf(spec, semantics, execution, args.file)
-            Path(args.itf).write_text(json.dumps(itf, ensure_ascii=False) + "\n", encoding="utf-8")
+            text = json.dumps(itf, ensure_ascii=False) + "\n"
+            try:
+                Path(args.itf).write_text(text, encoding="utf-8")
+            except OSError as exc:  # a directory, a missing folder, no permission (issue 19)
+                raise UsageError(f"--itf {args.itf}: cannot write: {exc.strerror or exc}") from None
     if args.json:
         emit_json({"trace": execution.trace, spec.final_name: state})
     else:

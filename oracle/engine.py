@@ -122,11 +122,24 @@ class Engine:
         self.buffer = b""
         self.restarts = 0
         self.hello: JSON = None
+        # Why the engine could not start, once it could not: it is not started again,
+        # so a campaign against an engine that never says ready ends in seconds, not in
+        # examples times the timeout (issue 19).
+        self.unstartable: Fault | None = None
 
     # -- process ------------------------------------------------------------------
 
     def start(self) -> None:
         """Start the engine and read its ``ready`` message."""
+        if self.unstartable is not None:
+            raise Fault(self.unstartable.kind, f"{self.unstartable} (not started again)")
+        try:
+            self._start()
+        except Fault as fault:
+            self.unstartable = fault
+            raise
+
+    def _start(self) -> None:
         try:
             argv = shlex.split(self.command)
         except ValueError as exc:

@@ -345,3 +345,11 @@ def test_a_count_or_budget_that_means_nothing_is_a_usage_error(capsys, argv, opt
     assert exited.value.code == 2
     err = capsys.readouterr().err
     assert f"argument {option}" in err and "internal error" not in err
+
+
+@pytest.mark.parametrize("where", ["directory", "missing/folder/run.itf.json"])
+def test_an_itf_file_that_cannot_be_written_is_a_usage_error(capsys, tmp_path, where):
+    # Issue 19: --itf to a directory or into a missing folder was an internal error.
+    target = tmp_path if where == "directory" else tmp_path / where
+    code, _, err = run(capsys, "run", str(EXAMPLE), "--itf", str(target))
+    assert code == 2 and "--itf" in err and "internal error" not in err

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
+import time
 import xml.etree.ElementTree as ElementTree
 from pathlib import Path
 
@@ -78,6 +79,23 @@ def test_an_engine_that_never_says_ready_is_a_protocol_fault(tmp_path):
     script.write_text('print(\'{"type": "hello"}\', flush=True)\n')
     report = selftest(W6W, f"{sys.executable} {script}", timeout=2)
     assert not report[0].ok and "protocol: expected a ready message" in report[0].detail
+
+
+def test_a_campaign_against_an_engine_that_never_starts_ends_after_one_timeout(tmp_path):
+    # Issue 19: an engine silent from the start made every example wait out the
+    # timeout twice (start, restart); it is not started again once it could not.
+    script = tmp_path / "silent.py"
+    script.write_text("import time\ntime.sleep(60)\n")
+    engine = Engine(f"{sys.executable} {script}", timeout=0.5)
+    started = time.monotonic()
+    try:
+        result = campaign(W6W, engine, examples=6, seed_value=0)
+    finally:
+        engine.stop()
+    assert result.faults >= 1 and result.finding is None
+    assert time.monotonic() - started < 5  # one wait for ready, not twelve
+    _, judgement = result.fault_cases[0]
+    assert judgement.fault is not None and judgement.fault.kind == "hang"
 
 
 def test_the_example_engine_passes_the_protocol_selftest():
