@@ -462,17 +462,17 @@ def report_check(verdict: Any, as_json: bool, allowed: str) -> int:
 def _read_trace(source: str) -> list[Any]:
     """A trace: a JSON array of events, ``run --json`` output, or JSON lines."""
     text = sys.stdin.read() if source == "-" else read_text(source)
-    try:
-        value = json.loads(text)
-    except json.JSONDecodeError:
+    try:  # strict JSON: no NaN or Infinity, nesting and integers bounded (issue 19)
+        value = parse_json(text, source)
+    except InvalidInput:
         value = []
         for number, line in enumerate(text.splitlines(), start=1):
             if not line.strip():
                 continue
             try:
-                value.append(json.loads(line))
-            except json.JSONDecodeError as exc:
-                raise UsageError(f"{source}: line {number}: not JSON ({exc.msg})") from None
+                value.append(parse_json(line, f"{source}: line {number}"))
+            except InvalidInput as exc:
+                raise UsageError(str(exc)) from None
     if isinstance(value, dict) and isinstance(value.get("trace"), list):
         value = value["trace"]
     if not isinstance(value, list) or not all(isinstance(e, dict) for e in value):

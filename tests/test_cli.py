@@ -353,3 +353,20 @@ def test_an_itf_file_that_cannot_be_written_is_a_usage_error(capsys, tmp_path, w
     target = tmp_path if where == "directory" else tmp_path / where
     code, _, err = run(capsys, "run", str(EXAMPLE), "--itf", str(target))
     assert code == 2 and "--itf" in err and "internal error" not in err
+
+
+@pytest.mark.parametrize(
+    "content, message",
+    [
+        ('[{"event": "run_started", "x": NaN}]', "NaN is not JSON"),
+        ("[" * 50_000 + "]" * 50_000, "recursion"),
+        ('[{"event": "x", "n": ' + "9" * 5000 + "}]", "digits"),
+    ],
+)
+def test_a_trace_that_is_not_strict_json_is_a_usage_error(capsys, tmp_path, content, message):
+    # Issue 19: check accepted a trace holding NaN (not JSON) and a deeply nested
+    # trace was an internal error; the trace goes through the strict JSON reader.
+    trace = tmp_path / "trace.json"
+    trace.write_text(content)
+    code, _, err = run(capsys, "check", str(EXAMPLE), "--trace", str(trace))
+    assert code == 2 and message in err and "internal error" not in err
