@@ -55,6 +55,7 @@ from wforacle.properties.specification import (
     Prepared,
     Protocol,
     Specification,
+    finite_float,
 )
 
 JSON = Any
@@ -250,9 +251,9 @@ class Engine:
         if len(line) > self.max_line:
             raise Fault("flood", f"a line longer than {self.max_line} bytes")
         try:
-            return json.loads(line, parse_constant=_not_json)
+            return json.loads(line, parse_constant=_not_json, parse_float=finite_float)
         except (ValueError, RecursionError) as exc:
-            # Not JSON, not UTF-8, NaN or Infinity, an integer past Python's digit
+            # Not JSON, not UTF-8, NaN, Infinity or 1e400, an integer past Python's digit
             # limit, or nesting past the recursion limit: an engine message is
             # hostile input, and each of these is the engine's fault (issue 19).
             raise Fault("protocol", f"not strict JSON: {line[:120]!r} ({exc})") from None

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import copy
 import json
+import math
 from collections.abc import Callable, Hashable, Iterator, Mapping
 from typing import Any, NoReturn
 
@@ -30,14 +31,14 @@ JSON = Any
 
 
 def parse_json(data: bytes | str, source: str) -> JSON:
-    """Strict JSON (no NaN, no Infinity) from a file's bytes; InvalidInput saying why not."""
+    """Strict JSON (no NaN, no Infinity, no number out of float range) from a file's bytes."""
     if isinstance(data, bytes):
         try:
             data = data.decode("utf-8")
         except UnicodeDecodeError as exc:
             raise InvalidInput(f"cannot read {source}: not UTF-8 text ({exc.reason})") from None
     try:
-        return json.loads(data, parse_constant=_reject_constant)
+        return json.loads(data, parse_constant=_reject_constant, parse_float=finite_float)
     except json.JSONDecodeError as exc:
         raise InvalidInput(
             f"{source} is not JSON: {exc.msg} at line {exc.lineno} column {exc.colno}"
@@ -48,6 +49,14 @@ def parse_json(data: bytes | str, source: str) -> JSON:
 
 def _reject_constant(name: str) -> NoReturn:
     raise ValueError(f"{name} is not JSON")
+
+
+def finite_float(text: str) -> float:
+    """A JSON number as a float; one too large for a float (1e400) has no JSON rendering."""
+    value = float(text)
+    if math.isinf(value):
+        raise ValueError(f"{text} is out of range: no finite number represents it")
+    return value
 
 
 @attrs.frozen

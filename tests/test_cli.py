@@ -77,6 +77,7 @@ def test_human_output_names_code_path_and_clause(capsys, tmp_path):
         (None, "no such file"),
         ("{", "is not JSON"),
         ('{"a": NaN}', "is not JSON"),
+        ('{"a": 1e400}', "out of range"),  # no JSON output could render it (issue 19)
         (b"\xff\xfe", "not UTF-8"),
     ],
 )
