@@ -15,6 +15,7 @@ location (line and column) and a message.
 
 from __future__ import annotations
 
+import math
 import re
 from typing import Any
 
@@ -130,8 +131,22 @@ def _construct_bool(loader: _StrictLoader, node: Any) -> bool:
     return str(loader.construct_scalar(node)).lower() == "true"
 
 
+def _construct_float(loader: _StrictLoader, node: Any) -> float:
+    """A finite number: JSON has no infinity or NaN, so no output could carry one (issue 19)."""
+    value = float(loader.construct_yaml_float(node))
+    if not math.isfinite(value):
+        raise yaml.constructor.ConstructorError(
+            None,
+            None,
+            f"{loader.construct_scalar(node)} is not a finite number (a Workfile value is JSON)",
+            node.start_mark,
+        )
+    return value
+
+
 _StrictLoader.add_constructor("tag:yaml.org,2002:int", _construct_int)
 _StrictLoader.add_constructor("tag:yaml.org,2002:bool", _construct_bool)
+_StrictLoader.add_constructor("tag:yaml.org,2002:float", _construct_float)
 
 
 def _depth_problem(root: Any) -> tuple[YamlProblem | None, bool]:

@@ -80,6 +80,11 @@ def test_yaml_core_schema_keeps_on_yes_times_and_dates_as_strings():
         ("x: !!python/object/apply:os.system [echo]", "document.tag"),
         ("x: [1", "document.syntax"),
         ("x: " + "a" * (5 * 1024 * 1024), "document.too_large"),
+        # JSON has no infinity or NaN: no --json output could render them (issue 19).
+        ("x: .inf", "document.syntax"),
+        ("x: -.Inf", "document.syntax"),
+        ("x: .nan", "document.syntax"),
+        ("x: 1e400", "document.syntax"),
     ],
 )
 def test_hostile_yaml_is_refused_with_a_code(text, code):
