@@ -56,6 +56,7 @@ from wforacle.properties.specification import (
     Protocol,
     Specification,
     finite_float,
+    unicode_only,
 )
 
 JSON = Any
@@ -251,7 +252,9 @@ class Engine:
         if len(line) > self.max_line:
             raise Fault("flood", f"a line longer than {self.max_line} bytes")
         try:
-            return json.loads(line, parse_constant=_not_json, parse_float=finite_float)
+            return unicode_only(
+                json.loads(line, parse_constant=_not_json, parse_float=finite_float)
+            )
         except (ValueError, RecursionError) as exc:
             # Not JSON, not UTF-8, NaN, Infinity or 1e400, an integer past Python's digit
             # limit, or nesting past the recursion limit: an engine message is

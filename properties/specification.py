@@ -20,6 +20,7 @@ from __future__ import annotations
 import copy
 import json
 import math
+import re
 from collections.abc import Callable, Hashable, Iterator, Mapping
 from typing import Any, NoReturn
 
@@ -38,7 +39,9 @@ def parse_json(data: bytes | str, source: str) -> JSON:
         except UnicodeDecodeError as exc:
             raise InvalidInput(f"cannot read {source}: not UTF-8 text ({exc.reason})") from None
     try:
-        return json.loads(data, parse_constant=_reject_constant, parse_float=finite_float)
+        return unicode_only(
+            json.loads(data, parse_constant=_reject_constant, parse_float=finite_float)
+        )
     except json.JSONDecodeError as exc:
         raise InvalidInput(
             f"{source} is not JSON: {exc.msg} at line {exc.lineno} column {exc.colno}"
@@ -49,6 +52,29 @@ def parse_json(data: bytes | str, source: str) -> JSON:
 
 def _reject_constant(name: str) -> NoReturn:
     raise ValueError(f"{name} is not JSON")
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def unicode_only(value: JSON) -> JSON:
+    """``value``, unless a string in it holds a lone surrogate (an escape such as D800): ValueError.
+
+    JSON's escapes can spell one, but it is no Unicode character, and no
+    UTF-8 output could carry it (issue 19).  One walk without recursion.
+    """
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            if _SURROGATE.search(item):
+                raise ValueError(f"a string holds a lone surrogate: {item[:40]!r}")
+        elif isinstance(item, dict):
+            stack.extend(item.keys())
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    return value
 
 
 def finite_float(text: str) -> float:

@@ -78,6 +78,7 @@ def test_human_output_names_code_path_and_clause(capsys, tmp_path):
         ("{", "is not JSON"),
         ('{"a": NaN}', "is not JSON"),
         ('{"a": 1e400}', "out of range"),  # no JSON output could render it (issue 19)
+        ('{"a": "\\ud800"}', "lone surrogate"),  # nor UTF-8 output this
         (b"\xff\xfe", "not UTF-8"),
     ],
 )

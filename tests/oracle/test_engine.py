@@ -63,6 +63,10 @@ def fake(tmp_path, body: str) -> str:
         ('print(json.dumps({"type": "wait"}), flush=True)\n', "protocol"),
         # A number no float holds has no JSON rendering in a report (issue 19).
         ('print(\'{"type": "event", "event": {"x": 1e400}}\', flush=True)\n', "protocol"),
+        (
+            'print(json.dumps({"type": "event", "event": {"x": chr(0xDC00)}}), flush=True)\n',
+            "protocol",
+        ),
     ],
 )
 def test_a_misbehaving_engine_gets_a_classified_fault_and_is_restarted(tmp_path, body, kind):
