@@ -199,7 +199,7 @@ def _answer_lines(answer: Callable[[Any], Any], invalid: Callable[[str], Any]) -
         if not line.strip():
             continue
         try:
-            reply = answer(parse_json(line, f"line {number}"))
+            reply = answer(parse_json(line, f"line {number}", surrogates=True))
             _write_line(reply)
         except InvalidInput as exc:  # its message names the line
             bad = True

@@ -16,6 +16,7 @@ cancelled with ``{"type": "cancel", "call": N}``; at the scenario's
 from __future__ import annotations
 
 import copy
+import functools
 import json
 import re
 from collections.abc import Iterator
@@ -88,19 +89,28 @@ def limits() -> dict[type[Exception], str]:
 
 def manifests_of(case: JSON) -> Any:
     """The case's manifests (connector → YAML text or JSON), read; InvalidCase if unreadable."""
-    from wforacle.model.workfile.manifest import Manifests, load_manifest
+    from wforacle.model.workfile.manifest import Manifests
 
     raw = case.get("manifests") or {}
     if not isinstance(raw, dict):
         raise InvalidCase("the case's manifests are an object: connector → manifest")
     connectors = {}
     for name, text in sorted(raw.items()):
-        source = text if isinstance(text, str) else json.dumps(text)
-        manifest, problems = load_manifest(source, f"manifests.{name}")
-        if manifest is None or any(p.severity == "error" for p in problems):
+        source = text if isinstance(text, str) else json.dumps(text, sort_keys=True)
+        manifest = _manifest(source, name)
+        if manifest is None:
             raise InvalidCase(f"the case's manifest {name!r} is invalid")
         connectors[manifest.connector] = manifest
     return Manifests(connectors)
+
+
+@functools.lru_cache(maxsize=64)
+def _manifest(source: str, name: str) -> Any:
+    """A manifest read once per text (a campaign's cases share theirs); None if invalid."""
+    from wforacle.model.workfile.manifest import load_manifest
+
+    manifest, problems = load_manifest(source, f"manifests.{name}")
+    return None if any(p.severity == "error" for p in problems) else manifest
 
 
 def workflows_of(case: JSON, manifests: Any) -> dict[str, Any]:
@@ -124,10 +134,15 @@ def valid_workflow(text: str, manifests: Any, name: str) -> Any:
 
 
 def manifest_json(text: JSON) -> JSON:
-    """A manifest as the run message carries it: JSON."""
+    """A manifest as the run message carries it: JSON (read once per text, never changed)."""
+    return _read_manifest(text) if isinstance(text, str) else text
+
+
+@functools.lru_cache(maxsize=64)
+def _read_manifest(text: str) -> JSON:
     from wforacle.model.workfile.yamlsafe import read
 
-    return read(text) if isinstance(text, str) else text
+    return read(text)
 
 
 def prepare(case: JSON, options: Any = None) -> Prepared:
@@ -140,10 +155,9 @@ def prepare(case: JSON, options: Any = None) -> Prepared:
     from wforacle.model.diagnostics import InvalidScenario
     from wforacle.model.workfile.run import ModelLimit, WorkfileRun
     from wforacle.model.workfile.scenario import Scenario
-    from wforacle.properties.workfile.states import refuse_state_form
+    from wforacle.model.workfile.states import NOT_MODELLED
     from wforacle.properties.workfile.validate import validate
 
-    refuse_state_form(case)  # issue 15: a state-form document is validated, not run yet
     document = case.get("document")
     if isinstance(document, bytes):  # as read from a file (shrink DOC)
         try:
@@ -154,6 +168,8 @@ def prepare(case: JSON, options: Any = None) -> Prepared:
         raise InvalidCase("a Workfile case's document is YAML text")
     manifests = manifests_of(case)
     result = validate(document.encode("utf-8"), manifests)
+    if result.states is not None:  # issue 15: state-form documents are validated, not run yet
+        raise InvalidCase(f"{NOT_MODELLED} (issue 15): a state-form Workfile cannot run")
     if not result.report.valid or result.workfile is None:
         raise InvalidCase(f"invalid Workfile: {result.report.codes()}")
     workflows = workflows_of(case, manifests)
