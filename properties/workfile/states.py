@@ -39,7 +39,7 @@ from typing import Any
 import networkx as nx
 import z3
 
-from wforacle.model.diagnostics import Diagnostic, Gate, InvalidCase, error
+from wforacle.model.diagnostics import Diagnostic, Gate, error
 from wforacle.model.workfile.document import ABSENT, Field, Step, walk
 from wforacle.model.workfile.evaluate import EvaluationFault, evaluate, render
 from wforacle.model.workfile.expr import (
@@ -53,14 +53,12 @@ from wforacle.model.workfile.expr import (
 )
 from wforacle.model.workfile.manifest import Manifests
 from wforacle.model.workfile.states import (
-    NOT_MODELLED,
     Direct,
     State,
     StateWorkfile,
     Subscription,
     leaves,
 )
-from wforacle.model.workfile.yamlsafe import YamlProblem, read
 
 JSON = Any
 
@@ -496,28 +494,3 @@ def _equal(left: JSON, right: JSON) -> bool:
 
 def _canonical(value: JSON) -> str:
     return "" if value is ABSENT else json.dumps(value, sort_keys=True)
-
-
-# -- running is refused --------------------------------------------------------------------
-
-
-def refuse_state_form(case: JSON) -> None:
-    """InvalidCase when a case's document or child workflow is state-form (not modelled yet)."""
-    texts = [case.get("document")]
-    workflows = case.get("workflows")
-    if isinstance(workflows, dict):
-        texts += list(workflows.values())
-    for text in texts:
-        if isinstance(text, str | bytes) and _state_form(text):
-            raise InvalidCase(f"{NOT_MODELLED} (issue 15): a state-form Workfile cannot run")
-
-
-def _state_form(text: str | bytes) -> bool:
-    raw = text.encode("utf-8") if isinstance(text, str) else text
-    if b"states" not in raw and b"initial" not in raw:
-        return False  # the common case, without reading the YAML again
-    try:
-        data = read(raw)
-    except YamlProblem:
-        return False
-    return isinstance(data, dict) and ("states" in data or "initial" in data)
