@@ -75,6 +75,17 @@ class Loader:
         if _depth(root) > MAX_DEPTH:
             self.fail("too_deep", "/", f"elements nest deeper than {MAX_DEPTH}")
             return None
+        qualified = next((e.tag for e in root.iter() if str(e.tag).startswith("{")), None)
+        if qualified is not None:
+            # The chapter's elements are in no namespace: <{urn:x}harness> or <h:harness>
+            # is another vocabulary's element, not <harness> (issue 19).
+            namespace, _, local = str(qualified)[1:].partition("}")
+            self.fail(
+                "wrong_namespace",
+                "/",
+                f"<{local}> is in the namespace {namespace!r}; Harness elements are in none",
+            )
+            return None
         if _local(root.tag) != "harness":
             self.fail("wrong_root", "/", f"the root element is <{_local(root.tag)}>, not <harness>")
             return None

@@ -75,6 +75,20 @@ def test_nesting_deeper_than_the_bound_is_refused():
     assert codes(deep + "</harness>") == ["too_deep"]
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        '<harness xmlns="urn:other" id="h"/>',
+        '<h:harness xmlns:h="urn:x" id="h"/>',
+        '<harness id="h"><n:node xmlns:n="urn:x" id="a"/></harness>',
+    ],
+)
+def test_an_element_in_a_namespace_is_not_a_harness_element(text):
+    # Issue 19: a document in another vocabulary's namespace validated and ran; the
+    # chapter's elements are in no namespace.
+    assert codes(text) == ["wrong_namespace"]
+
+
 def test_malformed_xml_and_unknown_elements_are_reported_with_paths():
     assert codes("<harness id='h'><node id='a'>") == ["xml_malformed"]
     _, problems = load(doc(node("a"), "<widget/>"))
