@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from wforacle.model.diagnostics import InvalidInput, InvalidScenario
-from wforacle.oracle.arguments import positive_int
+from wforacle.oracle.arguments import positive_int, positive_seconds
 from wforacle.oracle.commands import add_commands, add_inputs
 from wforacle.oracle.console import (
     EXIT_FINDING,
@@ -482,12 +482,12 @@ def _read_trace(source: str) -> list[Any]:
 
 def cmd_explore(args: argparse.Namespace) -> int:
     """Every distinct terminal outcome the specification permits for DOC under a scenario."""
-    if args.max_states < 1:
-        raise UsageError("--max-states must be at least 1")
+    from wforacle.model.kernel.explore import time_budget
+
     spec, semantics = _load(args)
     if isinstance(semantics, int):
         return semantics
-    with _within_limits(spec):
+    with _within_limits(spec), time_budget(args.time_budget):
         result = spec.explore(semantics, args.max_states, not args.naive)
     return report_exploration(result, args.json)
 
@@ -740,8 +740,16 @@ def build_parser() -> argparse.ArgumentParser:
     explore_cmd.add_argument(
         "--max-states",
         type=positive_int,
-        default=1_000_000,
-        help="stop (and say so) after this many distinct states",
+        default=100_000,
+        help="stop (and say so: incomplete) after this many distinct states (default 100,000)",
+    )
+    explore_cmd.add_argument(
+        "--time-budget",
+        type=positive_seconds,
+        default=30.0,
+        metavar="S",
+        help="stop (and say so: incomplete) after S seconds (default 30); raise both bounds "
+        "for a complete exploration of a large document",
     )
     explore_cmd.add_argument(
         "--naive",

@@ -9,8 +9,9 @@ The visited set holds 128-bit BLAKE2b digests of string keys, not the keys:
 a configuration's key grows with the document, its digest does not (the
 chance that two of a billion distinct states collide is below 10^-20).
 
-A bound (``max_states``) that stops the search is reported — the result says
-``complete=False`` and why — never silently truncated.
+A bound (``max_states``, or a time budget set with ``time_budget``) that
+stops the search is reported — the result says ``complete=False`` and why —
+never silently truncated.
 
 A reduction (``ample``) is supplied by the semantics, which alone knows which
 of its transitions commute: given a configuration and its enabled
@@ -21,10 +22,12 @@ one).  Without one, every interleaving is enumerated.
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import hashlib
 import json
 import time
-from collections.abc import Callable, Hashable, Sequence
+from collections.abc import Callable, Hashable, Iterator, Sequence
 from typing import Any, Generic, TypeVar
 
 import attrs
@@ -94,6 +97,22 @@ def _digest(key: Hashable) -> Hashable:
     return key
 
 
+# The time budget of the explorations in this context: (its seconds, its deadline).
+_BUDGET: contextvars.ContextVar[tuple[float, float] | None] = contextvars.ContextVar(
+    "explore_budget", default=None
+)
+
+
+@contextlib.contextmanager
+def time_budget(seconds: float) -> Iterator[None]:
+    """Explorations started inside stop (incomplete, saying why) after ``seconds``."""
+    token = _BUDGET.set((seconds, time.monotonic() + seconds))
+    try:
+        yield
+    finally:
+        _BUDGET.reset(token)
+
+
 def explore(
     semantics: Semantics[C],
     outcome: Callable[[C], Any],
@@ -109,6 +128,7 @@ def explore(
     """
     start = time.perf_counter()
     pruned = 0
+    budget = _BUDGET.get()
 
     def choices_at(config: C) -> list[Transition[C]]:
         nonlocal pruned
@@ -145,14 +165,19 @@ def explore(
         target_key = _digest(key(target))
         if target_key in visited:
             continue
-        if len(visited) >= max_states:
+        spent = budget is not None and len(visited) % 256 == 0 and time.monotonic() > budget[1]
+        if len(visited) >= max_states or spent:
             return Exploration(
                 tuple(found.values()),
                 len(visited),
                 transitions,
                 time.perf_counter() - start,
                 complete=False,
-                stopped_because=f"the state bound ({max_states}) was reached",
+                stopped_because=(
+                    f"the time budget ({budget[0]:g} s) was spent"
+                    if spent and budget is not None
+                    else f"the state bound ({max_states}) was reached"
+                ),
                 max_branching=branching,
                 reduction=reduction,
                 pruned=pruned,

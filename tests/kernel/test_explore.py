@@ -5,7 +5,7 @@ from __future__ import annotations
 import attrs
 import pytest
 
-from wforacle.model.kernel.explore import explore
+from wforacle.model.kernel.explore import explore, time_budget
 from wforacle.model.kernel.lts import Transition, execute, seeded
 
 
@@ -56,6 +56,16 @@ def test_a_bound_makes_the_result_incomplete_and_says_why():
     result = explore(lts, lts.outcome, key=lambda c: c, max_states=10)
     assert not result.complete and "state bound (10)" in result.stopped_because
     assert result.states <= 10
+
+
+def test_a_spent_time_budget_makes_the_result_incomplete_and_says_why():
+    # Issue 19: explore had no default bound a user would call seconds; a time
+    # budget stops it, reported like the state bound.
+    lts = Interleave(7)  # 7! orders: far more than a zero budget allows
+    with time_budget(1e-9):
+        result = explore(lts, lts.outcome, key=lambda c: c)
+    assert not result.complete and "time budget" in result.stopped_because
+    assert explore(lts, lts.outcome, key=lambda c: c).complete  # outside it: no budget
 
 
 def test_every_explored_outcome_is_reachable_by_some_random_schedule():
