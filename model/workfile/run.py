@@ -396,8 +396,11 @@ class WorkfileRun:
         if phase == "finished":
             return []
         found: list[Transition[Config]] = []
+        active: dict[str, Loc] = {}  # the run-time path of each active step → its frame
         for loc, frame, halt in self._frames(data):
             found.extend(self._frame_rules(config, loc, frame, halt))
+            if frame["cur"] is not None:
+                active[frame["cur"]["path"]] = loc
         if not found:
             found.append(self._make(config, "finish", _finish))
         elif phase == "running":
@@ -407,28 +410,19 @@ class WorkfileRun:
             if self.scenario.cancel and not data["cancel"]:
                 found.append(self._make(config, "request_cancel", _request_cancel))
             for what, path in self._pending(data):
-                active = [
-                    loc
-                    for loc, frame, _ in self._frames(data)
-                    if frame["cur"] is not None and frame["cur"]["path"] == path
-                ]
                 change = _expire if what == "expire" else _request_cancel_child
                 rule = "expire" if what == "expire" else "request_cancel_child"
-                where = active[0] if active else ()
-                found.append(self._make(config, rule, change, where, bool(active), path))
+                where = active.get(path, ())
+                found.append(self._make(config, rule, change, where, path in active, path))
         return found
 
     def _pending(self, data: Data) -> list[tuple[str, str]]:
         """The deadlines and child cancellations of the scenario that have not happened yet."""
-        fired = data["fired"]
-        return [
+        return sorted(
             (what, path)
-            for what, path in sorted(
-                [("expire", p) for p in self.scenario.expire]
-                + [("cancelChild", p) for p in self.scenario.cancel_child]
-            )
-            if f"{what} {path}" not in fired
-        ]
+            for what, path in self.scenario.interrupts.values()
+            if path is not None and f"{what} {path}" not in data["fired"]  # not the run's cancel
+        )
 
     def ample(self, config: Config, enabled: list[Transition[Config]]) -> list[Transition[Config]]:
         """A persistent subset of ``enabled`` (docs/workfile-execution.md, "Exploring").
@@ -1391,9 +1385,8 @@ def _expire(run: WorkfileRun, data: Data, loc: Loc, found: bool, path: str) -> J
     it is not (not begun, or ended), the timer is no longer pending and its
     expiry is late: it changes nothing (WF-LATE-2, WF-LATE-3).
     """
-    data["fired"] = sorted([*data["fired"], f"expire {path}"])
-    cur = _at(data, loc)["cur"] if found else None
-    if cur is not None and cur.get("phase") == "children" and _open(cur):
+    cur = _interrupted(data, "expire", path, loc, found)
+    if cur is not None:
         cur["failing"] = {"code": "flow.timeout", "step": path}
         cur["expired"] = True
     return {"event": "timer_fired", "step": path}
@@ -1406,11 +1399,17 @@ def _request_cancel_child(run: WorkfileRun, data: Data, loc: Loc, found: bool, p
     cancelled, then the call fails with flow.child_cancelled (WF-CANCEL-15).
     Against a call that is not active, it has no effect (WF-CANCEL-3).
     """
-    data["fired"] = sorted([*data["fired"], f"cancelChild {path}"])
-    cur = _at(data, loc)["cur"] if found else None
-    if cur is not None and "call" in cur and cur.get("phase") == "children" and _open(cur):
+    cur = _interrupted(data, "cancelChild", path, loc, found)
+    if cur is not None and "call" in cur:
         cur["end"] = {"outcome": "cancelled", "chain": "cancelled", "paths": [], "source": "child"}
     return {"event": "child_cancel_requested", "step": path}
+
+
+def _interrupted(data: Data, what: str, path: str, loc: Loc, found: bool) -> Data | None:
+    """Record the interruption as fired; the step it reaches, when its nested work is open."""
+    data["fired"] = sorted([*data["fired"], f"{what} {path}"])
+    cur = _at(data, loc)["cur"] if found else None
+    return cur if cur is not None and cur.get("phase") == "children" and _open(cur) else None
 
 
 def _open(cur: Data) -> bool:
@@ -1524,8 +1523,6 @@ def establish(workfile: Workfile, given: JSON) -> tuple[dict[str, JSON], Data | 
     fields = {f.name: f for f in workfile.inputs}
     problem = None
     inputs: dict[str, JSON] = {}
-    if not isinstance(given, dict):
-        return {}, {"code": "input.type", "input": "$"}
     for name in given:
         if name not in fields:
             problem = problem or {"code": "input.unknown", "input": name}

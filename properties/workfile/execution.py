@@ -342,7 +342,7 @@ def smaller(case: JSON) -> Iterator[JSON]:
             base = scenario if scenario is not None else case.get("scenario")
             earlier = _earlier(base)
             first = _earlier(base, to_first=True)
-            for moved in (earlier, first) if first != earlier else (earlier,):
+            for moved in (earlier, None if first == earlier else first):
                 if moved is not None:
                     yield _variant(case, variant, moved)
     workflows = case.get("workflows")
