@@ -67,6 +67,10 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
     )
 
     spec = specification(args.spec)
+    if args.profile is not None and args.profile not in spec.suites:
+        raise UsageError(
+            f"{spec.name} has no profile {args.profile!r} (its profiles: {', '.join(spec.suites)})"
+        )
     engine = _engine(args, spec)
     first_saved: dict[str, Path] = {}
 
@@ -85,6 +89,7 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
             progress=None if args.json else terminal_progress(),
             stop_on_fault=args.stop_on_fault,
             first_seen=keep_first,
+            cases=None if args.profile is None else spec.suites[args.profile](),
         )
     finally:
         engine.stop()
@@ -356,6 +361,12 @@ def add_commands(add: Any) -> None:
     )
     fuzz.add_argument(
         "--save", metavar="DIR", default="wforacle-regressions", help="where findings are saved"
+    )
+    fuzz.add_argument(
+        "--profile",
+        choices=sorted({p for s in SPECIFICATIONS.values() for p in s.suites}),
+        help="draw the cases of this fixture profile (the specification's own; e.g. "
+        "workfile-stateful: state-form Workfiles) instead of the campaign's default mix",
     )
     fuzz.add_argument("--json", action="store_true", help="print a JSON report")
 

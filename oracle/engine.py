@@ -294,7 +294,8 @@ class Engine:
         outstanding: dict[JSON, str] = {}
         counts: dict[str, int] = {}
         choices = iter(schedule)
-        interrupts = protocol.interrupts(prepared)
+        interrupts = dict(protocol.interrupts(prepared))
+        idle = protocol.idle(prepared)
         waits = 0
 
         def answer(unit: str) -> dict[str, JSON]:
@@ -326,14 +327,18 @@ class Engine:
                     )
                 del outstanding[message["call"]]
             elif kind == "wait":
-                if not outstanding:
+                if not outstanding and idle is None:
                     raise Fault("protocol", "wait with no invocation outstanding")
                 waits += 1
-                if waits in interrupts:
+                interrupt = interrupts.pop(waits, None)
+                if interrupt is None and not outstanding:
+                    # An idle engine (a state-form run waiting for an event or a
+                    # timer) gets the next interrupt now, or is told nothing more comes.
+                    interrupt = interrupts.pop(min(interrupts)) if interrupts else idle
+                if interrupt is not None:
                     # The run is interrupted (Workfile: cancelled, a deadline, a child's
-                    # cancellation); on a run's cancellation every outstanding call's
-                    # result goes with the message, as a late result.
-                    interrupt = interrupts[waits]
+                    # cancellation, an event, the clock); on a run's cancellation every
+                    # outstanding call's result goes with the message, as a late result.
                     message = dict(interrupt.message)
                     if interrupt.late:
                         message["late"] = [

@@ -126,6 +126,7 @@ def campaign(
     stop_on_fault: bool = False,
     options: Any = None,
     first_seen: Callable[[JSON, Judgement], None] | None = None,
+    cases: Any = None,
 ) -> Campaign:
     """Search ``spec``'s generated cases for a divergence; shrink and reduce the first one found.
 
@@ -143,7 +144,8 @@ def campaign(
     kept from the moment it is first seen (``first_seen`` is called with it
     then, so a caller can save it before shrinking); a shrink that the
     engine does not reproduce is reported as nondeterminism and never
-    discards what was found.
+    discards what was found.  ``cases``: the strategy to draw from instead
+    of ``spec.cases()`` (``fuzz --profile``: one of ``spec.suites``).
     """
     from hypothesis.errors import Flaky
 
@@ -166,7 +168,7 @@ def campaign(
         report_multiple_bugs=False,
         print_blob=False,
     )
-    @given(spec.cases())
+    @given(cases if cases is not None else spec.cases())
     def probe(case: JSON) -> None:
         now = time.perf_counter()
         if not first and deadline is not None and now > deadline:

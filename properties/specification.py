@@ -165,6 +165,10 @@ class Protocol:
     # of answering (Workfile: the cancellation request, a deadline's expiry, a
     # child run's cancellation): K → what it sends and records then.
     interrupts: Callable[[Prepared], Mapping[int, Interrupt]] = lambda prepared: {}
+    # What the oracle sends when the engine waits with no call outstanding and no
+    # interrupt is left (Workfile state-form runs: ``quiet``); None: such a wait is a
+    # protocol fault.  At an idle wait the next interrupt comes early, whatever its K.
+    idle: Callable[[Prepared], Interrupt | None] = lambda prepared: None
 
 
 @attrs.frozen

@@ -143,12 +143,12 @@ def _select(value: JSON, key: JSON) -> JSON:
 
 def _binary(op: str, left: JSON, right: JSON) -> JSON:
     if op == "==":
-        return _equal(left, right)
+        return equal(left, right)
     if op == "!=":
-        return not _equal(left, right)
+        return not equal(left, right)
     if op == "in":
         if isinstance(right, list):
-            return any(_equal(left, item) for item in right)
+            return any(equal(left, item) for item in right)
         if isinstance(right, str) and isinstance(left, str):
             return left in right
         if isinstance(right, dict) and isinstance(left, str):
@@ -190,15 +190,16 @@ def _binary(op: str, left: JSON, right: JSON) -> JSON:
     return result
 
 
-def _equal(left: JSON, right: JSON) -> bool:
+def equal(left: JSON, right: JSON) -> bool:
+    """Run-time ``==`` (A-117): JSON values of one kind, ``1 == 1.0``, ``true != 1``."""
     if isinstance(left, bool) or isinstance(right, bool):
         return isinstance(left, bool) and isinstance(right, bool) and left == right
     if isinstance(left, list) and isinstance(right, list):
         return len(left) == len(right) and all(
-            _equal(a, b) for a, b in zip(left, right, strict=True)
+            equal(a, b) for a, b in zip(left, right, strict=True)
         )
     if isinstance(left, dict) and isinstance(right, dict):
-        return left.keys() == right.keys() and all(_equal(left[k], right[k]) for k in left)
+        return left.keys() == right.keys() and all(equal(left[k], right[k]) for k in left)
     return bool(left == right) and _kind(left) == _kind(right)
 
 

@@ -39,7 +39,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterator, Mapping
-from typing import Any
+from typing import Any, ClassVar
 
 import attrs
 
@@ -68,6 +68,7 @@ from wforacle.model.workfile.evaluate import EvaluationFault, resolve
 from wforacle.model.workfile.expr import ANY, template_refs
 from wforacle.model.workfile.manifest import ActionSpec, Manifests
 from wforacle.model.workfile.scenario import Scenario, static_path
+from wforacle.model.workfile.states import StateWorkfile
 
 JSON = Any
 Data = dict[str, Any]
@@ -264,9 +265,11 @@ def delay_ms(step: Step, retry_number: int, server_ms: int | None) -> int:
 class WorkfileRun:
     """The semantics of one run of ``workfile`` under ``scenario`` and ``manifests``."""
 
+    rules: ClassVar[dict[str, tuple[str, ...]]] = RULES
+
     def __init__(
         self,
-        workfile: Workfile,
+        workfile: Workfile | StateWorkfile,
         manifests: Manifests,
         scenario: Scenario,
         workflows: Mapping[str, Workfile] | None = None,
@@ -275,13 +278,22 @@ class WorkfileRun:
         self.manifests = manifests
         self.scenario = scenario
         self.workflows = dict(workflows or {})
-        self.lists: dict[str, tuple[Step, ...]] = {"": workfile.steps}
+        self.lists: dict[str, tuple[Step, ...]] = {}
         self.steps: dict[str, Step] = {}
         self.callees: dict[str, Workfile] = {}  # a wf.call's static path → its workflow
-        self._index(workfile.steps, ())
+        self.roots: tuple[str, ...] = ()  # the keys of the step lists no step holds
+        for key, steps in self._roots():
+            self.lists[key] = steps
+            self.roots += (key,)
+            self._index(steps, ())
         self.actions = frozenset(p for p, s in self.steps.items() if isinstance(s.body, Action))
         self.fails, self.halting = _halting(self)
         self._check_scenario()
+
+    def _roots(self) -> list[tuple[str, tuple[Step, ...]]]:
+        """The step lists no step holds, by key: Core's root list (a state's lists: stateful.py)."""
+        assert isinstance(self.workfile, Workfile)
+        return [("", self.workfile.steps)]
 
     def _index(self, steps: tuple[Step, ...], calling: tuple[str, ...]) -> None:
         """Every step and step list by static path; a call's child steps under ``C.(run).``.
@@ -328,6 +340,12 @@ class WorkfileRun:
         is (A-118): a reduced case keeps the scripts of the steps it removed.
         """
         scenario = self.scenario
+        if scenario.events and isinstance(self.workfile, Workfile):
+            raise InvalidScenario(
+                "events deliver trigger events to a state-form Workfile's subscriptions "
+                "(docs/workfile-stateful.md); this document has steps",
+                "$.events",
+            )
         for key, results in scenario.attempts.items():
             if any("timeout" in r for r in results):
                 step = self.steps.get(static_path(key))
@@ -364,6 +382,14 @@ class WorkfileRun:
             what = "wf.render with a template file"
         if what is not None:
             raise ModelLimit(f"step {step.step_path}: {what} is not modelled (A-131)")
+
+    def live_events(self) -> bool:
+        """Whether the definition needs a live event source (A-133: by presence)."""
+        return any(isinstance(s.body, WaitFor) for s in self.steps.values())
+
+    def begin(self, data: Data, root: dict[str, JSON]) -> None:
+        """The run's first work once its inputs are established: the root step list."""
+        data["root"] = _new_frame("", "", root)
 
     def spec(self, step: Step) -> ActionSpec | None:
         """The manifest's declaration of an action step's action."""
@@ -410,11 +436,16 @@ class WorkfileRun:
             if self.scenario.cancel and not data["cancel"]:
                 found.append(self._make(config, "request_cancel", _request_cancel))
             for what, path in self._pending(data):
-                change = _expire if what == "expire" else _request_cancel_child
-                rule = "expire" if what == "expire" else "request_cancel_child"
-                where = active.get(path, ())
-                found.append(self._make(config, rule, change, where, path in active, path))
+                found.append(self._interrupt(config, what, path, active))
         return found
+
+    def _interrupt(
+        self, config: Config, what: str, path: str, active: dict[str, Loc]
+    ) -> Transition[Config]:
+        """A deadline's expiry or a child run's cancellation (``what``) for the step at ``path``."""
+        change = _expire if what == "expire" else _request_cancel_child
+        rule = "expire" if what == "expire" else "request_cancel_child"
+        return self._make(config, rule, change, active.get(path, ()), path in active, path)
 
     def _pending(self, data: Data) -> list[tuple[str, str]]:
         """The deadlines and child cancellations of the scenario that have not happened yet."""
@@ -500,7 +531,7 @@ class WorkfileRun:
         if isinstance(event, Labelled):  # the rule a change decided on (reach: skip, fault)
             rule, event = event.rule, event.event
         assert rule is not None, f"{change.__name__} named no rule"
-        return Transition(event, rule, RULES[rule], Config(data))
+        return Transition(event, rule, self.rules[rule], Config(data))
 
     def _frames(self, data: Data) -> Iterator[tuple[Loc, Data, Data | None]]:
         """Every frame with its location and the end cancelling work in it (None: none).
@@ -1502,23 +1533,20 @@ def _finish(run: WorkfileRun, data: Data) -> JSON:
 def _start(run: WorkfileRun, data: Data) -> JSON:
     """Inputs validated and established before the first step (WF-START-1..6, A-120)."""
     inputs, problem = establish(run.workfile, run.scenario.inputs)
-    if (
-        problem is None
-        and run.scenario.dry_run
-        and any(isinstance(s.body, WaitFor) for s in run.steps.values())
-    ):
+    if problem is None and run.scenario.dry_run and run.live_events():
         problem = {"code": "invocation.dry_run"}  # a live event source (WF-DRY-15, A-133)
     if problem is not None:
         data["phase"] = "finished"
         data["final"] = {"outcome": "rejected", "error": problem}
         return Labelled("reject", {"event": "run_rejected", "error": problem})
     data["phase"] = "running"
-    run_binding = {"dry_run": run.scenario.dry_run}
-    data["root"] = _new_frame("", "", {"inputs": inputs, "run": run_binding})
+    run.begin(data, {"inputs": inputs, "run": {"dry_run": run.scenario.dry_run}})
     return {"event": "run_started", "inputs": inputs}
 
 
-def establish(workfile: Workfile, given: JSON) -> tuple[dict[str, JSON], Data | None]:
+def establish(
+    workfile: Workfile | StateWorkfile, given: JSON
+) -> tuple[dict[str, JSON], Data | None]:
     """A run's inputs from the caller's values: defaults applied, or the first problem (A-120)."""
     fields = {f.name: f for f in workfile.inputs}
     problem = None
@@ -1710,7 +1738,8 @@ def _halting(run: WorkfileRun) -> tuple[dict[str, bool], dict[str, bool]]:
             any_halts = any_halts or halts[step.step_path]
         return any_fails, any_halts
 
-    visit(run.workfile.steps)
+    for key in run.roots:
+        visit(run.lists[key])
     return fails, halts
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import re
 from typing import Any
 
@@ -19,6 +20,21 @@ INDEX = re.compile(r"\[\d+\]")
 def static_path(path: str) -> str:
     """A run-time step path without its iteration indexes (``each[1].x`` → ``each.x``, A-115)."""
     return INDEX.sub("", path)
+
+
+@attrs.frozen
+class Stimulus:
+    """What the environment does at one ``wait``: an event accepted at ``at``, or the clock moving.
+
+    State-form runs only (docs/workfile-stateful.md, A-152): ``at`` is
+    milliseconds of virtual time since the run started; ``event`` is a
+    literal trigger reference, None for a bare clock advance.
+    """
+
+    wait: int
+    at: int
+    event: str | None = None
+    payload: dict[str, JSON] = attrs.field(factory=dict, eq=False)
 
 
 @attrs.frozen
@@ -41,6 +57,7 @@ class Scenario:
     dry_run: bool = False
     expire: dict[str, int] = attrs.field(factory=dict, eq=False)
     cancel_child: dict[str, int] = attrs.field(factory=dict, eq=False)
+    events: tuple[Stimulus, ...] = ()  # in the order of their waits
 
     @property
     def interrupts(self) -> dict[int, tuple[str, str | None]]:
@@ -59,7 +76,7 @@ class Scenario:
         """A scenario from JSON; ``InvalidScenario`` says what is wrong and where."""
         if not isinstance(value, dict):
             raise InvalidScenario("a Workfile scenario is a JSON object")
-        members = {"inputs", "attempts", "cancel", "dryRun", "expire", "cancelChild"}
+        members = {"inputs", "attempts", "cancel", "dryRun", "expire", "cancelChild", "events"}
         unknown = sorted(set(value) - members)
         if unknown:
             raise InvalidScenario(f"unknown scenario member {unknown[0]!r}", f"$.{unknown[0]}")
@@ -89,12 +106,15 @@ class Scenario:
         cancel_child = _waits(value, "cancelChild")
         waits = [*([cancel] if cancel is not None else []), *expire.values()]
         waits += cancel_child.values()
+        events = _stimuli(value.get("events", []))
+        waits += [s.wait for s in events]
         if len(set(waits)) != len(waits):
             raise InvalidScenario(
-                "cancel, expire and cancelChild name distinct waits (one interruption per wait)",
+                "cancel, expire, cancelChild and events name distinct waits "
+                "(one interruption per wait)",
                 "$",
             )
-        return cls(inputs, attempts, cancel, dry_run, expire, cancel_child)
+        return cls(inputs, attempts, cancel, dry_run, expire, cancel_child, events)
 
     def result(self, path: str, attempt: int) -> JSON:
         """The result of attempt ``attempt`` (1-based) of the step at run-time ``path``."""
@@ -102,6 +122,46 @@ class Scenario:
         if not scripted:
             return {"output": {"id": path}}
         return scripted[min(attempt, len(scripted)) - 1]
+
+
+def _stimuli(raw: JSON) -> tuple[Stimulus, ...]:
+    """``events``: stimuli ordered by wait, their instants nondecreasing (A-152)."""
+    if not isinstance(raw, list):
+        raise InvalidScenario("events is a JSON array of stimuli", "$.events")
+    found: list[Stimulus] = []
+    for k, item in enumerate(raw):
+        where = f"$.events[{k}]"
+        if not isinstance(item, dict):
+            raise InvalidScenario('a stimulus is {"wait", "at", "event"?, "payload"?}', where)
+        unknown = sorted(set(item) - {"wait", "at", "event", "payload"})
+        if unknown:
+            raise InvalidScenario(f"unknown stimulus member {unknown[0]!r}", where)
+        wait, at = item.get("wait"), item.get("at")
+        if not isinstance(wait, int) or isinstance(wait, bool) or wait < 1:
+            raise InvalidScenario("wait is a positive integer (the K-th wait)", f"{where}.wait")
+        if not isinstance(at, int) or isinstance(at, bool) or at < 0:
+            raise InvalidScenario(
+                "at is a nonnegative integer (milliseconds of virtual time)", f"{where}.at"
+            )
+        event, payload = item.get("event"), item.get("payload")
+        if (event is None) != (payload is None):
+            raise InvalidScenario("event and payload go together", where)
+        if event is not None and (not isinstance(event, str) or "." not in event):
+            raise InvalidScenario(
+                "event is a trigger reference such as messaging.approval", f"{where}.event"
+            )
+        if payload is not None and not isinstance(payload, dict):
+            raise InvalidScenario("payload is a JSON object", f"{where}.payload")
+        found.append(Stimulus(wait, at, event, payload or {}))
+    found.sort(key=lambda s: s.wait)
+    for before, after in itertools.pairwise(found):
+        if after.at < before.at:
+            raise InvalidScenario(
+                f"virtual time does not run backwards: the stimulus at wait {after.wait} is "
+                f"at {after.at} ms, before the one at wait {before.wait} ({before.at} ms)",
+                "$.events",
+            )
+    return tuple(found)
 
 
 def _waits(value: dict[str, JSON], member: str) -> dict[str, int]:

@@ -29,10 +29,6 @@ from wforacle.model.workfile.document import ABSENT, Field, Step
 
 Value = Any  # JSON as written, possibly holding {{ }} markers
 
-# What running a state-form document is refused with (issue 15: the profile's
-# documents and static checks are modelled, its execution is not yet).
-NOT_MODELLED = "the Stateful Profile's execution is not modelled yet"
-
 
 @attrs.frozen
 class Direct:

@@ -43,16 +43,23 @@ JSON = Any
 def semantics(loaded: Loaded, scenario: JSON, options: Any, replay: JSON) -> Any:
     """The run of a valid document under a scenario (``loaded.plan``: manifests, workflows)."""
     from wforacle.model.workfile.manifest import Manifests
-    from wforacle.model.workfile.run import ModelLimit, WorkfileRun
     from wforacle.model.workfile.scenario import Scenario
-    from wforacle.model.workfile.states import NOT_MODELLED, StateWorkfile
 
-    if isinstance(loaded.model, StateWorkfile):  # issue 15: validated, not run yet
-        raise ModelLimit(f"{NOT_MODELLED} (issue 15): a state-form Workfile cannot run")
     if replay is not None:
         raise InvalidCase("a Workfile run is not replayed (Replay is a profile's, not Core's)")
     manifests, workflows = loaded.plan if loaded.plan is not None else (Manifests(), {})
-    return WorkfileRun(loaded.model, manifests, Scenario.of(scenario), workflows)
+    return _run(loaded.model, manifests, Scenario.of(scenario), workflows)
+
+
+def _run(model: Any, manifests: Any, scenario: Any, workflows: dict[str, Any]) -> Any:
+    """The run of a Core document (run.py) or of a state-form one (stateful.py)."""
+    from wforacle.model.workfile.run import WorkfileRun
+    from wforacle.model.workfile.stateful import StatefulRun
+    from wforacle.model.workfile.states import StateWorkfile
+
+    if isinstance(model, StateWorkfile):
+        return StatefulRun(model, manifests, scenario, workflows)
+    return WorkfileRun(model, manifests, scenario, workflows)
 
 
 def key(config: Any) -> Any:
@@ -153,9 +160,8 @@ def prepare(case: JSON, options: Any = None) -> Prepared:
     dependency surface"; WF-START-1: an invalid document never runs).
     """
     from wforacle.model.diagnostics import InvalidScenario
-    from wforacle.model.workfile.run import ModelLimit, WorkfileRun
+    from wforacle.model.workfile.run import ModelLimit
     from wforacle.model.workfile.scenario import Scenario
-    from wforacle.model.workfile.states import NOT_MODELLED
     from wforacle.properties.workfile.validate import validate
 
     document = case.get("document")
@@ -168,14 +174,13 @@ def prepare(case: JSON, options: Any = None) -> Prepared:
         raise InvalidCase("a Workfile case's document is YAML text")
     manifests = manifests_of(case)
     result = validate(document.encode("utf-8"), manifests)
-    if result.states is not None:  # issue 15: state-form documents are validated, not run yet
-        raise InvalidCase(f"{NOT_MODELLED} (issue 15): a state-form Workfile cannot run")
-    if not result.report.valid or result.workfile is None:
+    model = result.states if result.states is not None else result.workfile
+    if not result.report.valid or model is None:
         raise InvalidCase(f"invalid Workfile: {result.report.codes()}")
     workflows = workflows_of(case, manifests)
     try:
         scenario = Scenario.of(copy.deepcopy(case.get("scenario", {})))
-        run = WorkfileRun(result.workfile, manifests, scenario, workflows)
+        run = _run(model, manifests, scenario, workflows)
     except InvalidScenario as exc:
         raise InvalidCase(f"the case's scenario is invalid: {exc}", exc.path) from None
     except ModelLimit as exc:
@@ -206,6 +211,18 @@ def cases() -> Any:
 def valid_cases() -> Any:
     """Profile ``workfile``: the campaign's cases that can run."""
     return runnable(cases, prepare)
+
+
+def state_cases() -> Any:
+    """State-form cases with their stimuli (properties/strategies/workfile_states.py)."""
+    from wforacle.properties.strategies.workfile_states import state_cases
+
+    return state_cases()
+
+
+def valid_state_cases() -> Any:
+    """Profile ``workfile-stateful``: the state-form cases that can run."""
+    return runnable(state_cases, prepare)
 
 
 def _document(case: JSON) -> JSON:
@@ -497,7 +514,18 @@ def protocol() -> Protocol:
         answer=answer,
         withdraw="cancel",
         interrupts=interrupts,
+        idle=idle,
     )
+
+
+QUIET = Interrupt({"type": "quiet"}, {"event": "quiet"})
+
+
+def idle(prepared: Prepared) -> Interrupt | None:
+    """A state-form run may wait with nothing outstanding: then ``quiet`` (A-152)."""
+    from wforacle.model.workfile.stateful import StatefulRun
+
+    return QUIET if isinstance(prepared.semantics, StatefulRun) else None
 
 
 def interrupts(prepared: Prepared) -> dict[int, Interrupt]:
@@ -515,6 +543,25 @@ def interrupts(prepared: Prepared) -> dict[int, Interrupt]:
                 {"type": "cancel_child", "step": path},
                 {"event": "child_cancel_requested", "step": path},
             )
+    number = 0
+    for stimulus in prepared.semantics.scenario.events:  # docs/workfile-stateful.md
+        if stimulus.event is None:
+            found[stimulus.wait] = Interrupt(
+                {"type": "advance", "at": stimulus.at},
+                {"event": "clock_advanced", "at": stimulus.at},
+            )
+            continue
+        accepted = {"number": number, "at": stimulus.at}
+        found[stimulus.wait] = Interrupt(
+            {"type": "accept", **accepted, "event": stimulus.event, "payload": stimulus.payload},
+            {
+                "event": "event_accepted",
+                **accepted,
+                "trigger": stimulus.event,
+                "payload": stimulus.payload,
+            },
+        )
+        number += 1
     return found
 
 
@@ -598,6 +645,7 @@ FINAL_MEMBERS = (
     "disposition",
     "steps",
     "unknownEffects",
+    "entries",
 )
 # The clauses that decide each member of the final state (docs/workfile-execution.md).
 FINAL_CLAUSES = {
@@ -609,6 +657,7 @@ FINAL_CLAUSES = {
     "disposition": ("WF-UNK-3",),
     "steps": ("WF-SOUT-1", "WF-SOUT-11", "WF-SOUT-12"),
     "unknownEffects": ("WF-TERM-8", "WF-TERM-9", "WF-UNK-8"),
+    "entries": ("WFS-ENTRY-13", "WFS-ENTRY-12", "WFS-TRANS-39"),
 }
 
 

@@ -211,7 +211,10 @@ WORKFILE = Specification(
     final_name="outcome",
     prepare=lambda case, options: _parts().prepare(case, options),
     cases=lambda: _parts().cases(),
-    suites={"workfile": lambda: _parts().valid_cases()},
+    suites={
+        "workfile": lambda: _parts().valid_cases(),
+        "workfile-stateful": lambda: _parts().valid_state_cases(),
+    },
     protocol=lambda: _parts().protocol(),
     screen=lambda prepared, case, seen: None,
     compare=lambda prepared, seen, finals: _parts().compare(prepared, seen, finals),

@@ -41,9 +41,8 @@ import z3
 
 from wforacle.model.diagnostics import Diagnostic, Gate, error
 from wforacle.model.workfile.document import ABSENT, Field, Step, walk
-from wforacle.model.workfile.evaluate import EvaluationFault, evaluate, render
+from wforacle.model.workfile.evaluate import EvaluationFault, equal, render
 from wforacle.model.workfile.expr import (
-    Binary,
     ExprError,
     Member,
     Name,
@@ -454,7 +453,7 @@ class _Values:
                 self.unknowns[text] = z3.Const(f"u{len(self.unknowns)}", self.sort)
             return self.unknowns[text]
         for known, term in self.constants:
-            if _equal(known, constant):
+            if equal(known, constant):  # run-time == (A-117, WFS-TRANS-30)
                 return term
         term = z3.Const(f"c{len(self.constants)}", self.sort)
         self.constants.append((constant, term))
@@ -482,14 +481,6 @@ def _constant(value: JSON) -> JSON:
         return render(parsed, {})
     except (ExprError, EvaluationFault):
         return _UNKNOWN
-
-
-def _equal(left: JSON, right: JSON) -> bool:
-    """Run-time ``==`` (A-117), the equality eligibility uses (WFS-TRANS-30)."""
-    try:
-        return bool(evaluate(Binary("==", Name("a"), Name("b")), {"a": left, "b": right}))
-    except EvaluationFault:
-        return False
 
 
 def _canonical(value: JSON) -> str:

@@ -16,10 +16,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from wforacle.model.diagnostics import InvalidCase
 from wforacle.model.workfile.manifest import Manifests, load_manifest
-from wforacle.model.workfile.run import ModelLimit
-from wforacle.model.workfile.states import NOT_MODELLED
+from wforacle.model.workfile.stateful import StatefulRun
 from wforacle.oracle.cli import main
 from wforacle.properties.specification import Loaded
 from wforacle.properties.workfile.execution import prepare, semantics
@@ -975,18 +973,24 @@ def test_validate_says_a_valid_state_form_workfile_is_valid(tmp_path, capsys):
     assert json.loads(capsys.readouterr().out)["valid"] is True
 
 
-def test_running_a_state_form_workfile_is_refused_clearly(tmp_path, capsys):
-    with pytest.raises(InvalidCase, match="Stateful Profile's execution is not modelled yet"):
-        prepare({"document": EXAMPLE, "scenario": {}})
+def test_a_state_form_workfile_prepares_and_runs(tmp_path, capsys):
+    # Issue 15: the profile's execution is modelled (docs/workfile-stateful.md).
+    case = {
+        "document": EXAMPLE,
+        "manifests": {"messaging": textwrap.dedent(MESSAGING), "crm": textwrap.dedent(CRM)},
+        "scenario": {"inputs": {"approval_channel": "c"}},
+    }
+    prepared = prepare(case)
+    assert isinstance(prepared.semantics, StatefulRun)
     loaded = Loaded(validate(EXAMPLE).report, validate(EXAMPLE).document, (Manifests(), {}))
-    with pytest.raises(ModelLimit, match=NOT_MODELLED):
-        semantics(loaded, {}, None, None)
+    assert isinstance(semantics(loaded, {}, None, None), StatefulRun)
     document = tmp_path / "approval.workfile.yaml"
     document.write_text(EXAMPLE)
     scenario = tmp_path / "scenario.json"
-    scenario.write_text("{}")
-    assert main(["run", str(document), "--scenario", str(scenario)]) == 2
-    assert NOT_MODELLED in capsys.readouterr().err
+    scenario.write_text('{"inputs": {"approval_channel": "c"}}')
+    assert main(["run", str(document), "--scenario", str(scenario)]) == 0
+    out = capsys.readouterr().out
+    assert "entry_started" in out and "awaiting_approval[0].notify" in out
 
 
 def test_a_core_case_still_prepares():

@@ -1,0 +1,178 @@
+"""Hypothesis strategy: state-form Workfile cases with the environment's races (issue 15).
+
+A case is a small state machine — up to three nonfinal states and a final
+one — whose entries correlate on what their ``on_enter`` produced, and a
+scenario of stimuli (docs/workfile-stateful.md) placed to make the
+profile's races likely: an event while ``on_enter`` or ``steps`` is still
+running, before a subscription is active, exactly at a deadline, two at one
+instant, an event for an earlier entry or for nobody, a payload whose value
+the target's ``accepts`` rejects, two subscriptions matching one event only
+at run time.
+
+Termination is by construction: immediate and timeout transitions lead to
+a later state (or the final one), and only events — finitely many — lead
+back, so every run ends (A-152: ``quiet`` fires no timer whose deadline is
+still to come).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import yaml
+from hypothesis import strategies as st
+
+from wforacle.properties.strategies.workfile_runs import ERRORS, _result
+
+JSON = Any
+TRIGGER = "svc.signal"
+STATE_MANIFEST = yaml.safe_dump(
+    {
+        "connector": "svc",
+        "actions": {
+            "get": {"effects": "read", "idempotency": "inherent", "errors": dict(ERRORS)},
+            "send": {"effects": "write", "errors": dict(ERRORS)},
+        },
+        "triggers": {"signal": {"kind": "external", "correlate_on": ["ref", "kind"]}},
+    },
+    sort_keys=False,
+)
+NAMES = ("a", "b", "c")  # the nonfinal states, in order; "done" is final
+AFTER = ("1s", "1s", "2s", "0s")
+INSTANTS = (0, 0, 500, 1000, 1000, 2000, 3000)
+KINDS = ("x", "y")
+VALUES = ("ok", "no", 7)  # 7 is not a string: an ``accepts`` of type string rejects it
+
+
+@st.composite
+def state_cases(draw: st.DrawFn) -> dict[str, JSON]:
+    """A state-form case: document, the trigger's manifest, scenario with stimuli, schedule."""
+    count = draw(st.integers(1, 3))
+    names = list(NAMES[:count])
+    accepts = {name: draw(st.sampled_from((None, "string", "integer"))) for name in names[1:]}
+    accepts["done"] = draw(st.sampled_from((None, "string")))
+    states: dict[str, JSON] = {}
+    for index, name in enumerate(names):
+        states[name] = _state(draw, name, [*names[index + 1 :], "done"], names, accepts)
+    done: dict[str, JSON] = {"final": True}
+    if accepts["done"] is not None:
+        done["accepts"] = {"v": {"type": "string", "default": "none"}}
+    if draw(st.booleans()):
+        done["steps"] = [{"last": {"svc.get": {"v": "{{ v }}" if accepts["done"] else 1}}}]
+    states["done"] = done
+    document: dict[str, JSON] = {
+        "inputs": {"tag": {"type": "string", "default": "a[0].ask"}},
+        "initial": "a",
+        "states": states,
+    }
+    if accepts["done"] is not None and draw(st.booleans()):
+        document["outputs"] = {"v": "{{ v }}"}
+    scenario: dict[str, JSON] = {"events": _stimuli(draw, names)}
+    attempts: dict[str, JSON] = {}
+    for name in names:
+        for step in ("ask", "work"):
+            if draw(st.integers(0, 4)) == 0:
+                attempts[f"{name}.{step}"] = [_result(draw) for _ in range(draw(st.integers(1, 2)))]
+    if attempts:
+        scenario["attempts"] = attempts
+    if draw(st.integers(0, 5)) == 0:
+        scenario["cancel"] = draw(st.integers(1, 6))
+        if any(s["wait"] == scenario["cancel"] for s in scenario["events"]):
+            del scenario["cancel"]
+    if draw(st.integers(0, 7)) == 0:
+        scenario["dryRun"] = True
+    return {
+        "document": yaml.safe_dump(document, sort_keys=False, width=1 << 16),
+        "manifests": {"svc": STATE_MANIFEST},
+        "scenario": scenario,
+        "schedule": [],
+    }
+
+
+def _state(
+    draw: st.DrawFn, name: str, later: list[str], names: list[str], accepts: dict[str, JSON]
+) -> dict[str, JSON]:
+    """A nonfinal state: ``on_enter`` asks, ``steps`` work, then an exit."""
+    state: dict[str, JSON] = {}
+    kind = accepts.get(name)
+    if kind is not None:
+        state["accepts"] = {"v": {"type": kind, "required": True}}
+    if draw(st.integers(0, 3)) > 0:
+        state["on_enter"] = [{"ask": {"svc.send": {"k": 1}}}]
+    work: dict[str, JSON] = {"svc.get": {"seen": "{{ v }}" if kind is not None else 0}}
+    if draw(st.booleans()):
+        state["steps"] = [{"work": work}]
+        if kind is not None and draw(st.booleans()):
+            # A step this entry may skip, read by the next: a reentry that kept an
+            # earlier entry's scope reads that entry's value, not null (WFS-ENTRY-7/10).
+            work["when"] = "{{ v != 'ok' }}"
+            state["steps"].append({"use": {"svc.get": {"w": "{{ work.id }}"}}})
+    asked = "on_enter" in state
+    exit_kind = draw(st.sampled_from(("events", "events", "events", "immediate")))
+    if exit_kind == "immediate":
+        state["goto"] = draw(st.sampled_from(later))
+        state.update(_into(draw, state["goto"], accepts, None))
+        return state
+    subscriptions = {"sig": _subscription(draw, "sig", asked, [*names, "done"], accepts)}
+    if draw(st.integers(0, 2)) == 0:
+        # A second subscription that a run-time value may make overlap the first
+        # (A-145: not established statically; WFS-TRANS-35).
+        second = _subscription(draw, "alt", asked, [*names, "done"], accepts)
+        second["match"] = {"ref": "{{ inputs.tag }}"}
+        subscriptions["alt"] = second
+    state["on"] = subscriptions
+    if draw(st.booleans()):
+        timeout: dict[str, JSON] = {"after": draw(st.sampled_from(AFTER))}
+        timeout["goto"] = draw(st.sampled_from(later))
+        timeout.update(_into(draw, timeout["goto"], accepts, None))
+        state["timeout"] = timeout
+    return state
+
+
+def _subscription(
+    draw: st.DrawFn, sub: str, asked: bool, targets: list[str], accepts: dict[str, JSON]
+) -> dict[str, JSON]:
+    """A subscription to ``svc.signal`` correlated on this entry's ``ask`` (or a constant)."""
+    ref = "{{ ask.id }}" if asked and draw(st.integers(0, 3)) > 0 else "r1"
+    spec: dict[str, JSON] = {"event": TRIGGER, "match": {"ref": ref}}
+    if draw(st.booleans()):
+        spec["route"] = f"{{{{ {sub}.kind }}}}"
+        first, other = draw(st.sampled_from(targets)), draw(st.sampled_from(targets))
+        spec["cases"] = {"x": {"goto": first, **_into(draw, first, accepts, sub)}}
+        spec["else"] = {"goto": other, **_into(draw, other, accepts, sub)}
+    else:
+        spec["goto"] = draw(st.sampled_from(targets))
+        spec.update(_into(draw, spec["goto"], accepts, sub))
+    return spec
+
+
+def _into(draw: st.DrawFn, target: str, accepts: dict[str, JSON], sub: str | None) -> JSON:
+    """``into`` for ``target``: its ``v`` from the payload (checked at run time) or a literal."""
+    kind = accepts.get(target)
+    if kind is None:
+        return {}
+    if target == "done":
+        return {"into": {"v": f"{{{{ {sub}.value }}}}"}} if sub and draw(st.booleans()) else {}
+    literal = "ok" if kind == "string" else 7
+    value = f"{{{{ {sub}.value }}}}" if sub is not None and draw(st.booleans()) else literal
+    return {"into": {"v": value}}
+
+
+def _stimuli(draw: st.DrawFn, names: list[str]) -> list[JSON]:
+    """Up to five stimuli at increasing waits, at nondecreasing instants."""
+    count = draw(st.integers(0, 5))
+    waits = sorted(draw(st.lists(st.integers(1, 8), min_size=count, max_size=count, unique=True)))
+    instants = sorted(draw(st.sampled_from(INSTANTS)) for _ in range(count))
+    refs = [f"{n}[{k}].ask" for n in names for k in (0, 1)] + ["r1", "other"]
+    found: list[JSON] = []
+    for wait, at in zip(waits, instants, strict=True):
+        if draw(st.integers(0, 4)) == 0:
+            found.append({"wait": wait, "at": at})  # the clock moves; nothing else
+            continue
+        payload = {
+            "ref": draw(st.sampled_from(refs)),
+            "kind": draw(st.sampled_from(KINDS)),
+            "value": draw(st.sampled_from(VALUES)),
+        }
+        found.append({"wait": wait, "at": at, "event": TRIGGER, "payload": payload})
+    return found
