@@ -315,6 +315,11 @@ def _sites(data: JSON) -> list[Site]:
 
     if isinstance(data, dict) and isinstance(data.get("steps"), list):
         visit(data["steps"], "")
+    states = data.get("states") if isinstance(data, dict) else None
+    for name, state in states.items() if isinstance(states, dict) else ():
+        for member in ("on_enter", "steps"):  # an entry step's static path: state.id (A-146)
+            if isinstance(state, dict) and isinstance(state.get(member), list):
+                visit(state[member], f"{name}.")
     return found
 
 
@@ -438,6 +443,7 @@ def _smaller_documents(case: JSON, data: JSON) -> Iterator[tuple[JSON, JSON]]:
             if isinstance(scenario, dict) and isinstance(scenario.get("inputs"), dict):
                 scenario["inputs"].pop(name, None)
             yield variant, scenario
+    yield from ((variant, None) for variant in _smaller_states(data))
     outputs = data.get("outputs")
     if isinstance(outputs, dict):
         for name in list(outputs):
@@ -446,6 +452,107 @@ def _smaller_documents(case: JSON, data: JSON) -> Iterator[tuple[JSON, JSON]]:
             if not variant["outputs"]:
                 del variant["outputs"]
             yield variant, None
+
+
+TRANSITION_KEYS = ("goto", "into", "route", "cases", "else")
+
+
+def _smaller_states(data: JSON) -> Iterator[JSON]:
+    """A state-form document's own reductions (docs/workfile-stateful.md).
+
+    A state no transition reaches; one of several exits (a subscription, the
+    timeout); a routed transition replaced by one of its cases or ``else``;
+    an ``into`` member; an accepted value with every ``into`` that supplies
+    it; an empty step list.
+    """
+    states = data.get("states")
+    if not isinstance(states, dict):
+        return
+    reached = {t.get("goto") for _, t in _transitions(data)}
+    for name in list(states):
+        if name != data.get("initial") and name not in reached:
+            variant = copy.deepcopy(data)
+            del variant["states"][name]
+            yield variant
+    for name, state in states.items():
+        if not isinstance(state, dict):
+            continue
+        on = state.get("on")
+        subscriptions: dict[str, Any] = on if isinstance(on, dict) else {}
+        exits = len(subscriptions) + ("timeout" in state)
+        for sub in list(subscriptions) if exits > 1 else ():
+            variant = copy.deepcopy(data)
+            del variant["states"][name]["on"][sub]
+            if not variant["states"][name]["on"]:
+                del variant["states"][name]["on"]
+            yield variant
+        if "timeout" in state and exits > 1:
+            variant = copy.deepcopy(data)
+            del variant["states"][name]["timeout"]
+            yield variant
+        for member in ("on_enter", "steps"):
+            if state.get(member) == []:
+                variant = copy.deepcopy(data)
+                del variant["states"][name][member]
+                yield variant
+    for k, (_, transition) in enumerate(_transitions(data)):
+        if "route" in transition:
+            arms = [*(transition.get("cases") or {}).values(), transition.get("else")]
+            for arm in arms:
+                if isinstance(arm, dict):
+                    variant = copy.deepcopy(data)
+                    vtransition = _transitions(variant)[k][1]
+                    for key in TRANSITION_KEYS:
+                        vtransition.pop(key, None)
+                    vtransition.update(copy.deepcopy(arm))
+                    yield variant
+        for member in list(transition.get("into") or {}):
+            variant = copy.deepcopy(data)
+            vinto = _transitions(variant)[k][1]["into"]
+            del vinto[member]
+            if not vinto:
+                del _transitions(variant)[k][1]["into"]
+            yield variant
+    for name, state in states.items():
+        accepts = state.get("accepts") if isinstance(state, dict) else None
+        for field in list(accepts) if isinstance(accepts, dict) else ():
+            variant = copy.deepcopy(data)
+            del variant["states"][name]["accepts"][field]
+            if not variant["states"][name]["accepts"]:
+                del variant["states"][name]["accepts"]
+            for _, transition in _transitions(variant):
+                into = transition.get("into")
+                if transition.get("goto") == name and isinstance(into, dict):
+                    into.pop(field, None)
+                    if not into:
+                        del transition["into"]
+            yield variant
+
+
+def _transitions(data: JSON) -> list[tuple[str, dict[str, Any]]]:
+    """Every transition mapping of a state-form document (nested cases and else too)."""
+    found: list[tuple[str, dict[str, Any]]] = []
+
+    def visit(where: str, transition: JSON) -> None:
+        if not isinstance(transition, dict):
+            return
+        found.append((where, transition))
+        cases = transition.get("cases")
+        for label, case in cases.items() if isinstance(cases, dict) else ():
+            visit(f"{where}.cases.{label}", case)
+        visit(f"{where}.else", transition.get("else"))
+
+    states = data.get("states")
+    for name, state in states.items() if isinstance(states, dict) else ():
+        if not isinstance(state, dict):
+            continue
+        if "goto" in state or "route" in state:
+            visit(name, state)
+        subscriptions = state.get("on")
+        for sub, spec in subscriptions.items() if isinstance(subscriptions, dict) else ():
+            visit(f"{name}.on.{sub}", spec)
+        visit(f"{name}.timeout", state.get("timeout"))
+    return found
 
 
 def _earlier(scenario: JSON, to_first: bool = False) -> JSON | None:
@@ -461,6 +568,9 @@ def _earlier(scenario: JSON, to_first: bool = False) -> JSON | None:
     for member in ("expire", "cancelChild"):
         waits = found.get(member)
         places += [(waits, path) for path in waits] if isinstance(waits, dict) else []
+    stimuli = found.get("events")
+    if isinstance(stimuli, list):  # state-form stimuli (docs/workfile-stateful.md)
+        places += [(stimulus, "wait") for stimulus in stimuli if isinstance(stimulus, dict)]
     moved = False
     for holder, key in places:
         k = holder.get(key)
@@ -495,11 +605,48 @@ def _smaller_scenarios(case: JSON) -> Iterator[JSON]:
             variant = copy.deepcopy(case)
             del variant["scenario"][member][path]
             yield variant
+    yield from _smaller_stimuli(case)
     yield from without(case, ("cancel", "inputs", "dryRun"))
     # Every interruption one wait earlier: the steps that only led up to it can then go.
     earlier = _earlier(scenario)
     if earlier is not None:
         yield {**copy.deepcopy(case), "scenario": earlier}
+
+
+def _smaller_stimuli(case: JSON) -> Iterator[JSON]:
+    """Smaller stimuli: one removed, or its event, a payload member, its instant or its wait.
+
+    The event dropped leaves the clock's move; the instant goes back to the
+    one before it; the wait one earlier.
+    """
+    stimuli = case["scenario"].get("events")
+    if not isinstance(stimuli, list):
+        return
+
+    def edited(k: int, change: Any) -> JSON:
+        variant = copy.deepcopy(case)
+        change(variant["scenario"]["events"], k)
+        if not variant["scenario"]["events"]:
+            del variant["scenario"]["events"]
+        return variant
+
+    for k in reversed(range(len(stimuli))):
+        stimulus = stimuli[k]
+        if not isinstance(stimulus, dict):
+            continue
+        yield edited(k, lambda found, k: found.pop(k))
+        if "event" in stimulus:
+            yield edited(k, lambda found, k: [found[k].pop(m, None) for m in ("event", "payload")])
+        payload = stimulus.get("payload")
+        for member in list(payload) if isinstance(payload, dict) else ():
+            yield edited(k, lambda found, k, m=member: found[k]["payload"].pop(m))
+        before = stimuli[k - 1].get("at", 0) if k and isinstance(stimuli[k - 1], dict) else 0
+        if isinstance(stimulus.get("at"), int) and stimulus["at"] > before:
+            yield edited(k, lambda found, k, at=before: found[k].update(at=at))
+        waits = {s.get("wait") for s in stimuli if isinstance(s, dict)}
+        wait = stimulus.get("wait")
+        if isinstance(wait, int) and wait > 1 and wait - 1 not in waits:
+            yield edited(k, lambda found, k: found[k].update(wait=found[k]["wait"] - 1))
 
 
 # -- the engine protocol ---------------------------------------------------------------------

@@ -13,7 +13,8 @@ from wforacle.model.kernel.lts import execute
 from wforacle.oracle.fixtures import write_suite
 from wforacle.properties.w6w.specification import W6W
 
-DOCS = Path(__file__).resolve().parents[2] / "docs"
+ROOT = Path(__file__).resolve().parents[2]
+DOCS = ROOT / "docs"
 
 
 def schema(name: str) -> dict:
@@ -111,3 +112,29 @@ def test_the_oracle_s_workfile_messages_match_the_protocol_schema():
     check.validate({"type": "result", "call": 1, **answer(prepared, "a", 1)})
     with pytest.raises(ValidationError):
         check.validate({"type": "expire"})  # which step's timeout
+
+
+def test_the_oracle_s_state_form_messages_match_the_protocol_schema():
+    # Issue 15: stimuli and quiet (docs/workfile-stateful.md).
+    from wforacle.properties.workfile.execution import idle, interrupts, prepare
+
+    check = validator("engine-protocol.schema.json")
+    examples = ROOT / "examples" / "workfile"
+    case = {
+        "document": (examples / "approval.workfile.yaml").read_text(),
+        "manifests": {
+            p.stem: p.read_text() for p in sorted((examples / "manifests").glob("*.yaml"))
+        },
+        "scenario": json.loads((examples / "approval.scenario.json").read_text()),
+    }
+    case["scenario"]["events"].append({"wait": 9, "at": 86400000})
+    prepared = prepare(case)
+    check.validate(prepared.request)
+    sent = [i.message for i in interrupts(prepared).values()]
+    assert [m["type"] for m in sent] == ["accept", "accept", "advance"]
+    quiet = idle(prepared)
+    assert quiet is not None
+    for message in [*sent, quiet.message]:
+        check.validate(message)
+    with pytest.raises(ValidationError):
+        check.validate({"type": "accept", "at": 0, "event": "chat.decision", "payload": {}})
