@@ -118,7 +118,8 @@ def checker(events: int) -> None:
         verdict = check(prepared.semantics, lambda c: c.key, trace)
         assert verdict.permitted
     seconds = time.perf_counter() - started
-    print(f"check approval trace ({len(trace)} events) {rounds * len(trace) / seconds:>9.0f} events/s")
+    rate = rounds * len(trace) / seconds
+    print(f"check approval trace ({len(trace)} events) {rate:>9.0f} events/s")
 
 
 def throughput(examples: int) -> None:
@@ -130,7 +131,7 @@ def throughput(examples: int) -> None:
         engine.stop()
     rate = result.examples / result.seconds_searching
     verdict = "no finding" if result.finding is None else "A FINDING (the correct engine?)"
-    print(f"campaign --profile workfile-stateful: {result.examples} examples, {rate:.1f} ex/s, {verdict}")
+    print(f"campaign --profile workfile-stateful: {result.examples} ex, {rate:.1f} ex/s, {verdict}")
 
 
 def bugs(names: list[str], seeds: int, examples: int) -> None:
