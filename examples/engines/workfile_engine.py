@@ -31,6 +31,7 @@ callee's inputs established like a run's, child paths under ``C.(run).``,
 child cancellation with ``cancel_child``) and timeouts in virtual time (A-141:
 an attempt's deadline answered with ``{"timeout": true, "late"?}``, a composite
 deadline delivered as ``{"type": "expire", "step": P}``).  Not wf.wait_for.
+State-form documents (the Stateful Profile) too: below.
 
 Concurrency: each iteration and branch is a coroutine; the executor runs
 every coroutine that can run, dispatching every attempt it can, then sends
@@ -93,12 +94,61 @@ Seeded child-run and timeout bugs:
                                  are still withdrawn) (WF-IWC-3)
   call-input-fault-caught        a callee-input mismatch (input.unknown / input.type /
                                  input.required) is offered to the call's catch (WF-CATCH-16)
+
+State-form runs (the Stateful Profile, docs/workfile-stateful.md): a document with top-level
+``states`` runs as a sequence of entries ``S[N]`` (positions from 0 for each state).  Each entry:
+its subscriptions' configuration over the root scope (a fault fails the entry), entry_started
+(the subscriptions are active), on_enter (step paths ``S[N].ID``), entry_correlated (the match
+values and the deadline, in a state with ``on`` or ``timeout``), steps, then a final state's
+outputs in the entry's scope, an immediate transition, or a wait for the first eligible event or
+the due timer; entry_exited; the next entry.  Virtual clock: 0 at the start, moved by the
+oracle's ``accept`` / ``advance`` (at any wait) and to the deadline on ``quiet``; a timer is due
+once the clock is past its deadline, and an event accepted at or before it wins.  With no call
+outstanding the engine sends an idle ``wait``; ``quiet`` without a timer ends the run with
+outcome ``waiting``.  ``done.state`` carries ``entries`` (with the delivered event's number
+in ``event``; the trace's entry_exited cannot carry it, its ``event`` being the event's name).
+A dry run of a document declaring a
+subscription is rejected with invocation.dry_run; a suppressed ``after``, route subject or
+``into`` is an implicit dry-run stop.
+
+Seeded Stateful Profile bugs:
+
+  timeout-wins-tie               the timer is due once the clock reaches its deadline, and an event
+                                 accepted exactly at the deadline loses to it (WFS-TRANS-37)
+  early-event-delivered          events accepted before an entry's subscriptions became active (and
+                                 not delivered) are candidates for it (WFS-TRANS-28)
+  event-interrupts-steps         an eligible event accepted while ``steps`` runs cancels the list
+                                 (its active steps cancelled, calls withdrawn) and is delivered at
+                                 once (WFS-TRANS-29, WFS-TRANS-27)
+  event-delivered-twice          a delivered event is never consumed: it stays a candidate of every
+                                 later entry (WFS-TRANS-28, WFS-TRANS-33)
+  into-partial-bind              the target's accepts types are not checked: a mistyped ``into``
+                                 value is bound and the target entry created (WFS-ENTRY-5, -6)
+  prior-entry-binding            a reentry reuses the scope of the state's earlier entry, so its
+                                 bindings stay readable (a skipped step reads the old value)
+                                 (WFS-ENTRY-7, WFS-ENTRY-10)
+  overlap-map-order              a delivery matching two subscriptions selects the first in map
+                                 order instead of failing with state.ambiguous_subscription
+                                 (WFS-TRANS-35)
+  timer-from-entry               a duration deadline is measured from the entry's start, not from
+                                 after on_enter (WFS-TRANS-12, WFS-TRANS-13)
+  reentry-same-position          a transition to the entry's own state reuses its position N
+                                 instead of N+1 (WFS-ENTRY-12, WFS-ENTRY-13)
+  match-before-on-enter          the match values are evaluated before on_enter, so they cannot
+                                 read its bindings (WFS-TRANS-26)
+  config-fault-ignored           a configuration fault does not fail the entry: it starts anyway
+                                 (WFS-TRANS-24, WFS-TRANS-25)
+  final-outputs-root-scope       a final state's outputs are evaluated in the root scope, not in
+                                 the final entry's (WFS-FORM-12)
+  accepts-defaults-skipped       an omitted accepted name with a default is left unbound instead
+                                 of taking the default (WFS-ENTRY-4, WFS-ENTRY-5)
 """
 
 from __future__ import annotations
 
 import argparse
 import collections
+import datetime
 import json
 import re
 import sys
@@ -137,6 +187,19 @@ BUGS = {
     "timeout-late-binds",
     "expire-not-cancelled",
     "call-input-fault-caught",
+    "timeout-wins-tie",
+    "early-event-delivered",
+    "event-interrupts-steps",
+    "event-delivered-twice",
+    "into-partial-bind",
+    "prior-entry-binding",
+    "overlap-map-order",
+    "timer-from-entry",
+    "reentry-same-position",
+    "match-before-on-enter",
+    "config-fault-ignored",
+    "final-outputs-root-scope",
+    "accepts-defaults-skipped",
 }
 INPUT_CODES = {"input.unknown", "input.type", "input.required"}
 MODIFIERS = {"when", "retry", "on_fail", "on_unknown", "catch", "timeout", "description"}
@@ -858,6 +921,7 @@ def best_pattern(patterns, code, declaration_order=False):
 # -- the coroutine machinery ----------------------------------------------------------------------
 
 JOIN = ("join",)
+IDLE = ("idle",)  # a state entry waiting for an event or its timer, no call outstanding
 
 
 class Suspend:
@@ -1108,21 +1172,29 @@ class Executor:
         self.children = {}  # run-time path of a wf.call whose child run is going -> its task
         self.ready, self.current, self.final = collections.deque(), None, None
         self.dry = message.get("dryRun") is True
+        # the Stateful Profile: a top-level ``states`` makes a state-form document
+        self.state_form = isinstance(doc, dict) and "states" in doc
+        self.reset_states()
         supplied = message.get("inputs") or {}
         inputs, rejection = self.validate_inputs(doc.get("inputs") or {}, supplied)
-        if rejection is None and self.dry and contains_wait_for(doc.get("steps"), self.known):
+        if rejection is None and self.dry and self.live_source(doc):
             # a live event source cannot be dry-run: rejected before start (WF-DRY-15, A-133);
             # the inputs are validated first (the docs do not say which comes first)
             rejection = {"code": "invocation.dry_run"}
         if rejection:
             self.event("run_rejected", error=rejection)
-            return {"outcome": "rejected", "error": rejection, "steps": {}, "unknownEffects": []}
+            state = {"outcome": "rejected", "error": rejection, "steps": {}, "unknownEffects": []}
+            if self.state_form:
+                state["entries"] = []
+            return state
         self.event("run_started", inputs=inputs)
         root = Scope(names={"inputs": inputs, "run": {"dry_run": self.dry}})
-        self.root = self.spawn(self.main(doc, root), None)
+        body = self.state_main(doc, root) if self.state_form else self.main(doc, root)
+        self.root = self.spawn(body, None)
         self.pump()
         while not self.root.done:
-            if not self.outstanding:
+            idle = self.root.waiting == IDLE and not self.outstanding
+            if not self.outstanding and not idle:
                 raise RuntimeError("blocked with nothing outstanding")
             send({"type": "wait"})
             reply = receive()
@@ -1138,9 +1210,26 @@ class Executor:
                 self.expire(reply.get("step"))
             elif kind == "cancel_child":
                 self.cancel_child(reply.get("step"))
+            elif kind in ("accept", "advance", "quiet"):
+                self.stimulus(reply, idle)
             elif kind == "shutdown":
                 sys.exit(0)
         return self.final
+
+    def live_source(self, doc):
+        """Does the document need a live event source (WF-DRY-15)?  wf.wait_for anywhere, or, in
+        a state-form document, any state declaring a subscription (docs/workfile-stateful.md,
+        "Dry runs": presence, as A-133)."""
+        if not self.state_form:
+            return contains_wait_for(doc.get("steps"), self.known)
+        for state in (doc.get("states") or {}).values():
+            state = state if isinstance(state, dict) else {}
+            if "on" in state:
+                return True
+            for key in ("on_enter", "steps"):
+                if contains_wait_for(state.get(key), self.known):
+                    return True
+        return False
 
     def validate_inputs(self, declared, supplied):
         for name in supplied:
@@ -1209,6 +1298,11 @@ class Executor:
         self.event("run_finished", **fields)
         state = dict(fields)  # disposition too: the oracle's final state carries it
         state["steps"] = dict(self.steps)
+        if self.state_form:
+            # every entry in order; the last one ends with the run (WFS-ENTRY-13)
+            if self.entries and self.entries[-1]["outcome"] is None:
+                self.entries[-1]["outcome"] = outcome
+            state["entries"] = [dict(entry) for entry in self.entries]
         return state
 
     def core_cancel(self, doc, root, message):
@@ -1877,6 +1971,370 @@ class Executor:
             if done:
                 return ("ok", results, marks or None)
             index += 1  # the delay between iterations is virtual time
+
+    # -- the Stateful Profile: state-form runs (docs/workfile-stateful.md) ------------------------
+    #
+    # The root task runs the entries one after another.  Each entry: configuration over the
+    # root scope, then its subscriptions are active (entry_started); on_enter; correlation (the
+    # match values and the deadline, entry_correlated); steps; then a final completion, an
+    # immediate transition, or a wait for the first eligible event or the due timer
+    # (entry_exited).  Events reach the engine at any wait (accept), the clock moves with them
+    # and with advance; an idle wait (no call outstanding) suspends the root task on IDLE.
+
+    def reset_states(self):
+        self.clock = 0  # virtual milliseconds since the run started (A-152)
+        self.accepted = []  # every event accepted in the run, in acceptance order
+        self.consumed = set()  # the numbers of the delivered events
+        self.carried = []  # the seeded bug event-delivered-twice: delivered, never consumed
+        self.entries = []  # the final state's ``entries``
+        self.positions = collections.Counter()  # state -> the position of its next entry
+        self.entry = None  # the current Entry
+        self.entry_scopes = {}  # state -> the scope of its latest entry
+
+    def stimulus(self, message, idle):
+        """An ``accept``, ``advance`` or ``quiet`` from the oracle.  The clock moves to ``at``
+        first; an event is recorded (retained for the entry whose subscriptions are active); a
+        waiting entry looks again."""
+        kind = message.get("type")
+        if kind in ("accept", "advance") and is_number(message.get("at")):
+            self.clock = message["at"]
+        if kind == "accept":
+            payload = message.get("payload")
+            event = {"number": message.get("number", len(self.accepted)), "at": self.clock,
+                     "event": message.get("event"),
+                     "payload": payload if isinstance(payload, dict) else {}}
+            self.accepted.append(event)
+            entry = self.entry
+            if (not idle and "event-interrupts-steps" in self.bugs and entry is not None
+                    and entry.phase == "steps" and self.matching(entry, event)):
+                # the seeded bug: an eligible event cuts the running list short
+                self.interrupt(self.root, Cancelled(False, "event", entry.path, entry.path))
+                return
+        if idle and not self.root.done:
+            self.ready.append((self.root, "send", message))
+            self.pump()
+
+    async def state_main(self, doc, root):
+        states = doc.get("states") or {}
+        name, position, values = doc.get("initial"), 0, {}
+        while True:
+            outcome = await self.run_entry(doc, states, name, position, values, root)
+            if outcome[0] == "end":
+                return outcome[1]
+            _, name, position, values = outcome
+
+    async def run_entry(self, doc, states, name, position, values, root):
+        state = states.get(name)
+        state = state if isinstance(state, dict) else {}
+        path = f"{name}[{position}]"
+        self.positions[name] = max(self.positions[name], position + 1)
+        entry = Entry(path, name, state, self.clock)
+        self.entry = entry
+        self.entries.append({"entry": path, "outcome": None})
+        # 1. enter: each subscription's configuration (and connection) over the root scope,
+        # fixed for the entry; a fault fails the entry before on_enter (WFS-TRANS-23, -24)
+        try:
+            for sub in entry.subscriptions.values():
+                self.evaluate(sub.get("configuration") or {}, root)
+                if "connection" in sub:
+                    self.evaluate(sub["connection"], root)
+        except Fault as fault:
+            if "config-fault-ignored" not in self.bugs:
+                return ("end", self.entry_failed(entry, fault.code))
+        # a new scope nested in the root, the accepted values bound by name (WFS-ENTRY-8)
+        if "prior-entry-binding" in self.bugs and name in self.entry_scopes:
+            scope = self.entry_scopes[name]  # the seeded bug: the earlier entry's scope again
+            scope.names = dict(values)
+        else:
+            scope = Scope(root, values)
+        self.entry_scopes[name] = scope
+        # the subscriptions are active: an event accepted from here on is a candidate
+        # (WFS-TRANS-28)
+        entry.activation = len(self.accepted)
+        self.event("entry_started", entry=path, state=name, values=values)
+        try:
+            return await self.entry_phases(doc, states, entry, scope, root)
+        except Terminate as t:  # wf.stop / wf.fail / an abort end the run (WFS-ENTRY-18)
+            if t.kind == "stop":
+                return ("end", self.terminal("stopped", result=t.result, reason=t.reason,
+                                             suppressed=t.suppressed))
+            reason = t.reason if t.kind == "fail" else None
+            return ("end", self.terminal("failed", error=t.error, reason=reason))
+
+    async def entry_phases(self, doc, states, entry, scope, root):
+        state, path = entry.state, entry.path
+        early = None
+        if "match-before-on-enter" in self.bugs and "on" in state:
+            try:
+                early = self.correlate(entry, scope)  # the seeded bug: before on_enter
+            except Fault as fault:
+                return ("end", self.entry_failed(entry, fault.code))
+        # 2. on_enter
+        entry.phase = "on_enter"
+        err = await self.run_list(list(state.get("on_enter") or []), scope, path + ".")
+        if err is not None:
+            return ("end", self.terminal("failed", error=err))
+        # 3. correlate: the match values at once, then the deadline (WFS-TRANS-26, -12)
+        if "on" in state or "timeout" in state:
+            try:
+                entry.match = early if early is not None else self.correlate(entry, scope)
+                if "timeout" in state:
+                    after = (state.get("timeout") or {}).get("after")
+                    if self.dry and self.affected(after, scope):
+                        return ("end", self.dry_stop(doc, entry, root))
+                    base = entry.start_clock if "timer-from-entry" in self.bugs else self.clock
+                    entry.deadline = deadline_ms(self.evaluate(after, scope), base)
+            except Fault as fault:
+                return ("end", self.entry_failed(entry, fault.code))
+            fields = {"entry": path, "match": entry.match}
+            if entry.deadline is not None:
+                fields["deadlineMs"] = entry.deadline
+            self.event("entry_correlated", **fields)
+        # 4. steps: events accepted meanwhile are retained, none interrupts (WFS-TRANS-29)
+        entry.phase = "steps"
+        try:
+            err = await self.run_list(list(state.get("steps") or []), scope, path + ".")
+        except Cancelled as cancel:
+            if not (cancel.kind == "event" and cancel.target == path):
+                raise
+            err = None  # the seeded bug event-interrupts-steps
+        if err is not None:
+            return ("end", self.terminal("failed", error=err))
+        entry.phase = "leave"
+        # 5. leave
+        if state.get("final") is True:  # outputs in this entry's scope (WFS-FORM-12)
+            where = root if "final-outputs-root-scope" in self.bugs else scope
+            try:
+                result, suppressed = self.project(doc.get("outputs") or {}, where)
+            except Fault as fault:
+                return ("end", self.terminal("failed", error=Err(fault.code, None)))
+            return ("end", self.terminal("completed", result=result, suppressed=suppressed))
+        if "goto" in state or "route" in state:
+            return self.transition(doc, states, entry, state, scope, root, "immediate", None)
+        quiet = False
+        while True:
+            chosen = self.select(entry)
+            if chosen is None and quiet:
+                if entry.deadline is None:  # nothing more will come, no timer
+                    return ("end", self.terminal("waiting"))
+                self.clock = max(self.clock, entry.deadline)  # quiet: the timer fires
+                chosen = ("timeout",)
+            if chosen is not None:
+                break
+            entry.phase = "idle"
+            message = await Suspend(IDLE)
+            entry.phase = "leave"
+            if (message or {}).get("type") == "quiet":
+                quiet = True
+        # 6. transition
+        if chosen[0] == "timeout":
+            return self.transition(doc, states, entry, state.get("timeout") or {}, scope, root,
+                                   "timeout", None)
+        _, event, names = chosen
+        if len(names) > 1 and "overlap-map-order" not in self.bugs:
+            return ("end", self.entry_failed(entry, "state.ambiguous_subscription"))
+        if "event-delivered-twice" in self.bugs:
+            if event not in self.carried:
+                self.carried.append(event)  # the seeded bug: never consumed
+        else:
+            self.consumed.add(event["number"])  # delivered once (WFS-TRANS-33)
+        name = names[0]
+        inner = Scope(scope, {name: event["payload"]})  # the payload under the name (WFS-TRANS-21)
+        return self.transition(doc, states, entry, entry.subscriptions[name], inner, root, name,
+                               event["number"])
+
+    def correlate(self, entry, scope):
+        """Every subscription's match values, evaluated at once in the entry scope."""
+        return {name: self.evaluate(sub.get("match") or {}, scope)
+                for name, sub in entry.subscriptions.items()}
+
+    def candidates(self, entry):
+        """The events this entry may receive, in acceptance order: those accepted since its
+        subscriptions became active and not yet delivered."""
+        start = 0 if "early-event-delivered" in self.bugs else entry.activation
+        pool = [e for e in self.accepted[start:] if e["number"] not in self.consumed]
+        if self.carried:
+            pool = self.carried + [e for e in pool if e not in self.carried]
+        return pool
+
+    def matching(self, entry, event):
+        """The subscriptions (in map order) an event is eligible for: its trigger is the
+        subscription's event and every match value equals the payload's field (WFS-TRANS-30)."""
+        if entry.match is None:
+            return []
+        payload = event["payload"]
+        names = []
+        for name, sub in entry.subscriptions.items():
+            if sub.get("event") != event["event"]:
+                continue
+            wanted = entry.match.get(name)
+            wanted = wanted if isinstance(wanted, dict) else {}
+            if all(field in payload and equal(payload[field], value)
+                   for field, value in wanted.items()):
+                names.append(name)
+        return names
+
+    def select(self, entry):
+        """The first eligible event or the due timer, or None: events by acceptance instant
+        and order; one accepted at or before the deadline wins, a later one loses; the timer
+        is due once the clock is past the deadline (WFS-TRANS-36..38, A-152)."""
+        first = None
+        for event in self.candidates(entry):
+            names = self.matching(entry, event)
+            if names:
+                first = (event, names)
+                break
+        deadline = entry.deadline
+        tie = "timeout-wins-tie" in self.bugs
+        if first is not None:
+            at = first[0]["at"]
+            if deadline is None or (at < deadline if tie else at <= deadline):
+                return ("event", *first)
+        if deadline is not None and (self.clock >= deadline if tie else self.clock > deadline):
+            return ("timeout",)
+        return None
+
+    def transition(self, doc, states, entry, trans, scope, root, by, number):
+        """Evaluate the selected transition in ``scope``: route subjects case by case, then the
+        target, ``into`` at once, the target's defaults and the type of every value before
+        anything is bound (WFS-ENTRY-5, -6, -16).  A fault fails the source entry."""
+        try:
+            while isinstance(trans, dict) and "route" in trans:
+                subject_text = trans.get("route")
+                if self.dry and self.affected(subject_text, scope):
+                    return ("end", self.dry_stop(doc, entry, root))
+                subject = self.evaluate(subject_text, scope)
+                nested = None
+                for label, case in (trans.get("cases") or {}).items():
+                    if equal(label, subject):
+                        nested = case
+                        break
+                if nested is None:
+                    if "else" not in trans:
+                        raise Fault("fault.type")  # no case and no else: nothing to select
+                    nested = trans["else"]
+                trans = nested
+            trans = trans if isinstance(trans, dict) else {}
+            target = trans.get("goto")
+            into = trans.get("into") or {}
+            if self.dry and self.affected(into, scope):
+                return ("end", self.dry_stop(doc, entry, root))
+            supplied = self.evaluate(into, scope)
+            values = self.accepted_values(states.get(target), supplied)
+        except Fault as fault:
+            return ("end", self.entry_failed(entry, fault.code))
+        if "reentry-same-position" in self.bugs and target == entry.name:
+            position = self.positions[target] - 1  # the seeded bug: the same S[N] again
+        else:
+            position = self.positions[target]
+        to = f"{target}[{position}]"
+        # docs/workfile-stateful.md gives entry_exited a member ``event`` (the delivered event's
+        # number), but every trace event's ``event`` is its name: the trace event cannot carry
+        # both, so it keeps its name and the number is in the final state's ``entries``
+        self.event("entry_exited", entry=entry.path, by=by, to=to)
+        record = {"outcome": "exited", "by": by}
+        if number is not None:
+            record["event"] = number
+        record["to"] = to
+        self.entries[-1].update(record)
+        return ("next", target, position, values)
+
+    def accepted_values(self, state, supplied):
+        """``into``'s values with the target's defaults applied, each checked against its field
+        declaration; a mismatch is fault.type (WFS-ENTRY-5)."""
+        state = state if isinstance(state, dict) else {}
+        declared = state.get("accepts") or {}
+        if not isinstance(supplied, dict):
+            raise Fault("fault.type")
+        for name in supplied:
+            if name not in declared:
+                raise Fault("fault.type")
+        values = {}
+        for name, field in declared.items():
+            field = field if isinstance(field, dict) else {}
+            if name in supplied:
+                values[name] = supplied[name]
+            elif "default" in field and "accepts-defaults-skipped" not in self.bugs:
+                values[name] = field["default"]
+            elif field.get("required") is True:
+                raise Fault("fault.type")
+            # an optional name without a default is not bound (it reads null)
+        if "into-partial-bind" not in self.bugs:
+            for name, value in values.items():
+                if not has_type(value, declared[name]):
+                    raise Fault("fault.type")
+        return values
+
+    def entry_failed(self, entry, code):
+        """One of the entry's own evaluations faulted: the entry fails, and with it the run."""
+        err = Err(code, entry.path)
+        self.event("entry_failed", entry=entry.path, error=err.public())
+        return self.terminal("failed", error=err)
+
+    def dry_stop(self, doc, entry, root):
+        """An implicit dry-run stop (WF-SCTL-3..7): no transition, the timer removed, outputs in
+        the root scope with every non-root binding treated as suppressed."""
+        self.event("dry_run_stopped", entry=entry.path)
+        outputs = doc.get("outputs") or {}
+        shadow = Scope(root)
+        for name, _ in value_references(outputs, []):
+            if name not in root.names:
+                shadow.outcome[name] = "suppressed"
+                shadow.supp[name] = True
+        try:
+            result, suppressed = self.project(outputs, shadow)
+        except Fault as fault:
+            return self.terminal("failed", error=Err(fault.code, None))
+        return self.terminal("stopped", result=result, reason="Dry-run dependency suppressed.",
+                             suppressed=suppressed)
+
+
+class Entry:
+    """One visit to one state."""
+
+    def __init__(self, path, name, state, clock):
+        self.path, self.name, self.state = path, name, state
+        subs = state.get("on")
+        self.subscriptions = {k: (v if isinstance(v, dict) else {})
+                              for k, v in (subs.items() if isinstance(subs, dict) else [])}
+        self.start_clock = clock
+        self.phase = "enter"
+        self.activation = 0  # the index in Executor.accepted of the first candidate
+        self.match = None  # {subscription: {field: value}} once correlated
+        self.deadline = None  # virtual milliseconds, with a timeout
+
+
+EPOCH = datetime.datetime(2026, 1, 1, tzinfo=datetime.UTC)  # the clock's 0 (A-152)
+TIMESTAMP = re.compile(
+    r"^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(?:\.(\d+))?"
+    r"(?:([Zz])|([+-])(\d{2}):(\d{2}))$"
+)
+
+
+def deadline_ms(value, clock):
+    """A timeout's ``after``: a duration from ``clock`` or an RFC 3339 timestamp; anything else
+    is fault.type."""
+    if not isinstance(value, str):
+        raise Fault("fault.type")
+    match = TIMESTAMP.match(value)
+    if match:
+        year, month, day, hour, minute, second, fraction, _zulu, sign, oh, om = match.groups()
+        try:
+            offset = datetime.timedelta(hours=int(oh), minutes=int(om)) if sign else None
+            if offset is not None and (int(oh) > 23 or int(om) > 59):
+                raise ValueError
+            zone = datetime.timezone(-offset if sign == "-" else offset) if offset is not None \
+                else datetime.UTC
+            micro = int((fraction or "0")[:6].ljust(6, "0"))
+            moment = datetime.datetime(int(year), int(month), int(day), int(hour), int(minute),
+                                       int(second), micro, tzinfo=zone)
+        except ValueError:
+            raise Fault("fault.type") from None
+        return (moment - EPOCH) // datetime.timedelta(milliseconds=1)
+    try:
+        return clock + duration_ms(value)
+    except ValueError:
+        raise Fault("fault.type") from None
 
 
 def case_name(case):
