@@ -2115,9 +2115,10 @@ class Executor:
         while True:
             chosen = self.select(entry)
             if chosen is None and quiet:
-                if entry.deadline is None:  # nothing more will come, no timer
+                # quiet: nothing more comes and no time passes; a deadline at or before
+                # the clock fires, otherwise the run waits forever (docs/workfile-stateful.md)
+                if entry.deadline is None or entry.deadline > self.clock:
                     return ("end", self.terminal("waiting"))
-                self.clock = max(self.clock, entry.deadline)  # quiet: the timer fires
                 chosen = ("timeout",)
             if chosen is not None:
                 break
@@ -2228,14 +2229,11 @@ class Executor:
         else:
             position = self.positions[target]
         to = f"{target}[{position}]"
-        # docs/workfile-stateful.md gives entry_exited a member ``event`` (the delivered event's
-        # number), but every trace event's ``event`` is its name: the trace event cannot carry
-        # both, so it keeps its name and the number is in the final state's ``entries``
-        self.event("entry_exited", entry=entry.path, by=by, to=to)
-        record = {"outcome": "exited", "by": by}
-        if number is not None:
-            record["event"] = number
-        record["to"] = to
+        # docs/workfile-stateful.md: entry_exited and the entry's record carry ``number``,
+        # the delivered event's number (with a subscription)
+        delivered = {} if number is None else {"number": number}
+        self.event("entry_exited", entry=entry.path, by=by, **delivered, to=to)
+        record = {"outcome": "exited", "by": by, **delivered, "to": to}
         self.entries[-1].update(record)
         return ("next", target, position, values)
 

@@ -73,9 +73,12 @@ JSON = Any
 ORIGIN = datetime(2026, 1, 1, tzinfo=UTC)
 STOP_REASON = "Dry-run dependency suppressed."  # WF-SCTL-4
 
+SCOPE = ("WFS-ENTRY-7", "WFS-ENTRY-8", "WFS-ENTRY-10")
+WAITING = ("WFS-FORM-9", "WFS-TRANS-28", "WFS-TRANS-30", "WFS-TRANS-33", "WFS-TRANS-34")
 STATE_RULES: dict[str, tuple[str, ...]] = {
     "enter": (
         "WFS-FORM-7",
+        "WFS-ENTRY-4",
         "WFS-ENTRY-7",
         "WFS-ENTRY-8",
         "WFS-ENTRY-12",
@@ -87,7 +90,14 @@ STATE_RULES: dict[str, tuple[str, ...]] = {
     "enter_failed": ("WFS-TRANS-24", "WFS-FORM-8", "A-151"),
     "correlate": ("WFS-FORM-7", "WFS-TRANS-12", "WFS-TRANS-13", "WFS-TRANS-26", "A-152"),
     "correlate_failed": ("WFS-TRANS-12", "WFS-TRANS-26", "WFS-FORM-8", "A-151", "A-152"),
-    "exit": ("WFS-FORM-9", "WFS-TRANS-4", "WFS-TRANS-39", "WFS-ENTRY-5", "WFS-ENTRY-14"),
+    "exit": (
+        "WFS-FORM-9",
+        "WFS-TRANS-4",
+        "WFS-TRANS-39",
+        "WFS-ENTRY-5",
+        "WFS-ENTRY-12",
+        "WFS-ENTRY-14",
+    ),
     "deliver": (
         "WFS-FORM-9",
         "WFS-TRANS-21",
@@ -102,6 +112,7 @@ STATE_RULES: dict[str, tuple[str, ...]] = {
         "WFS-TRANS-38",
         "WFS-TRANS-39",
         "WFS-ENTRY-5",
+        "WFS-ENTRY-12",
         "WFS-ENTRY-15",
     ),
     "time_out": (
@@ -111,14 +122,20 @@ STATE_RULES: dict[str, tuple[str, ...]] = {
         "WFS-TRANS-37",
         "WFS-TRANS-39",
         "WFS-ENTRY-5",
+        "WFS-ENTRY-12",
         "A-152",
     ),
     "transition_failed": ("WFS-ENTRY-5", "WFS-ENTRY-6", "WFS-ENTRY-16", "WFS-TRANS-8", "A-151"),
     "ambiguous": ("WFS-TRANS-35", "A-151"),
-    "accept_event": ("WFS-TRANS-27", "WFS-TRANS-28", "WFS-TRANS-34", "A-152"),
-    "advance": ("WFS-TRANS-14", "A-152"),
-    "quiet": ("WFS-TRANS-14", "WFS-TRANS-37", "A-152"),
-    "wait_forever": ("WFS-FORM-9", "A-152"),
+    # A stimulus at a deadline's instant comes before the timer is due: the instant
+    # stays open while an event may still come and win (WFS-TRANS-37).
+    "accept_event": ("WFS-TRANS-27", "WFS-TRANS-28", "WFS-TRANS-34", "WFS-TRANS-37", "A-152"),
+    "advance": ("WFS-TRANS-14", "WFS-TRANS-37", "A-152"),
+    # Reached only while the entry waits: no event was eligible (accepted before
+    # activation, matching nothing, or delivered already) and no timer was due.
+    "quiet": (*WAITING, "WFS-TRANS-14", "WFS-TRANS-37", "A-152"),
+    "wait_forever": (*WAITING, "A-152"),
+    "finish_waiting": (*WAITING, "WFS-TRANS-14", "WFS-TRANS-37", "A-152"),
     "dry_stop": ("WFS-TRANS-9", "WF-SCTL-3", "WF-SCTL-4", "WF-SCTL-5", "WF-SCTL-6", "WF-SCTL-7"),
     "finish_state": ("WFS-FORM-12", "WFS-ENTRY-13", *RULES["finish"]),
 }
@@ -132,7 +149,16 @@ def _key(state: str, phase: str) -> str:
 class StatefulRun(WorkfileRun):
     """The semantics of one run of a state-form ``workfile`` (docs/workfile-stateful.md)."""
 
-    rules: ClassVar[dict[str, tuple[str, ...]]] = {**RULES, **STATE_RULES}
+    # An entry's lists run by Core's rules; an event never interrupts them (WFS-TRANS-29).
+    # The expressions of an entry's steps read the entry's scope (WFS-ENTRY-7..10).
+    rules: ClassVar[dict[str, tuple[str, ...]]] = {
+        **{rule: (*clauses, "WFS-INTRO-3", "WFS-TRANS-29") for rule, clauses in RULES.items()},
+        **{
+            rule: (*RULES[rule], "WFS-INTRO-3", "WFS-TRANS-29", *SCOPE)
+            for rule in ("reach", "skip", "fault", "dispatch")
+        },
+        **STATE_RULES,
+    }
 
     def __init__(
         self,
@@ -183,7 +209,7 @@ class StatefulRun(WorkfileRun):
         """Core's rules in the current entry's list; then the profile's; then the environment's."""
         data = config.data
         if data["phase"] == "created":
-            return [self._make(config, "start", _start)]
+            return [self._make(config, "start", _start_states)]
         if data["phase"] == "finished":
             return []
         found: list[Move[Config]] = []
@@ -567,6 +593,14 @@ def _quiet(run: StatefulRun, data: Data) -> JSON:
     return Labelled("wait_forever", {"event": "quiet"})
 
 
+def _start_states(run: StatefulRun, data: Data) -> JSON:
+    """Core's start; a rejected run has no entry (WFS-ENTRY-13: ``entries`` is empty)."""
+    event = _start(run, data)
+    if data["final"] is not None:
+        data["final"] = {**data["final"], "entries": []}
+    return event
+
+
 def _finish_states(run: StatefulRun, data: Data) -> JSON:
     """Core's terminal outcome, with every entry's identity and outcome (WFS-ENTRY-13).
 
@@ -576,6 +610,8 @@ def _finish_states(run: StatefulRun, data: Data) -> JSON:
     """
     event = _finish(run, data)
     final = data["final"]
+    if final["outcome"] == "waiting":  # the oracle stops looking (A-152)
+        event = Labelled("finish_waiting", event)
     entries = [dict(e) for e in data["entries"]]
     if entries and entries[-1]["outcome"] is None:
         entries[-1]["outcome"] = final["outcome"]

@@ -41,12 +41,32 @@ NAMES = ("a", "b", "c")  # the nonfinal states, in order; "done" is final
 AFTER = ("1s", "1s", "2s", "0s")
 INSTANTS = (0, 0, 500, 1000, 1000, 2000, 3000)
 KINDS = ("x", "y")
+# A subscription's configuration, read over the root at activation (WFS-TRANS-23); the
+# last faults (a member of a string), failing the entry before on_enter (WFS-TRANS-24).
+AGAIN = ({"goto": "b", "into": {"v": "{{ sig.value }}"}},) * 2 + ({"goto": "done"},)
+CONFIGURATIONS = (None, None, None, {"channel": "{{ inputs.tag }}"}, {"n": "{{ inputs.tag.x }}"})
 VALUES = ("ok", "no", 7)  # 7 is not a string: an ``accepts`` of type string rejects it
+
+
+class _Dumper(yaml.SafeDumper):
+    """YAML without anchors: a value drawn twice is written twice, as an author would."""
+
+    def ignore_aliases(self, data: JSON) -> bool:
+        return True
+
+
+def _dump(document: JSON) -> str:
+    return str(yaml.dump(document, Dumper=_Dumper, sort_keys=False, width=1 << 16))
 
 
 @st.composite
 def state_cases(draw: st.DrawFn) -> dict[str, JSON]:
-    """A state-form case: document, the trigger's manifest, scenario with stimuli, schedule."""
+    """A state-form case: document, the trigger's manifest, scenario with stimuli, schedule.
+
+    A quarter are a reentry loop (``_reentry``); the rest are drawn machines.
+    """
+    if draw(st.integers(0, 3)) == 0:
+        return _reentry(draw)
     count = draw(st.integers(1, 3))
     names = list(NAMES[:count])
     accepts = {name: draw(st.sampled_from((None, "string", "integer"))) for name in names[1:]}
@@ -82,7 +102,7 @@ def state_cases(draw: st.DrawFn) -> dict[str, JSON]:
     if draw(st.integers(0, 7)) == 0:
         scenario["dryRun"] = True
     return {
-        "document": yaml.safe_dump(document, sort_keys=False, width=1 << 16),
+        "document": _dump(document),
         "manifests": {"svc": STATE_MANIFEST},
         "scenario": scenario,
         "schedule": [],
@@ -113,7 +133,9 @@ def _state(
         state["goto"] = draw(st.sampled_from(later))
         state.update(_into(draw, state["goto"], accepts, None))
         return state
-    subscriptions = {"sig": _subscription(draw, "sig", asked, [*names, "done"], accepts)}
+    # sig always leads on (a final state stays reachable, WFS-FORM-18); alt and a
+    # route's else may lead back.
+    subscriptions = {"sig": _subscription(draw, "sig", asked, later, accepts)}
     if draw(st.integers(0, 2)) == 0:
         # A second subscription that a run-time value may make overlap the first
         # (A-145: not established statically; WFS-TRANS-35).
@@ -135,9 +157,13 @@ def _subscription(
     """A subscription to ``svc.signal`` correlated on this entry's ``ask`` (or a constant)."""
     ref = "{{ ask.id }}" if asked and draw(st.integers(0, 3)) > 0 else "r1"
     spec: dict[str, JSON] = {"event": TRIGGER, "match": {"ref": ref}}
+    configuration = draw(st.sampled_from(CONFIGURATIONS))
+    if configuration is not None:
+        spec["configuration"] = configuration
     if draw(st.booleans()):
         spec["route"] = f"{{{{ {sub}.kind }}}}"
-        first, other = draw(st.sampled_from(targets)), draw(st.sampled_from(targets))
+        first = draw(st.sampled_from(targets))
+        other = draw(st.sampled_from(sorted({*targets, *NAMES[:1]})))
         spec["cases"] = {"x": {"goto": first, **_into(draw, first, accepts, sub)}}
         spec["else"] = {"goto": other, **_into(draw, other, accepts, sub)}
     else:
@@ -176,3 +202,55 @@ def _stimuli(draw: st.DrawFn, names: list[str]) -> list[JSON]:
         }
         found.append({"wait": wait, "at": at, "event": TRIGGER, "payload": payload})
     return found
+
+
+def _reentry(draw: st.DrawFn) -> dict[str, JSON]:
+    """A state that re-enters itself with a new value each time, until ``end`` or its timeout.
+
+    Its steps skip ``work`` for the value ``ok`` and read ``work`` after: every
+    entry must read its own (WFS-ENTRY-7/10), count its own position
+    (WFS-ENTRY-12), and never see the event that left the previous entry
+    (WFS-TRANS-28/33).
+    """
+    loop: dict[str, JSON] = {
+        "accepts": {"v": {"type": "string", "required": True}},
+        "steps": [
+            {"work": {"svc.get": {"v": "{{ v }}"}, "when": "{{ v != 'ok' }}"}},
+            {"use": {"svc.get": {"w": "{{ work.id }}"}}},
+        ],
+        "on": {
+            # Back to b (a reentry), or on to done: an event must not leave two entries.
+            "sig": {"event": TRIGGER, "match": {"ref": "r1"}, **draw(st.sampled_from(AGAIN))},
+            "end": {"event": TRIGGER, "match": {"ref": "r2"}, "goto": "done"},
+        },
+    }
+    if draw(st.booleans()):
+        loop["timeout"] = {"after": draw(st.sampled_from(AFTER[:3])), "goto": "done"}
+    into = {"v": "{{ sig.value }}"}
+    start: dict[str, JSON] = {
+        "on": {"sig": {"event": TRIGGER, "match": {"ref": "r1"}, "goto": "b", "into": into}}
+    }
+    if draw(st.booleans()):
+        start["on_enter"] = [{"ask": {"svc.send": {"k": 1}}}]
+    document = {"initial": "a", "states": {"a": start, "b": loop, "done": {"final": True}}}
+    count = draw(st.integers(1, 5))
+    waits = sorted(draw(st.lists(st.integers(1, 8), min_size=count, max_size=count, unique=True)))
+    instants = sorted(draw(st.sampled_from(INSTANTS)) for _ in range(count))
+    events = [
+        {
+            "wait": wait,
+            "at": at,
+            "event": TRIGGER,
+            "payload": {
+                "ref": draw(st.sampled_from(("r1", "r1", "r2"))),
+                "value": draw(st.sampled_from(("no", "ok"))),
+            },
+        }
+        for wait, at in zip(waits, instants, strict=True)
+    ]
+    return {
+        "document": _dump(document),
+        "manifests": {"svc": STATE_MANIFEST},
+        "scenario": {"events": events},
+        "schedule": [],
+    }

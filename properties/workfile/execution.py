@@ -462,8 +462,8 @@ def _smaller_states(data: JSON) -> Iterator[JSON]:
 
     A state no transition reaches; one of several exits (a subscription, the
     timeout); a routed transition replaced by one of its cases or ``else``;
-    an ``into`` member; an accepted value with every ``into`` that supplies
-    it; an empty step list.
+    a transition sent straight to a final state; an ``into`` member; an
+    accepted value with every ``into`` that supplies it; an empty step list.
     """
     states = data.get("states")
     if not isinstance(states, dict):
@@ -506,6 +506,14 @@ def _smaller_states(data: JSON) -> Iterator[JSON]:
                         vtransition.pop(key, None)
                     vtransition.update(copy.deepcopy(arm))
                     yield variant
+        finals = [n for n, st in states.items() if isinstance(st, dict) and st.get("final")]
+        for final in finals if transition.get("goto") not in finals else ():
+            # Straight to a final state: the states it led through may then go.
+            variant = copy.deepcopy(data)
+            vtransition = _transitions(variant)[k][1]
+            vtransition["goto"] = final
+            vtransition.pop("into", None)
+            yield variant
         for member in list(transition.get("into") or {}):
             variant = copy.deepcopy(data)
             vinto = _transitions(variant)[k][1]["into"]

@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from wforacle.properties.strategies.workfile_runs import MANIFEST
+from wforacle.properties.strategies.workfile_states import STATE_MANIFEST
 
 JSON = Any
 
@@ -82,6 +83,33 @@ SELFTEST += (
             "      timeout: 1s\n      on_fail: continue\n",
             {"expire": {"p": 1}},
         ),
+    ),
+)
+
+# State-form runs (docs/workfile-stateful.md): stimuli at waits, idle waits, quiet.
+SELFTEST += (
+    (
+        "a state-form run: an event accepted while on_enter's call is outstanding",
+        {
+            "document": "initial: a\nstates:\n  a:\n    on_enter: [ { ask: { svc.send: {} } } ]\n"
+            "    on:\n      sig: { event: svc.signal, match: { ref: '{{ ask.id }}' }, "
+            "goto: done }\n  done: { final: true }\n",
+            "manifests": {"svc": STATE_MANIFEST},
+            "scenario": {
+                "events": [
+                    {"wait": 1, "at": 5, "event": "svc.signal", "payload": {"ref": "a[0].ask"}}
+                ]
+            },
+        },
+    ),
+    (
+        "a state-form run waits idle; quiet fires the timer that is due now",
+        {
+            "document": "initial: a\nstates:\n  a:\n    timeout: { after: 0s, goto: done }\n"
+            "  done: { final: true }\n",
+            "manifests": {"svc": STATE_MANIFEST},
+            "scenario": {},
+        },
     ),
 )
 

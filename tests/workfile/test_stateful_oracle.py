@@ -1,0 +1,122 @@
+"""The oracle against an independent state-form executor (examples/engines/workfile_engine.py).
+
+wf-lite's state-form runs were written from docs/workfile-stateful.md alone,
+as a third party would.  Correct, it passes campaigns of state-form cases
+(``fuzz --profile workfile-stateful``); with a seeded bug from the profile,
+a campaign finds it, shrinks it to what the bug needs, and explains it by
+the clause it breaks.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+from wforacle.oracle.engine import Engine, judge
+from wforacle.oracle.fuzz import campaign
+from wforacle.properties.strategies.workfile_states import STATE_MANIFEST
+from wforacle.properties.workfile.specification import WORKFILE
+
+ENGINE = Path(__file__).resolve().parents[2] / "examples" / "engines" / "workfile_engine.py"
+# A seeded bug may loop forever (an event delivered again and again): a generated
+# state-form run needs a few hundred messages, so a flood is called early.
+MAX_MESSAGES = 5_000
+
+# The clause each seeded bug breaks, as its description in wf-lite says.
+BREAKS = {
+    "timeout-wins-tie": "WFS-TRANS-37",  # "An event accepted no later than the deadline wins"
+    "early-event-delivered": "WFS-TRANS-28",  # "accepted before activation is not eligible"
+    "event-interrupts-steps": "WFS-TRANS-29",  # "It MUST NOT interrupt a running step list"
+    "event-delivered-twice": "WFS-TRANS-28",  # the event that left a[0] is before b's activation
+    "into-partial-bind": "WFS-ENTRY-6",  # "without creating a partial target entry"
+    "prior-entry-binding": "WFS-ENTRY-10",  # "MUST NOT read a binding from a prior entry"
+    "overlap-map-order": "WFS-TRANS-35",  # "rather than selecting by map order"
+    "timer-from-entry": "WFS-TRANS-12",  # "after evaluates after on_enter succeeds"
+    "reentry-same-position": "WFS-ENTRY-12",  # "Entry positions are counted from zero …"
+    "match-before-on-enter": "WFS-TRANS-26",  # "evaluated atomically after on_enter succeeds"
+    "config-fault-ignored": "WFS-TRANS-24",  # "A configuration fault fails the entry"
+    "final-outputs-root-scope": "WFS-FORM-12",  # "outputs are evaluated in that final entry's scope"
+    "accepts-defaults-skipped": "WFS-ENTRY-4",  # "An omitted name uses its declared default"
+}
+
+
+def engine(*bugs: str) -> Engine:
+    command = f"{sys.executable} {ENGINE}" + "".join(f" --bug {b}" for b in bugs)
+    return Engine(command, max_messages=MAX_MESSAGES)
+
+
+def cases():
+    return WORKFILE.suites["workfile-stateful"]()
+
+
+@pytest.fixture(scope="module")
+def correct():
+    found = engine()
+    yield found
+    found.stop()
+
+
+def test_the_correct_executor_passes_a_campaign_of_state_form_cases(correct):
+    result = campaign(WORKFILE, correct, examples=300, seed_value=0, cases=cases())
+    assert result.finding is None and result.faults == 0
+    assert result.examples == 300
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_the_correct_executor_passes_a_long_campaign_of_state_form_cases(correct, seed):
+    result = campaign(WORKFILE, correct, examples=3000, seed_value=seed, cases=cases())
+    assert result.finding is None and result.faults == 0
+
+
+def test_an_idle_executor_gets_the_next_stimulus_then_quiet(correct):
+    # docs/workfile-stateful.md: at an idle wait the next stimulus comes whatever its K;
+    # with none left, quiet; an event at the deadline wins over the timeout.
+    case = {
+        "document": "initial: a\nstates:\n  a:\n"
+        "    on: { sig: { event: svc.signal, match: { ref: r1 }, goto: yes } }\n"
+        "    timeout: { after: 1s, goto: no }\n"
+        "  yes: { final: true }\n  no: { final: true }\n",
+        "manifests": {"svc": STATE_MANIFEST},
+        "scenario": {
+            "events": [
+                {"wait": 5, "at": 1000},
+                {"wait": 7, "at": 1000, "event": "svc.signal", "payload": {"ref": "r1"}},
+            ]
+        },
+        "schedule": [],
+    }
+    judgement = judge(correct, WORKFILE, case)
+    assert judgement.verdict == "pass"
+    names = [e["event"] for e in judgement.observation.trace]
+    assert names.index("clock_advanced") < names.index("event_accepted")
+    assert "quiet" not in names
+    assert judgement.observation.state["entries"][0]["by"] == "sig"
+    seeded = engine("timeout-wins-tie")
+    try:
+        verdict = judge(seeded, WORKFILE, case)
+    finally:
+        seeded.stop()
+    assert verdict.verdict == "divergence"
+    assert "WFS-TRANS-37" in verdict.divergence.clauses
+
+
+@pytest.mark.parametrize("bug", sorted(BREAKS))
+def test_a_campaign_finds_shrinks_and_explains_each_seeded_profile_bug(bug, correct):
+    seeded = engine(bug)
+    try:
+        result = campaign(
+            WORKFILE, seeded, examples=3000, seed_value=0, cases=cases(), reduce_budget=600
+        )
+    finally:
+        seeded.stop()
+    finding = result.finding
+    assert finding is not None, f"{bug} not found in 3000 examples"
+    assert BREAKS[bug] in finding.judgement.divergence.clauses
+    # Shrunk to what the bug needs: at most two steps (a step the event must meet
+    # running, and one reading a skipped step) and no scripted result.
+    assert finding.size["steps"] <= 2 and finding.size["scripted results"] == 0, finding.case
+    # Not a false alarm: the correct executor passes the shrunk case.
+    assert judge(correct, WORKFILE, finding.case).verdict == "pass"
