@@ -37,7 +37,7 @@ BREAKS = {
     "reentry-same-position": "WFS-ENTRY-12",  # "Entry positions are counted from zero …"
     "match-before-on-enter": "WFS-TRANS-26",  # "evaluated atomically after on_enter succeeds"
     "config-fault-ignored": "WFS-TRANS-24",  # "A configuration fault fails the entry"
-    "final-outputs-root-scope": "WFS-FORM-12",  # "outputs are evaluated in that final entry's scope"
+    "final-outputs-root-scope": "WFS-FORM-12",  # "outputs are evaluated in that final entry…"
     "accepts-defaults-skipped": "WFS-ENTRY-4",  # "An omitted name uses its declared default"
 }
 
