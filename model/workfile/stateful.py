@@ -74,6 +74,31 @@ ORIGIN = datetime(2026, 1, 1, tzinfo=UTC)
 STOP_REASON = "Dry-run dependency suppressed."  # WF-SCTL-4
 
 SCOPE = ("WFS-ENTRY-7", "WFS-ENTRY-8", "WFS-ENTRY-10")
+FAILING = ("WFS-ENTRY-17", "WFS-FORM-8")
+# What the profile adds to Core's rules inside an entry: expressions read the
+# entry's scope (WFS-ENTRY-7..10); a failure follows Core's policy and selects no
+# transition (WFS-ENTRY-17, WFS-FORM-8); wf.stop and wf.fail end the whole run
+# (WFS-ENTRY-18).  Every Core rule also cites WFS-INTRO-3 and WFS-TRANS-29.
+IN_ENTRY: dict[str, tuple[str, ...]] = {
+    "reach": SCOPE,
+    "skip": SCOPE,
+    "fault": (*SCOPE, *FAILING),
+    "dispatch": SCOPE,
+    "retry": FAILING,
+    "exhausted": FAILING,
+    "handle": FAILING,
+    "handled": FAILING,
+    "handler_failed": FAILING,
+    "construct_failed": FAILING,
+    "abort_ambiguous": FAILING,
+    "fail_ambiguous": FAILING,
+    "finish": ("WFS-FORM-8", "WFS-ENTRY-18", "WFS-ENTRY-19"),
+    "stop": ("WFS-ENTRY-18",),
+    "author_fail": ("WFS-ENTRY-18",),
+    "cancel_stop": ("WFS-ENTRY-18",),
+    "request_cancel": ("WFS-ENTRY-19",),
+    "cancel_run": ("WFS-ENTRY-19",),
+}
 WAITING = ("WFS-FORM-9", "WFS-TRANS-28", "WFS-TRANS-30", "WFS-TRANS-33", "WFS-TRANS-34")
 STATE_RULES: dict[str, tuple[str, ...]] = {
     "enter": (
@@ -87,7 +112,7 @@ STATE_RULES: dict[str, tuple[str, ...]] = {
         "WFS-TRANS-25",
         "A-147",
     ),
-    "enter_failed": ("WFS-TRANS-24", "WFS-FORM-8", "A-151"),
+    "enter_failed": ("WFS-TRANS-24", "WFS-TRANS-25", "WFS-FORM-8", "A-151"),
     "correlate": ("WFS-FORM-7", "WFS-TRANS-12", "WFS-TRANS-13", "WFS-TRANS-26", "A-152"),
     "correlate_failed": ("WFS-TRANS-12", "WFS-TRANS-26", "WFS-FORM-8", "A-151", "A-152"),
     "exit": (
@@ -150,12 +175,10 @@ class StatefulRun(WorkfileRun):
     """The semantics of one run of a state-form ``workfile`` (docs/workfile-stateful.md)."""
 
     # An entry's lists run by Core's rules; an event never interrupts them (WFS-TRANS-29).
-    # The expressions of an entry's steps read the entry's scope (WFS-ENTRY-7..10).
     rules: ClassVar[dict[str, tuple[str, ...]]] = {
-        **{rule: (*clauses, "WFS-INTRO-3", "WFS-TRANS-29") for rule, clauses in RULES.items()},
         **{
-            rule: (*RULES[rule], "WFS-INTRO-3", "WFS-TRANS-29", *SCOPE)
-            for rule in ("reach", "skip", "fault", "dispatch")
+            rule: (*clauses, "WFS-INTRO-3", "WFS-TRANS-29", *IN_ENTRY.get(rule, ()))
+            for rule, clauses in RULES.items()
         },
         **STATE_RULES,
     }

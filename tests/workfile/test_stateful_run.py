@@ -144,7 +144,8 @@ states:
 
 
 def test_events_during_the_lists_are_retained_and_delivered_only_after_both():
-    # WFS-TRANS-27, WFS-TRANS-29: retained while on_enter/steps run, never interrupting.
+    # WFS-TRANS-25: active once configured (before on_enter); WFS-TRANS-27, WFS-TRANS-29:
+    # retained while on_enter/steps run, never interrupting.
     runs = traces(case(STEPS, events=[signal(1, 0, ref="a[0].ask")]))
     during = 0
     for trace in runs:
@@ -456,7 +457,7 @@ def test_a_dry_run_with_a_subscription_is_rejected():
 
 
 def test_an_affected_state_control_evaluation_is_an_implicit_dry_run_stop():
-    # WF-SCTL-3..7: after reads a suppressed write's binding.
+    # WFS-TRANS-9, WF-SCTL-3..7: after reads a suppressed write's binding.
     doc = """
     inputs: { x: { type: string, default: kept } }
     initial: a
@@ -497,3 +498,122 @@ def test_bad_stimuli_are_reported(events, message):
 def test_events_are_refused_for_a_core_document():
     with pytest.raises(InvalidCase, match="state-form"):
         prepare(case("steps: [ { a: { svc.get: {} } } ]\n", events=[signal(1, 0)]))
+
+
+def test_an_immediate_transition_follows_both_lists():
+    # WFS-FORM-7, WFS-FORM-9: configuration, on_enter, steps, then the immediate goto.
+    doc = """
+    initial: a
+    states:
+      a:
+        on_enter: [ { x: { svc.get: {} } } ]
+        steps: [ { y: { svc.get: {} } } ]
+        goto: done
+      done: { final: true }
+    """
+    for trace in traces(case(doc)):
+        names = [(e["event"], e.get("step")) for e in trace[:-1]]
+        assert names.index(("step_finished", "a[0].x")) < names.index(("step_finished", "a[0].y"))
+        assert names.index(("step_finished", "a[0].y")) < names.index(("entry_exited", None))
+        assert named(trace, "entry_exited")[0]["by"] == "immediate"
+
+
+FAILING = """
+initial: a
+states:
+  a:
+    steps: [ { x: { svc.get: {} } } ]
+    on:
+      sig: { event: svc.signal, match: { ref: r1 }, goto: done }
+  done: { final: true }
+"""
+
+
+def test_a_failed_entry_step_fails_the_run_and_selects_no_transition():
+    # WFS-FORM-8: "If either list fails … no transition is selected"; WFS-ENTRY-17:
+    # the step's own failure policy applies first (A-151: then the run fails).
+    failed = case(FAILING, attempts={"a.x": [{"error": "svc.boom"}]}, events=[signal(1, 0)])
+    for trace in traces(failed):
+        assert not named(trace, "entry_exited")
+        assert trace[-1]["outcome"] == "failed"
+        assert trace[-1]["error"] == {"code": "svc.boom", "step": "a[0].x"}
+        assert trace[-1]["entries"] == [{"entry": "a[0]", "outcome": "failed"}]
+    tolerated = FAILING.replace("x: { svc.get: {} }", "x: { svc.get: {}, on_fail: continue }")
+    ended = finals(
+        case(tolerated, attempts={"a.x": [{"error": "svc.boom"}]}, events=[signal(1, 0)])
+    )
+    assert {f["outcome"] for f in ended} == {"completed"}
+
+
+def test_wf_fail_in_an_entry_fails_the_whole_run():
+    # WFS-ENTRY-18: "wf.stop and wf.fail terminate the whole run".
+    doc = FAILING.replace("x: { svc.get: {} }", "x: { wf.fail: { code: app.no, reason: nope } }")
+    for final in finals(case(doc, events=[signal(1, 0)])):
+        assert final["outcome"] == "failed"
+        assert final["error"] == {"code": "app.no", "step": "a[0].x"}
+        assert final["reason"] == "nope"
+
+
+ROUTED = """
+inputs: { n: { type: json, default: 1 } }
+initial: a
+states:
+  a:
+    on:
+      sig:
+        event: svc.signal
+        match: { ref: r1 }
+        route: "{{ sig.kind }}"
+        cases: { x: { goto: yes } }
+        else: { goto: no }
+  yes: { final: true }
+  no: { final: true }
+"""
+
+
+def test_a_route_selects_its_case_or_else():
+    # WFS-TRANS-4: case selection follows wf.route.
+    for kind, target in (("x", "yes[0]"), ("z", "no[0]")):
+        for final in finals(case(ROUTED, events=[signal(1, 0, kind=kind)])):
+            assert final["entries"][0]["to"] == target
+
+
+def test_a_route_fault_fails_the_entry():
+    # WFS-TRANS-8: "A route fault fails the state entry."
+    doc = ROUTED.replace('route: "{{ sig.kind }}"', 'route: "{{ inputs.n.x.y }}"')
+    for trace in traces(case(doc, events=[signal(1, 0, kind="x")])):
+        (failed,) = named(trace, "entry_failed")
+        assert failed["error"]["step"] == "a[0]"
+        assert trace[-1]["outcome"] == "failed"
+        assert len(named(trace, "entry_started")) == 1
+
+
+def test_a_projection_fault_creates_no_target_entry():
+    # WFS-ENTRY-16: "it MUST NOT create a partially initialized target entry".
+    doc = INTO.replace("{{ sig.value }}", "{{ sig.value.x.y }}")
+    for trace in traces(case(doc, events=[signal(1, 0, value="ok")])):
+        assert named(trace, "entry_failed")[0]["error"]["step"] == "a[0]"
+        assert len(named(trace, "entry_started")) == 1
+        assert trace[-1]["entries"] == [{"entry": "a[0]", "outcome": "failed"}]
+
+
+PENDING = """
+initial: a
+states:
+  a:
+    steps: [ { x: { svc.get: {} } } ]
+    on:
+      sig: { event: svc.signal, match: { ref: r1 }, goto: yes }
+    timeout: { after: 1s, goto: no }
+  yes: { final: true }
+  no: { final: true }
+"""
+
+
+def test_the_timer_stays_pending_while_steps_run_and_the_earliest_wins():
+    # WFS-TRANS-14: the deadline passes while steps runs; WFS-TRANS-36: then the first
+    # eligible event or timeout by acceptance time and deadline selects.
+    early = [signal(1, 500), {"wait": 2, "at": 2000}]
+    late = [{"wait": 1, "at": 2000}, signal(2, 2000)]
+    assert outcomes_by(case(PENDING, events=early)) == {"sig"}
+    assert outcomes_by(case(PENDING, events=late)) == {"timeout"}
