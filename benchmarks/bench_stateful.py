@@ -27,22 +27,13 @@ import yaml
 from wforacle.model.kernel.lts import execute
 from wforacle.oracle.check import check
 from wforacle.oracle.fuzz import campaign
-from wforacle.oracle.power import example_engine
+from wforacle.oracle.power import PROFILE_BUGS, example_engine
 from wforacle.properties.strategies.workfile_states import STATE_MANIFEST
 from wforacle.properties.workfile.execution import explore, prepare
 from wforacle.properties.workfile.specification import WORKFILE
 
-STATE_BUGS = (
-    "timeout-wins-tie",
-    "early-event-delivered",
-    "event-interrupts-steps",
-    "event-delivered-twice",
-    "into-partial-bind",
-    "prior-entry-binding",
-    "overlap-map-order",
-    "timer-from-entry",
-    "reentry-same-position",
-)
+STATE_BUGS = PROFILE_BUGS["workfile-stateful"][1]
+MAX_MESSAGES = 5_000  # as tests/workfile/test_stateful_oracle.py
 
 
 def approval(events: int) -> dict[str, Any]:
@@ -138,7 +129,7 @@ def bugs(names: list[str], seeds: int, examples: int) -> None:
     for bug in names:
         finds, shrinks, sizes = [], [], []
         for seed_value in range(seeds):
-            engine = example_engine("workfile", bug)
+            engine = example_engine("workfile", bug, max_messages=MAX_MESSAGES)
             try:
                 cases = WORKFILE.suites["workfile-stateful"]()
                 result = campaign(

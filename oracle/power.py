@@ -89,6 +89,30 @@ BUGS: dict[str, tuple[str, ...]] = {
 }
 
 
+# The seeded bugs a fixture profile's cases reach (``fuzz --profile``), by profile.
+PROFILE_BUGS: dict[str, tuple[str, tuple[str, ...]]] = {
+    # profile: (its specification, the bugs of that specification's bundled engine)
+    "workfile-stateful": (
+        "workfile",
+        (
+            "timeout-wins-tie",
+            "early-event-delivered",
+            "event-interrupts-steps",
+            "event-delivered-twice",
+            "into-partial-bind",
+            "prior-entry-binding",
+            "overlap-map-order",
+            "timer-from-entry",
+            "reentry-same-position",
+            "match-before-on-enter",
+            "config-fault-ignored",
+            "final-outputs-root-scope",
+            "accepts-defaults-skipped",
+        ),
+    ),
+}
+
+
 class _Found(Exception):
     pass
 
@@ -101,10 +125,15 @@ class _Exhausted(Exception):
 STREAM = 100_000
 
 
-def example_engine(spec: str, *bugs: str) -> Engine:
-    """The bundled example engine of a specification, with seeded bugs switched on."""
+def example_engine(spec: str, *bugs: str, max_messages: int = 100_000) -> Engine:
+    """The bundled example engine of a specification, with seeded bugs switched on.
+
+    ``max_messages``: a seeded bug may loop forever (a state-form event delivered
+    again and again); a campaign of small cases can call the flood early.
+    """
     path = ENGINES / SPECIFICATIONS[spec].example_engine
-    return Engine(f"{sys.executable} {path}" + "".join(f" --bug {b}" for b in bugs))
+    command = f"{sys.executable} {path}" + "".join(f" --bug {b}" for b in bugs)
+    return Engine(command, max_messages=max_messages)
 
 
 def find_and_shrink(spec: str, bug: str, seeds: int, examples: int) -> str:

@@ -16,6 +16,7 @@ import pytest
 
 from wforacle.oracle.engine import Engine, judge
 from wforacle.oracle.fuzz import campaign
+from wforacle.oracle.power import PROFILE_BUGS
 from wforacle.properties.strategies.workfile_states import STATE_MANIFEST
 from wforacle.properties.workfile.specification import WORKFILE
 
@@ -101,6 +102,10 @@ def test_an_idle_executor_gets_the_next_stimulus_then_quiet(correct):
         seeded.stop()
     assert verdict.verdict == "divergence"
     assert "WFS-TRANS-37" in verdict.divergence.clauses
+
+
+def test_every_seeded_profile_bug_names_the_clause_it_breaks():
+    assert sorted(BREAKS) == sorted(PROFILE_BUGS["workfile-stateful"][1])
 
 
 @pytest.mark.parametrize("bug", sorted(BREAKS))
