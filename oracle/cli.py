@@ -392,14 +392,22 @@ def _load(args: argparse.Namespace) -> tuple[Any, Any]:
 
 def cmd_run(args: argparse.Namespace) -> int:
     """One reference execution of a document under a scenario: the trace and the final state."""
-    from wforacle.model.kernel.lts import execute, first, seeded
+    from wforacle.model.kernel.lts import execute_bounded, first, seeded
 
     spec, semantics = _load(args)
     if isinstance(semantics, int):
         return semantics
     scheduler = seeded(args.seed) if args.schedule == "random" else first
     with _within_limits(spec):
-        execution = execute(semantics, scheduler)
+        execution, stopped = execute_bounded(semantics, scheduler, args.max_steps, args.time_budget)
+        if stopped is not None:  # a bound: the path so far, said to be incomplete (issue 19)
+            if args.json:
+                emit_json({"trace": execution.trace, "complete": False, "stoppedBecause": stopped})
+            else:
+                for event in execution.trace:
+                    print(spec.trace_line(event))
+                print(f"\nINCOMPLETE: {stopped}; raise --max-steps or --time-budget")
+            return EXIT_OK
         state = spec.final_state(semantics, execution.final)
         if args.itf:
             from wforacle.oracle.itf import to_itf
@@ -710,6 +718,19 @@ def build_parser() -> argparse.ArgumentParser:
         help="which permitted transition to take where several are",
     )
     run.add_argument("--seed", type=int, default=0, help="seed of --schedule random")
+    run.add_argument(
+        "--max-steps",
+        type=positive_int,
+        default=100_000,
+        help="stop (and say so: incomplete) after this many transitions (default 100,000)",
+    )
+    run.add_argument(
+        "--time-budget",
+        type=positive_seconds,
+        default=30.0,
+        metavar="S",
+        help="stop (and say so: incomplete) after S seconds (default 30)",
+    )
     run.add_argument("--json", action="store_true", help='print {"trace", "runState"}')
     run.add_argument(
         "--itf", metavar="FILE", help="also write the run as an ITF trace (Apalache, Quint)"

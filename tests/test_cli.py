@@ -335,6 +335,8 @@ def test_the_w6w_launch_reading_is_selectable_on_the_command_line(tmp_path, caps
         (("fuzz", "--spec", "w6w", "--time-budget", "nan", "--engine", "x"), "--time-budget"),
         (("conform", "x", "--engine", "x", "--timeout", "0"), "--timeout"),
         (("explore", "x", "--max-states", "0"), "--max-states"),
+        (("run", "x", "--max-steps", "0"), "--max-steps"),
+        (("run", "x", "--time-budget", "-1"), "--time-budget"),
         (("shrink", "x", "--engine", "x", "--budget", "-5"), "--budget"),
     ],
 )
@@ -347,6 +349,18 @@ def test_a_count_or_budget_that_means_nothing_is_a_usage_error(capsys, argv, opt
     assert exited.value.code == 2
     err = capsys.readouterr().err
     assert f"argument {option}" in err and "internal error" not in err
+
+
+def test_run_stops_at_its_step_bound_and_says_it_is_incomplete(capsys):
+    # Issue 19: run never runs unbounded; the path so far, marked incomplete.
+    code, out, _ = run(capsys, "run", str(EXAMPLE), "--max-steps", "3")
+    assert code == 0 and "INCOMPLETE: the step bound (3 transitions)" in out
+    assert len(out.strip().splitlines()) == 3 + 2
+    code, out, _ = run(capsys, "run", str(EXAMPLE), "--max-steps", "3", "--json")
+    report = json.loads(out)
+    assert report["complete"] is False and len(report["trace"]) == 3
+    code, out, _ = run(capsys, "run", str(EXAMPLE), "--json")
+    assert "complete" not in json.loads(out)
 
 
 @pytest.mark.parametrize("where", ["directory", "missing/folder/run.itf.json"])

@@ -14,6 +14,7 @@ traces of the same shape.
 from __future__ import annotations
 
 import random
+import time
 from collections.abc import Callable, Sequence
 from typing import Any, Generic, Protocol, TypeVar
 
@@ -80,13 +81,36 @@ def execute(
     semantics: Semantics[C], scheduler: Scheduler = first, max_steps: int = 100_000
 ) -> Execution[C]:
     """Follow one path from the initial configuration to a terminal one."""
+    execution, stopped = execute_bounded(semantics, scheduler, max_steps)
+    if stopped is not None:
+        raise Divergent(f"no terminal configuration within {max_steps} transitions")
+    return execution
+
+
+def execute_bounded(
+    semantics: Semantics[C],
+    scheduler: Scheduler = first,
+    max_steps: int = 100_000,
+    seconds: float | None = None,
+) -> tuple[Execution[C], str | None]:
+    """One path, stopped after ``max_steps`` transitions or ``seconds``: why it stopped, or None.
+
+    The execution ends in a terminal configuration unless a bound stopped it
+    first (``run --max-steps/--time-budget``, issue 19): then it holds the
+    path so far, and the reason says which bound.
+    """
+    deadline = None if seconds is None else time.perf_counter() + seconds
     config = semantics.initial()
     taken: list[Transition[C]] = []
-    for _ in range(max_steps):
+    for step in range(max_steps):
         choices = semantics.enabled(config)
         if not choices:
-            return Execution(tuple(taken), config)
+            return Execution(tuple(taken), config), None
+        if deadline is not None and step % 64 == 0 and time.perf_counter() > deadline:
+            return Execution(tuple(taken), config), f"the time budget ({seconds:g} s) was spent"
         chosen = choices[scheduler(choices)]
         taken.append(chosen)
         config = chosen.target
-    raise Divergent(f"no terminal configuration within {max_steps} transitions")
+    if not semantics.enabled(config):
+        return Execution(tuple(taken), config), None
+    return Execution(tuple(taken), config), f"the step bound ({max_steps} transitions) was reached"
