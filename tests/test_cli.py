@@ -164,6 +164,28 @@ def test_help_does_not_import_heavy_modules():
     assert result.stdout.strip() == "[]"
 
 
+def test_validate_imports_no_solver_graph_library_or_catalogue():
+    # Issue 16: start-up.  A one-step w6w document needs no networkx (it names
+    # cycles), z3, Hypothesis, or the clause catalogues (YAML).
+    code = (
+        "import sys; from wforacle.oracle.cli import main\n"
+        f"try: main(['validate', {str(EXAMPLE)!r}])\n"
+        "except SystemExit: pass\n"
+        "heavy = {'networkx', 'z3', 'hypothesis', 'wforacle.properties.clauses'}\n"
+        "heavy &= set(sys.modules)\n"
+        "print(sorted(heavy), file=sys.stderr)"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert result.stderr.strip().splitlines()[-1] == "[]"
+
+
+def test_the_clauses_command_offers_every_catalogue():
+    from wforacle.oracle.cli import catalogues
+    from wforacle.properties.clauses import CONFIGS
+
+    assert catalogues() == sorted(CONFIGS)
+
+
 def test_internal_errors_are_classified_not_tracebacks(capsys, monkeypatch, tmp_path):
     import wforacle.properties.w6w.validate as validate_module
 

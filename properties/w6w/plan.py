@@ -15,10 +15,16 @@ import heapq
 from collections import deque
 from collections.abc import Sequence
 from enum import StrEnum
-
-import networkx as nx
+from typing import TYPE_CHECKING
 
 from wforacle.model.w6w.document import Workflow
+
+if TYPE_CHECKING:
+    import networkx as nx  # imported where a graph is built: validation never needs it
+
+
+class CycleError(ValueError):
+    """The main graph has a cycle: there is no plan (W6W-PLAN-6)."""
 
 
 class TieBreak(StrEnum):
@@ -34,6 +40,8 @@ def graph(workflow: Workflow) -> nx.DiGraph:
     Only edges between main-graph steps are added; dangling edges and edges
     into sub-blocks are reported by validation, not planned.
     """
+    import networkx as nx
+
     g = nx.DiGraph()
     g.add_nodes_from((step.id, {"index": i}) for i, step in enumerate(workflow.steps))
     g.add_edges_from(
@@ -46,8 +54,10 @@ def plan_order(workflow: Workflow, tie_break: TieBreak = TieBreak.DECLARED) -> l
     """The plan: a deterministic list of step ids (W6W-PLAN-7).
 
     Assumes a validated workflow: unique ids, no dangling edge, no cycle.
-    Raises ``nx.NetworkXUnfeasible`` on a cycle.
+    Raises ``CycleError`` on a cycle.
     """
+    import networkx as nx
+
     if not workflow.edges:
         # W6W-PLAN-2: "If edges is empty or absent → the plan is steps in
         # declared order (implicit linear chain)."
@@ -56,7 +66,10 @@ def plan_order(workflow: Workflow, tie_break: TieBreak = TieBreak.DECLARED) -> l
     index = {step.id: i for i, step in enumerate(workflow.steps)}
     if tie_break is TieBreak.DECLARED:
         # W6W-PLAN-5: "Topologically sort. Ties broken by declared step order".
-        return list(nx.lexicographical_topological_sort(g, key=index.__getitem__))
+        try:
+            return list(nx.lexicographical_topological_sort(g, key=index.__getitem__))
+        except nx.NetworkXUnfeasible:
+            raise CycleError("graph contains a cycle") from None
     return _fifo_order(g, [step.id for step in workflow.steps])
 
 
@@ -74,7 +87,7 @@ def _fifo_order(g: nx.DiGraph, declared: Sequence[str]) -> list[str]:
             if indegree[w] == 0:
                 queue.append(w)
     if len(order) != len(declared):
-        raise nx.NetworkXUnfeasible("graph contains a cycle")
+        raise CycleError("graph contains a cycle")
     return order
 
 
@@ -84,6 +97,8 @@ def cycles(workflow: Workflow) -> list[list[str]]:
     Each cycle starts at its earliest-declared step and follows edges in
     declared order, so the report is deterministic.
     """
+    import networkx as nx
+
     g = graph(workflow)
     index = nx.get_node_attributes(g, "index")
     found = []
@@ -125,7 +140,7 @@ def fast_plan_order(workflow: Workflow) -> list[str]:
 
     A speed path kept beside ``plan_order`` and differentially tested
     against it (tests/w6w/test_plan.py); ``wforacle plan`` uses it for large
-    documents.  Raises ``nx.NetworkXUnfeasible`` on a cycle.
+    documents.  Raises ``CycleError`` on a cycle.
     """
     steps = workflow.steps
     if not workflow.edges:
@@ -153,5 +168,5 @@ def fast_plan_order(workflow: Workflow) -> list[str]:
             if indegree[j] == 0:
                 push(ready, j)
     if len(order) != len(steps):
-        raise nx.NetworkXUnfeasible("graph contains a cycle")
+        raise CycleError("graph contains a cycle")
     return order

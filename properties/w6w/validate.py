@@ -13,7 +13,6 @@ from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 
 import attrs
-import networkx as nx
 
 from wforacle.grammar import matches
 from wforacle.model.diagnostics import (
@@ -27,7 +26,7 @@ from wforacle.model.diagnostics import (
 )
 from wforacle.model.w6w.document import JSON, Step, Workflow
 from wforacle.model.w6w.loader import load_workflow
-from wforacle.properties.w6w.plan import cycles, fast_plan_order
+from wforacle.properties.w6w.plan import CycleError, cycles, fast_plan_order
 
 
 @attrs.frozen
@@ -47,7 +46,7 @@ class Context:
         """The context of validating ``workflow`` (replacing ``previous``)."""
         try:
             plan: list[str] | None = fast_plan_order(workflow)
-        except nx.NetworkXUnfeasible:
+        except CycleError:
             plan = None
         return cls(previous, workflow.all_steps(), plan)
 
