@@ -25,8 +25,17 @@ def parser(grammar: str, start: str, algorithm: str = "lalr", lexer: str = "auto
     package is searched before Lark's own library, so ``%import common.X``
     and ``%import .common.X`` both resolve to ``common.lark`` beside them.
     """
+    # An LALR parser's tables are cached by Lark in the OS temp directory, keyed by
+    # the grammar's text and options (issue 16: building them was most of a
+    # short command's time); a damaged or racing cache file is rebuilt.
     return lark.Lark.open_from_package(
-        __name__, f"{grammar}.lark", ("",), start=start, parser=algorithm, lexer=lexer
+        __name__,
+        f"{grammar}.lark",
+        ("",),
+        start=start,
+        parser=algorithm,
+        lexer=lexer,
+        cache=algorithm == "lalr",
     )
 
 

@@ -54,7 +54,6 @@ from wforacle.model.workfile.expr import ExprError, Path, path_text, refs, templ
 from wforacle.model.workfile.loader import Loader
 from wforacle.model.workfile.manifest import ActionSpec, Manifests
 from wforacle.model.workfile.states import Direct, State, StateWorkfile, Transition
-from wforacle.properties.workfile.states import join, state_checks
 
 JSON = Any
 # Root names every scope can read: the invocation's inputs and run metadata.
@@ -478,6 +477,9 @@ class _StateChecker(_Checker):
         self.document = document
 
     def run(self) -> Generator[Diagnostic, None, None]:
+        # The state graph (networkx) and the overlap check (z3): a Core document needs neither.
+        from wforacle.properties.workfile.states import state_checks
+
         yield from state_checks(self.document, self.manifests)
         root = Scope(dict.fromkeys(RESERVED_ROOTS))
         finals: list[tuple[State, Scope]] = []
@@ -572,6 +574,8 @@ class _StateChecker(_Checker):
                     "A-114",
                 )
                 continue
+            from wforacle.properties.workfile.states import join
+
             types = [self.binding_type(state, name, bound) for state, bound in where]
             known = [t for t in types if t is not None]
             if len(ref) == 1 and len(known) == len(types) and join(known) is None:
