@@ -16,7 +16,8 @@ the same way, element by element.
 When ``F_{k+1}`` is empty the verdict names index ``k``, the observed event,
 the events the model permits there, and the clauses of the rules that
 govern what should have happened: the permitted transitions of the same
-event name and step if there are any, otherwise every permitted one.
+event name and step if there are any, otherwise every permitted one — in
+the order the rules list them, the specification's before assumptions.
 """
 
 from __future__ import annotations
@@ -139,5 +140,8 @@ def _diverged(index: int, observed: Event | None, choices: list[Transition[Any]]
             message = f"{observed.get('event')} differs from what the model permits here"
         else:
             message = f"the model permits no {observed.get('event')} event here"
-    clauses = sorted({clause for c in governing for clause in c.clauses})
+    # The governing rules' clauses in the order each rule lists them (its own rule
+    # first), each once; assumptions after the specification's clauses.
+    cited = list(dict.fromkeys(clause for c in governing for clause in c.clauses))
+    clauses = sorted(cited, key=lambda clause: clause.startswith("A-"))  # a stable sort
     return Divergence(index, observed, tuple(permitted), tuple(clauses), message)

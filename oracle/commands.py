@@ -284,7 +284,13 @@ def cmd_conform(args: argparse.Namespace) -> int:
                     "passed": passed,
                     "total": len(results),
                     "cases": [
-                        {"case": r.case, "verdict": r.verdict, "detail": r.detail} for r in results
+                        {
+                            "case": r.case,
+                            "verdict": r.verdict,
+                            "detail": r.detail,
+                            **({"explanation": list(r.explanation)} if r.explanation else {}),
+                        }
+                        for r in results
                     ],
                 }
             )
@@ -294,6 +300,8 @@ def cmd_conform(args: argparse.Namespace) -> int:
         for r in results:
             mark = "PASS" if r.verdict == "pass" else r.verdict.upper()
             print(f"{r.case:<{width}}  {mark:<10} {r.detail}")
+            for line in r.explanation:
+                print(f"{'':<{width}}    {line}")
         print(f"\n{passed}/{len(results)} passed")
     return EXIT_OK if passed == len(results) else EXIT_FINDING
 

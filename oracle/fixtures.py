@@ -151,6 +151,8 @@ class CaseResult:
     verdict: str  # pass | divergence | fault | invalid
     detail: str
     seconds: float
+    # A divergence's explanation: the engine's event, what the model permits, the clauses.
+    explanation: tuple[str, ...] = ()
 
 
 def spec_of(here: Path) -> Specification:
@@ -220,13 +222,25 @@ def _conform_case(engine: Engine, here: Path) -> CaseResult:
 def _case_result(here: Path, judgement: Judgement) -> CaseResult:
     """A conformance row from a judgement: its verdict and what departed."""
     seconds = judgement.observation.seconds if judgement.observation else 0.0
+    explanation: tuple[str, ...] = ()
     if judgement.divergence is not None:
-        detail = f"event {judgement.divergence.index}: {judgement.divergence.message}"
+        divergence = judgement.divergence
+        detail = f"event {divergence.index}: {divergence.message}"
+        explanation = (
+            *([f"engine:    {_short(divergence.observed)}"] if divergence.observed else []),
+            *(f"permitted: {_short(event)}" for event in divergence.permitted[:3]),
+            f"clauses:   {', '.join(divergence.clauses[:8]) or '(none)'}",
+        )
     elif judgement.fault is not None:
         detail = f"{judgement.fault.kind}: {judgement.fault.message}"
     else:
         detail = ""
-    return CaseResult(here.name, judgement.verdict, detail, seconds)
+    return CaseResult(here.name, judgement.verdict, detail, seconds, explanation)
+
+
+def _short(value: JSON, limit: int = 200) -> str:
+    text = json.dumps(value, ensure_ascii=False, sort_keys=True)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def junit(results: list[CaseResult], name: str = "wforacle.conform") -> str:

@@ -17,8 +17,10 @@ fixture (oracle/fixtures.py).  Everything here is written once over a
 from __future__ import annotations
 
 import copy
+import functools
 import hashlib
 import json
+import re
 import sys
 import time
 from collections.abc import Callable
@@ -314,13 +316,37 @@ def explain(finding: Finding) -> str:
         lines.append(f"  engine:    {_short(d.observed)}")
     for event in d.permitted[:6]:
         lines.append(f"  permitted: {_short(event)}")
+    recorded = finding.spec.protocol().recorded
+    if d.permitted and all(e.get("event") in recorded for e in d.permitted):
+        lines.append(
+            "  (every permitted event is one the oracle records when it answers a wait: "
+            "the model expected the engine to wait here)"
+        )
     for clause in d.clauses:
-        try:
-            text = clause_text(clause)
-        except KeyError:
-            text = "(see docs/assumptions.md)"
-        lines.append(f"  {clause}: {text}")
+        lines.append(f"  {clause}: {clause_or_assumption(clause)}")
     return "\n".join(lines)
+
+
+def clause_or_assumption(clause: str) -> str:
+    """A clause's catalogued text, or an assumption's title from docs/assumptions.md."""
+    try:
+        return clause_text(clause)
+    except KeyError:
+        pass
+    title = _assumptions().get(clause)
+    return f"{title} (docs/assumptions.md)" if title else "(see docs/assumptions.md)"
+
+
+@functools.cache
+def _assumptions() -> dict[str, str]:
+    """Assumption id → title, from the checkout's docs/assumptions.md (absent when installed)."""
+    path = Path(__file__).resolve().parents[1] / "docs" / "assumptions.md"
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError:
+        return {}
+    found = re.findall(r"^## (A-\d+) — (.+)$", text, flags=re.MULTILINE)
+    return dict(found)
 
 
 def _short(value: JSON, limit: int = 220) -> str:

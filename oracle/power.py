@@ -108,6 +108,8 @@ PROFILE_BUGS: dict[str, tuple[str, tuple[str, ...]]] = {
             "config-fault-ignored",
             "final-outputs-root-scope",
             "accepts-defaults-skipped",
+            "dry-stop-ignored",
+            "absent-field-null",
         ),
     ),
 }

@@ -169,6 +169,9 @@ class Protocol:
     # interrupt is left (Workfile state-form runs: ``quiet``); None: such a wait is a
     # protocol fault.  At an idle wait the next interrupt comes early, whatever its K.
     idle: Callable[[Prepared], Interrupt | None] = lambda prepared: None
+    # The trace events the oracle itself records (an interrupt's, a crash's): when they
+    # are all the model permits, the model expected the engine to wait.
+    recorded: frozenset[str] = frozenset()
 
 
 @attrs.frozen

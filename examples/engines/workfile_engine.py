@@ -142,6 +142,10 @@ Seeded Stateful Profile bugs:
                                  the final entry's (WFS-FORM-12)
   accepts-defaults-skipped       an omitted accepted name with a default is left unbound instead
                                  of taking the default (WFS-ENTRY-4, WFS-ENTRY-5)
+  dry-stop-ignored               an affected state control (after, a route subject, into) is
+                                 evaluated anyway in a dry run: no implicit stop (WF-SCTL-4)
+  absent-field-null              a match field absent from the payload reads as null, so a null
+                                 match value matches it (WFS-TRANS-30, A-153)
 """
 
 from __future__ import annotations
@@ -200,6 +204,8 @@ BUGS = {
     "config-fault-ignored",
     "final-outputs-root-scope",
     "accepts-defaults-skipped",
+    "dry-stop-ignored",
+    "absent-field-null",
 }
 INPUT_CODES = {"input.unknown", "input.type", "input.required"}
 MODIFIERS = {"when", "retry", "on_fail", "on_unknown", "catch", "timeout", "description"}
@@ -2080,7 +2086,7 @@ class Executor:
                 entry.match = early if early is not None else self.correlate(entry, scope)
                 if "timeout" in state:
                     after = (state.get("timeout") or {}).get("after")
-                    if self.dry and self.affected(after, scope):
+                    if self.dry and self.affected(after, scope) and "dry-stop-ignored" not in self.bugs:
                         return ("end", self.dry_stop(doc, entry, root))
                     base = entry.start_clock if "timer-from-entry" in self.bugs else self.clock
                     entry.deadline = deadline_ms(self.evaluate(after, scope), base)
@@ -2170,7 +2176,8 @@ class Executor:
                 continue
             wanted = entry.match.get(name)
             wanted = wanted if isinstance(wanted, dict) else {}
-            if all(field in payload and equal(payload[field], value)
+            absent_null = "absent-field-null" in self.bugs  # the seeded bug: absent reads null
+            if all((field in payload or absent_null) and equal(payload.get(field), value)
                    for field, value in wanted.items()):
                 names.append(name)
         return names
@@ -2202,7 +2209,7 @@ class Executor:
         try:
             while isinstance(trans, dict) and "route" in trans:
                 subject_text = trans.get("route")
-                if self.dry and self.affected(subject_text, scope):
+                if self.dry and self.affected(subject_text, scope) and "dry-stop-ignored" not in self.bugs:
                     return ("end", self.dry_stop(doc, entry, root))
                 subject = self.evaluate(subject_text, scope)
                 nested = None
@@ -2218,7 +2225,7 @@ class Executor:
             trans = trans if isinstance(trans, dict) else {}
             target = trans.get("goto")
             into = trans.get("into") or {}
-            if self.dry and self.affected(into, scope):
+            if self.dry and self.affected(into, scope) and "dry-stop-ignored" not in self.bugs:
                 return ("end", self.dry_stop(doc, entry, root))
             supplied = self.evaluate(into, scope)
             values = self.accepted_values(states.get(target), supplied)

@@ -634,7 +634,7 @@ def _finish_states(run: StatefulRun, data: Data) -> JSON:
     event = _finish(run, data)
     final = data["final"]
     if final["outcome"] == "waiting":  # the oracle stops looking
-        event = Labelled("finish_waiting", event)
+        event = Labelled("finish_waiting", event.event if isinstance(event, Labelled) else event)
     entries = [dict(e) for e in data["entries"]]
     if entries and entries[-1]["outcome"] is None:
         entries[-1]["outcome"] = final["outcome"]

@@ -38,7 +38,7 @@ STATE_MANIFEST = yaml.safe_dump(
     sort_keys=False,
 )
 NAMES = ("a", "b", "c")  # the nonfinal states, in order; "done" is final
-AFTER = ("1s", "1s", "2s", "0s")
+AFTER = ("1s", "1s", "2s", "0s", "{{ ask.wait }}")
 INSTANTS = (0, 0, 500, 1000, 1000, 2000, 3000)
 KINDS = ("x", "y")
 # A subscription's configuration, read over the root at activation (WFS-TRANS-23); the
@@ -63,10 +63,15 @@ def _dump(document: JSON) -> str:
 def state_cases(draw: st.DrawFn) -> dict[str, JSON]:
     """A state-form case: document, the trigger's manifest, scenario with stimuli, schedule.
 
-    A quarter are a reentry loop (``_reentry``); the rest are drawn machines.
+    A quarter are a reentry loop (``_reentry``), an eighth a machine whose
+    state controls read what ``on_enter`` produced (``_controls``, dry runs
+    above all); the rest are drawn machines.
     """
-    if draw(st.integers(0, 3)) == 0:
+    shape = draw(st.integers(0, 7))
+    if shape < 2:
         return _reentry(draw)
+    if shape == 2:
+        return _controls(draw)
     count = draw(st.integers(1, 3))
     names = list(NAMES[:count])
     accepts = {name: draw(st.sampled_from((None, "string", "integer"))) for name in names[1:]}
@@ -144,7 +149,8 @@ def _state(
         subscriptions["alt"] = second
     state["on"] = subscriptions
     if draw(st.booleans()):
-        timeout: dict[str, JSON] = {"after": draw(st.sampled_from(AFTER))}
+        # A template reads on_enter's ask (WFS-TRANS-12): only where there is one.
+        timeout: dict[str, JSON] = {"after": draw(st.sampled_from(AFTER[: 5 if asked else 4]))}
         timeout["goto"] = draw(st.sampled_from(later))
         timeout.update(_into(draw, timeout["goto"], accepts, None))
         state["timeout"] = timeout
@@ -157,6 +163,8 @@ def _subscription(
     """A subscription to ``svc.signal`` correlated on this entry's ``ask`` (or a constant)."""
     ref = "{{ ask.id }}" if asked and draw(st.integers(0, 3)) > 0 else "r1"
     spec: dict[str, JSON] = {"event": TRIGGER, "match": {"ref": ref}}
+    if draw(st.integers(0, 2)) == 0:  # a second correlate_on field (WFS-TRANS-30/31)
+        spec["match"]["kind"] = draw(st.sampled_from((*KINDS, None, None)))
     configuration = draw(st.sampled_from(CONFIGURATIONS))
     if configuration is not None:
         spec["configuration"] = configuration
@@ -200,6 +208,8 @@ def _stimuli(draw: st.DrawFn, names: list[str]) -> list[JSON]:
             "kind": draw(st.sampled_from(KINDS)),
             "value": draw(st.sampled_from(VALUES)),
         }
+        if draw(st.integers(0, 3)) == 0:  # a field a match may name is absent, not null
+            del payload["kind"]
         found.append({"wait": wait, "at": at, "event": TRIGGER, "payload": payload})
     return found
 
@@ -252,5 +262,58 @@ def _reentry(draw: st.DrawFn) -> dict[str, JSON]:
         "document": _dump(document),
         "manifests": {"svc": STATE_MANIFEST},
         "scenario": {"events": events},
+        "schedule": [],
+    }
+
+
+# What an ``after`` read from ``on_enter`` may be: a duration, a timestamp on the
+# clock (0 is 2026-01-01T00:00:00Z), or not a deadline at all (fault.type, A-152).
+WAITS = ("2s", "500ms", "2026-01-01T00:00:01Z", "soon", 5)
+
+
+def _controls(draw: st.DrawFn) -> dict[str, JSON]:
+    """State controls that read ``on_enter``'s result: ``after``, a route subject, ``into``.
+
+    In a dry run (most of these cases), a suppressed write's binding makes each
+    an implicit dry-run stop (WF-SCTL-3..7); a read's does not.  Live, ``after``
+    is a duration, a timestamp or a fault (WFS-TRANS-12/13).
+    """
+    action = draw(st.sampled_from(("svc.send", "svc.get")))
+    start: dict[str, JSON] = {"on_enter": [{"ask": {action: {"k": 1}}}]}
+    control = draw(st.sampled_from(("after", "route", "into")))
+    done: dict[str, JSON] = {"final": True}
+    if control == "after":
+        start["timeout"] = {"after": draw(st.sampled_from(("{{ ask.wait }}", "1s"))), "goto": "b"}
+    elif control == "route":
+        start["route"] = "{{ ask.kind }}"
+        start["cases"] = {"x": {"goto": "b"}}
+        start["else"] = {"goto": "done"}
+    else:
+        start["goto"] = "done"
+        start["into"] = {"v": "{{ ask.id }}"}
+        done["accepts"] = {"v": {"type": "string", "default": "none"}}
+    document: dict[str, JSON] = {
+        "inputs": {"x": {"type": "string", "default": "kept"}},
+        "initial": "a",
+        "states": {
+            "a": start,
+            "b": {"steps": [{"work": {"svc.send": {"k": 2}}}], "goto": "done"},
+            "done": done,
+        },
+        "outputs": {"x": "{{ inputs.x }}", **({"v": "{{ v }}"} if "accepts" in done else {})},
+    }
+    scenario: dict[str, JSON] = {}
+    if draw(st.integers(0, 3)) > 0:
+        scenario["dryRun"] = True
+    if draw(st.booleans()):
+        output: dict[str, JSON] = {"id": "asked", "kind": draw(st.sampled_from(KINDS))}
+        output["wait"] = draw(st.sampled_from(WAITS))
+        scenario["attempts"] = {"a.ask": [{"output": output}]}
+    advances = draw(st.lists(st.sampled_from((0, 500, 1000, 1001, 2000, 2001)), max_size=2))
+    scenario["events"] = [{"wait": k + 1, "at": at} for k, at in enumerate(sorted(advances))]
+    return {
+        "document": _dump(document),
+        "manifests": {"svc": STATE_MANIFEST},
+        "scenario": scenario,
         "schedule": [],
     }

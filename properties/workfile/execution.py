@@ -670,6 +670,16 @@ def protocol() -> Protocol:
         withdraw="cancel",
         interrupts=interrupts,
         idle=idle,
+        recorded=frozenset(
+            {
+                "cancel_requested",
+                "timer_fired",
+                "child_cancel_requested",
+                "event_accepted",
+                "clock_advanced",
+                "quiet",
+            }
+        ),
     )
 
 

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from wforacle.oracle.engine import Engine, judge
-from wforacle.oracle.fuzz import campaign
+from wforacle.oracle.fuzz import campaign, clause_or_assumption
 from wforacle.oracle.power import PROFILE_BUGS
 from wforacle.properties.strategies.workfile_states import STATE_MANIFEST
 from wforacle.properties.workfile.specification import WORKFILE
@@ -40,6 +40,8 @@ BREAKS = {
     "config-fault-ignored": "WFS-TRANS-24",  # "A configuration fault fails the entry"
     "final-outputs-root-scope": "WFS-FORM-12",  # "outputs are evaluated in that final entry…"
     "accepts-defaults-skipped": "WFS-ENTRY-4",  # "An omitted name uses its declared default"
+    "dry-stop-ignored": "WF-SCTL-4",  # "initiates an implicit dry-run stop"
+    "absent-field-null": "WFS-TRANS-30",  # "equals the corresponding payload field"
 }
 
 
@@ -102,6 +104,12 @@ def test_an_idle_executor_gets_the_next_stimulus_then_quiet(correct):
         seeded.stop()
     assert verdict.verdict == "divergence"
     assert "WFS-TRANS-37" in verdict.divergence.clauses
+    # The explanation: the specification's clauses first, assumptions after, with titles;
+    # every permitted event is the oracle's own (the engine should have waited).
+    clauses = verdict.divergence.clauses
+    assert not clauses[0].startswith("A-") and clauses[-1] == "A-152"
+    assert "virtual time" in clause_or_assumption("A-152")
+    assert {e["event"] for e in verdict.divergence.permitted} <= WORKFILE.protocol().recorded
 
 
 def test_every_seeded_profile_bug_names_the_clause_it_breaks():

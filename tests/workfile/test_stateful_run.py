@@ -617,3 +617,13 @@ def test_the_timer_stays_pending_while_steps_run_and_the_earliest_wins():
     late = [{"wait": 1, "at": 2000}, signal(2, 2000)]
     assert outcomes_by(case(PENDING, events=early)) == {"sig"}
     assert outcomes_by(case(PENDING, events=late)) == {"timeout"}
+
+
+def test_a_dry_run_left_waiting_finishes_with_a_plain_event():
+    # The stranger's finding: a dry run's finish, relabelled as waiting, nested its label
+    # in the event (explore --json then failed on it).
+    doc = "initial: a\nstates:\n  a: { timeout: { after: 1s, goto: done } }\n"
+    doc += "  done: { final: true }\n"
+    for trace in traces(case(doc, dryRun=True)):
+        assert all(isinstance(event, dict) for event in trace)
+        assert trace[-2] == {"event": "run_finished", "outcome": "waiting", "unknownEffects": []}
