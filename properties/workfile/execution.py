@@ -241,7 +241,10 @@ def _dump(data: JSON) -> str:
 
 
 def size(case: JSON) -> dict[str, int]:
-    """Steps (handler and child-workflow steps included) and scripted attempt results."""
+    """Steps (handler and child-workflow steps included) and scripted attempt results.
+
+    A state-form case also counts its states and its stimuli (``events``).
+    """
     data = _document(case)
     steps = len(_sites(data))
     workflows = case.get("workflows")
@@ -251,7 +254,12 @@ def size(case: JSON) -> dict[str, int]:
     attempts = scenario.get("attempts") if isinstance(scenario, dict) else None
     scripts = attempts.values() if isinstance(attempts, dict) else ()
     results = sum(len(r) for r in scripts if isinstance(r, list))
-    return {"steps": steps, "scripted results": results}
+    found = {"steps": steps, "scripted results": results}
+    if isinstance(data, dict) and isinstance(data.get("states"), dict):  # a state machine
+        events = scenario.get("events") if isinstance(scenario, dict) else None
+        found["states"] = len(data["states"])
+        found["events"] = len(events) if isinstance(events, list) else 0  # stimuli
+    return found
 
 
 # A site: (the step list holding the step, its index, the step's static path).
@@ -614,7 +622,7 @@ def _smaller_scenarios(case: JSON) -> Iterator[JSON]:
             del variant["scenario"][member][path]
             yield variant
     yield from _smaller_stimuli(case)
-    yield from without(case, ("cancel", "inputs", "dryRun"))
+    yield from without(case, ("cancel", "inputs", "dryRun", "attempts", "events"))
     # Every interruption one wait earlier: the steps that only led up to it can then go.
     earlier = _earlier(scenario)
     if earlier is not None:
