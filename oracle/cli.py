@@ -744,7 +744,11 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="S",
         help="stop (and say so: incomplete) after S seconds (default 30)",
     )
-    run.add_argument("--json", action="store_true", help='print {"trace", "runState"}')
+    run.add_argument(
+        "--json",
+        action="store_true",
+        help='print {"trace", FINAL}: "runState" (w6w) or "outcome" (Harness, Workfile)',
+    )
     run.add_argument(
         "--itf", metavar="FILE", help="also write the run as an ITF trace (Apalache, Quint)"
     )

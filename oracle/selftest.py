@@ -100,6 +100,13 @@ def _concurrency(spec: Specification, concurrent: JSON, engine: Engine) -> Check
 
 def _shutdown(engine: Engine) -> Check:
     name = "exits on shutdown"
+    if engine.process is not None and engine.process.poll() is not None:
+        engine.stop()  # an earlier check left it dead: shutdown is checked on a fresh one
+    if engine.process is None:
+        try:
+            engine.start()
+        except Fault as fault:
+            return Check(name, False, f"cannot restart the engine: {fault.kind}: {fault}")
     process = engine.process
     if process is None:
         return Check(name, False, "the engine is not running")

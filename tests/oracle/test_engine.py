@@ -87,6 +87,22 @@ def test_an_engine_that_never_says_ready_is_a_protocol_fault(tmp_path):
     assert not report[0].ok and "protocol: expected a ready message" in report[0].detail
 
 
+def test_shutdown_is_checked_on_a_live_engine_after_one_that_crashed(tmp_path):
+    # A stranger's report: every check crashed the engine, and "exits on shutdown"
+    # then failed on the dead process, not on the engine's handling of shutdown.
+    script = tmp_path / "crashy.py"
+    script.write_text(
+        "import json, sys\n"
+        'print(json.dumps({"type": "ready", "protocol": 1}), flush=True)\n'
+        "for line in sys.stdin:\n"
+        '    sys.exit(0 if json.loads(line).get("type") == "shutdown" else 1)\n'
+    )
+    report = selftest(W6W, f"{sys.executable} {script}", timeout=2)
+    assert report[-1].name == "exits on shutdown"
+    assert report[-1].ok and report[-1].detail == "exit code 0"
+    assert not any(check.ok for check in report[1:-1])
+
+
 def test_a_campaign_against_an_engine_that_never_starts_ends_after_one_timeout(tmp_path):
     # Issue 19: an engine silent from the start made every example wait out the
     # timeout twice (start, restart); it is not started again once it could not.
