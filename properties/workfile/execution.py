@@ -162,7 +162,6 @@ def prepare(case: JSON, options: Any = None) -> Prepared:
     from wforacle.model.diagnostics import InvalidScenario
     from wforacle.model.workfile.run import ModelLimit
     from wforacle.model.workfile.scenario import Scenario
-    from wforacle.properties.workfile.validate import validate
 
     document = case.get("document")
     if isinstance(document, bytes):  # as read from a file (shrink DOC)
@@ -172,8 +171,16 @@ def prepare(case: JSON, options: Any = None) -> Prepared:
             raise InvalidCase("a Workfile case's document is UTF-8 YAML text") from None
     if not isinstance(document, str):
         raise InvalidCase("a Workfile case's document is YAML text")
-    manifests = manifests_of(case)
-    result = validate(document.encode("utf-8"), manifests)
+    raw = case.get("manifests") or {}
+    if not isinstance(raw, dict):
+        raise InvalidCase("the case's manifests are an object: connector → manifest")
+    texts = tuple(
+        sorted(
+            (name, t if isinstance(t, str) else json.dumps(t, sort_keys=True))
+            for name, t in raw.items()
+        )
+    )
+    manifests, result = _validated(document, texts)
     model = result.states if result.states is not None else result.workfile
     if not result.report.valid or model is None:
         raise InvalidCase(f"invalid Workfile: {result.report.codes()}")
@@ -199,6 +206,19 @@ def prepare(case: JSON, options: Any = None) -> Prepared:
     }
     files = {part: case[part] for part in ("manifests", "workflows") if case.get(part)}
     return Prepared(run, request, files)
+
+
+@functools.lru_cache(maxsize=256)
+def _validated(document: str, manifests: tuple[tuple[str, str], ...]) -> tuple[Any, Any]:
+    """A document's manifests and validation, computed once per text.
+
+    A campaign's filter and its probe prepare each case twice, and a shrink
+    revisits cases; both results are never changed after they are built.
+    """
+    from wforacle.properties.workfile.validate import validate
+
+    found = manifests_of({"manifests": dict(manifests)})
+    return found, validate(document.encode("utf-8"), found)
 
 
 def cases() -> Any:
