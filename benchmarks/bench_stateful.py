@@ -18,7 +18,6 @@ Run:  python benchmarks/bench_stateful.py [--events 4] [--examples 500] [--seeds
 from __future__ import annotations
 
 import argparse
-import statistics
 import time
 from typing import Any
 
@@ -27,13 +26,12 @@ import yaml
 from wforacle.model.kernel.lts import execute
 from wforacle.oracle.check import check
 from wforacle.oracle.fuzz import campaign
-from wforacle.oracle.power import PROFILE_BUGS, example_engine
+from wforacle.oracle.power import PROFILE_BUGS, example_engine, find_and_shrink
 from wforacle.properties.strategies.workfile_states import STATE_MANIFEST
 from wforacle.properties.workfile.execution import explore, prepare
 from wforacle.properties.workfile.specification import WORKFILE
 
 STATE_BUGS = PROFILE_BUGS["workfile-stateful"][1]
-MAX_MESSAGES = 5_000  # as tests/workfile/test_stateful_oracle.py
 
 
 def approval(events: int) -> dict[str, Any]:
@@ -127,24 +125,7 @@ def throughput(examples: int) -> None:
 
 def bugs(names: list[str], seeds: int, examples: int) -> None:
     for bug in names:
-        finds, shrinks, sizes = [], [], []
-        for seed_value in range(seeds):
-            engine = example_engine("workfile", bug, max_messages=MAX_MESSAGES)
-            try:
-                cases = WORKFILE.suites["workfile-stateful"]()
-                result = campaign(
-                    WORKFILE, engine, examples=examples, seed_value=seed_value, cases=cases
-                )
-            finally:
-                engine.stop()
-            if result.finding is None:
-                continue
-            finds.append(result.finding.seconds_to_find)
-            shrinks.append(result.finding.seconds_to_shrink)
-            sizes.append("/".join(str(v) for v in result.finding.size.values()))
-        find = f"{statistics.median(finds):8.2f}" if finds else "       -"
-        shrink = f"{statistics.median(shrinks):9.2f}" if shrinks else "        -"
-        print(f"{bug:<26} {len(finds):>3}/{seeds:<2} {find} {shrink}  {' '.join(sizes)}")
+        print(find_and_shrink("workfile", bug, seeds, examples, profile="workfile-stateful"))
 
 
 def main() -> None:

@@ -138,21 +138,26 @@ def example_engine(spec: str, *bugs: str, max_messages: int = 100_000) -> Engine
     return Engine(command, max_messages=max_messages)
 
 
-def find_and_shrink(spec: str, bug: str, seeds: int, examples: int) -> str:
+def find_and_shrink(
+    spec: str, bug: str, seeds: int, examples: int, profile: str | None = None
+) -> str:
     """A benchmark row: seeds that found ``bug``, median seconds to find and to shrink, sizes.
 
     Each seed runs a whole campaign (search, shrink, reduction) against the
-    bundled example engine with the bug; a size is the shrunk case's
-    ``spec.size`` values joined by ``/`` (w6w: steps/edges).
+    bundled example engine with the bug, over the cases of ``profile`` when
+    given (``fuzz --profile``; its engine calls a flood early); a size is the
+    shrunk case's ``spec.size`` values joined by ``/`` (w6w: steps/edges).
     """
     finds: list[float] = []
     shrinks: list[float] = []
     sizes: list[str] = []
+    specification = SPECIFICATIONS[spec]
     for seed_value in range(seeds):
-        engine = example_engine(spec, bug)
+        cases = None if profile is None else specification.suites[profile]()
+        engine = example_engine(spec, bug, max_messages=100_000 if profile is None else 5_000)
         try:
             result = campaign(
-                SPECIFICATIONS[spec], engine, examples=examples, seed_value=seed_value
+                specification, engine, examples=examples, seed_value=seed_value, cases=cases
             )
         finally:
             engine.stop()
