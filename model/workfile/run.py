@@ -10,9 +10,13 @@ iteration of ``wf.for_each`` or ``wf.repeat``, one branch of
 ``wf.parallel``, the selected arm of ``wf.choose``/``wf.route``, a ``catch``
 handler)::
 
-    {"list": KEY, "prefix": "each[1].", "env": {name: value}, "pc": i,
+    {"list": KEY, "prefix": "each[1].", "env": Map(name → value), "pc": i,
      "cur": ACTIVE | None, "state": "running" | "failed" | "halted",
-     "error": {code, step} | None, "scope": {step id: value}}
+     "error": {code, step} | None, "scope": Map(step id → value), "supp": {…}}
+
+``env`` and ``scope`` are persistent maps (``immutables.Map``), like the
+outcome table: a rule binds with ``set``, sharing the rest, so a long run
+costs O(log n) per binding, not a copy of every binding so far.
 
 ``cur`` is the step at ``pc`` once it has begun (``ACTIVE``: its ``path``,
 ``phase`` and what the phase needs); ``children`` of an active construct or
@@ -42,6 +46,7 @@ from collections.abc import Callable, Iterator, Mapping
 from typing import Any, ClassVar
 
 import attrs
+from immutables import Map
 
 from wforacle.model.diagnostics import InvalidCase, InvalidScenario
 from wforacle.model.kernel.lts import Transition
@@ -100,7 +105,7 @@ class Config:
     @property
     def key(self) -> str:
         """A canonical rendering (configurations are compared by it)."""
-        return json.dumps(self.data, sort_keys=True, separators=(",", ":"))
+        return json.dumps(self.data, sort_keys=True, separators=(",", ":"), default=dict)
 
 
 @attrs.frozen
@@ -406,7 +411,7 @@ class WorkfileRun:
                 "root": None,
                 "end": None,
                 "cancel": False,
-                "outcomes": {},
+                "outcomes": Map(),
                 "effects": [],
                 "fired": [],
                 "final": None,
@@ -650,15 +655,16 @@ def _env(frame: Data) -> dict[str, JSON]:
 def _spine(data: Data, loc: Loc) -> Data:
     """A copy of ``data`` a rule at ``loc`` may change: fresh along the path, shared elsewhere.
 
-    Rules change only the frames from the root to ``loc`` (their ``env``,
-    ``scope``, active step and its list of children), the outcome table,
-    the effects and the run's end; every other part of a configuration is
-    shared with the configuration it came from, and never changed
-    (tests/workfile/test_run_properties.py checks the result equals a deep
-    copy's).
+    Rules change only the frames from the root to ``loc`` (their active
+    step and its list of children; their ``env``, ``scope`` and ``supp``
+    are replaced, never changed: the first two are persistent maps, so a
+    binding costs O(log n), not a copy of the scope), the outcome table (a
+    persistent map too), the effects and the run's end; every other part of
+    a configuration is shared with the configuration it came from, and never
+    changed (tests/workfile/test_run_properties.py checks the result equals
+    a deep copy's).
     """
     new = dict(data)
-    new["outcomes"] = dict(data["outcomes"])
     new["effects"] = list(data["effects"])
     if data["root"] is None:
         return new
@@ -670,10 +676,7 @@ def _spine(data: Data, loc: Loc) -> Data:
 
 
 def _frame_copy(frame: Data) -> Data:
-    copied = dict(frame)
-    copied["env"] = dict(frame["env"])
-    copied["scope"] = dict(frame["scope"])
-    copied["supp"] = dict(frame["supp"])
+    copied = dict(frame)  # env and scope are persistent maps; supp is replaced, never changed
     cur = frame["cur"]
     if cur is not None:
         cur = copied["cur"] = dict(cur)
@@ -704,12 +707,12 @@ def _new_frame(
     return {
         "list": key,
         "prefix": prefix,
-        "env": dict(env),
+        "env": Map(env),
         "pc": 0,
         "cur": None,
         "state": "running",
         "error": None,
-        "scope": {},
+        "scope": Map(),
         "supp": dict(supp or {}),
     }
 
@@ -752,7 +755,7 @@ def _reach(run: WorkfileRun, data: Data, frame: Data, loc: Loc) -> JSON:
                 raise EvaluationFault("expression.type", "a when guard is a boolean (A-117)")
             if not guard:
                 frame["pc"] += 1
-                data["outcomes"][path] = "skipped"
+                data["outcomes"] = data["outcomes"].set(path, "skipped")
                 return Labelled(
                     "skip", {"event": "step_finished", "step": path, "outcome": "skipped"}
                 )
@@ -1064,13 +1067,13 @@ def _succeed(run: WorkfileRun, data: Data, loc: Loc) -> JSON:
     if isinstance(step.body, Action | Render | Call):
         event["value"] = cur["value"]
     if not isinstance(step.body, Stop | Fail | Wait):
-        frame["scope"][step.id] = cur["value"]
-        frame["env"][step.id] = cur["value"]
+        frame["scope"] = frame["scope"].set(step.id, cur["value"])
+        frame["env"] = frame["env"].set(step.id, cur["value"])
     tree = cur.get("supp")
     if tree:  # a retained scope keeps suppression per member (WF-SUPP-20, WF-SUPP-21)
-        frame["supp"][step.id] = tree
+        frame["supp"] = {**frame["supp"], step.id: tree}
         event["suppressed"] = sorted(_member_paths(tree))
-    data["outcomes"][cur["path"]] = "succeeded"
+    data["outcomes"] = data["outcomes"].set(cur["path"], "succeeded")
     frame["cur"] = None
     frame["pc"] += 1
     if isinstance(step.body, Call) and not cur.get("handled"):
@@ -1114,7 +1117,7 @@ def _fail(run: WorkfileRun, data: Data, frame: Data, loc: Loc, step: Step, error
         "outcome": "failed",
         "error": {"code": error["code"], "step": error["step"]},
     }
-    data["outcomes"][path] = "failed"
+    data["outcomes"] = data["outcomes"].set(path, "failed")
     frame["cur"] = None
     if error.get("disposition") == "abort" or step.modifiers.on_fail == "abort":
         # An abort disposition ends the caller's run too, across every wf.call
@@ -1363,7 +1366,7 @@ def _stop(run: WorkfileRun, data: Data, loc: Loc) -> JSON:
     """wf.stop: the step and its enclosing constructs become stopped (A-123)."""
     frame = _at(data, loc)
     cur = frame["cur"]
-    data["outcomes"][cur["path"]] = "stopped"
+    data["outcomes"] = data["outcomes"].set(cur["path"], "stopped")
     more = {"suppressed": cur["suppressed"]} if cur["suppressed"] else {}
     _end(
         data,
@@ -1388,7 +1391,7 @@ def _author_fail(run: WorkfileRun, data: Data, loc: Loc) -> JSON:
     step = run.steps[cur["static"]]
     assert isinstance(step.body, Fail)
     error = {"code": step.body.code, "step": cur["path"]}
-    data["outcomes"][cur["path"]] = "failed"
+    data["outcomes"] = data["outcomes"].set(cur["path"], "failed")
     more = {} if cur["reason"] is None else {"reason": cur["reason"]}
     _end(data, loc, "failed", error, "cancelled", "fail", **more)
     frame["cur"] = None
@@ -1473,7 +1476,7 @@ def _cancel(run: WorkfileRun, data: Data, loc: Loc, end: Data) -> JSON:
         step = run.steps[cur["static"]]
         if _writes(run.spec(step)):
             _record(data, {"step": path, "attempt": cur["attempt"], "effect": "unknown"})
-    data["outcomes"][path] = outcome
+    data["outcomes"] = data["outcomes"].set(path, outcome)
     frame["cur"] = None
     frame["state"] = "halted"
     event["outcome"] = outcome
@@ -1630,9 +1633,9 @@ def _suppress(data: Data, frame: Data, step: Step, path: str) -> JSON:
     its steps not_run (WF-SUPP-15).
     """
     frame["pc"] += 1
-    data["outcomes"][path] = "suppressed"
+    data["outcomes"] = data["outcomes"].set(path, "suppressed")
     if not isinstance(step.body, Stop | Fail | Wait):
-        frame["supp"][step.id] = True
+        frame["supp"] = {**frame["supp"], step.id: True}
     return {"event": "step_finished", "step": path, "outcome": "suppressed"}
 
 
