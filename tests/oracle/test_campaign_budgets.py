@@ -42,8 +42,10 @@ def test_shrinking_stays_within_its_allowance():
     finally:
         engine.stop()
     assert result.finding is not None
-    # The allowance, plus one judge in flight and the reported case's rerun.
-    assert result.seconds_shrinking < 0.5 + 3.0
+    # The allowance, plus one judge in flight and the reported case's rerun: about
+    # 0.85 s alone on a 2-core machine; 4.7 s when the machine ran other campaigns
+    # beside the suite's two workers.  Unbounded shrinking takes tens of seconds.
+    assert result.seconds_shrinking < 0.5 + 8.0
 
 
 def test_a_finding_survives_an_engine_that_diverges_only_some_of_the_time():
