@@ -192,6 +192,11 @@ def cmd_shrink(args: argparse.Namespace) -> int:
     from wforacle.oracle.fuzz import Finding, explain, judge_case, reduce_case, signature
 
     spec, document = read_document(args.spec, args.file)
+    if isinstance(document, bytes):  # XML as read: the run message carries text (issue 19)
+        try:
+            document = document.decode("utf-8")
+        except UnicodeDecodeError:
+            raise UsageError(f"{args.file}: not UTF-8") from None
     case = {
         "document": document,
         "scenario": read_json(args.scenario) if args.scenario else {},
@@ -206,7 +211,10 @@ def cmd_shrink(args: argparse.Namespace) -> int:
     try:
         first = judge_case(spec, engine, case)
         if first.verdict == "pass":
-            print("the engine passes this case: nothing to shrink")
+            if args.json:  # issue 19: --json output is always JSON
+                print(json.dumps({"shrunk": False, "reason": "the engine passes this case"}))
+            else:
+                print("the engine passes this case: nothing to shrink")
             return EXIT_OK
         wanted = signature(first)
 

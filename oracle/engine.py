@@ -306,6 +306,10 @@ class Engine:
         for _ in range(self.max_messages):
             message = self.read()
             kind = message.get("type") if isinstance(message, dict) else None
+            if kind is not None and not isinstance(kind, str):  # issue 19: it was exit 3
+                raise Fault(
+                    "protocol", f"a message type that is not a string: {str(message)[:200]}"
+                )
             if kind == "event":
                 if not isinstance(message.get("event"), dict):
                     raise Fault("protocol", f"an event message without an event object: {message}")
@@ -356,6 +360,8 @@ class Engine:
                 durable.append(state)
                 self.write({"type": "crash"})
                 reply = self.read()
+                while isinstance(reply, dict) and reply.get("type") == "log":  # allowed anywhere
+                    reply = self.read()
                 if not (isinstance(reply, dict) and reply.get("type") == "crashed"):
                     raise Fault("protocol", f"expected crashed after a crash, got {reply!r}")
                 outstanding.clear()  # in-flight invocations die with the process

@@ -267,7 +267,7 @@ def load_manifests(directory: Path) -> tuple[Manifests, list[Diagnostic]]:
     """Every ``*.yaml``/``*.yml`` manifest in ``directory`` (sorted by name)."""
     connectors: dict[str, Manifest] = {}
     problems: list[Diagnostic] = []
-    files = sorted(p for p in directory.iterdir() if p.suffix in (".yaml", ".yml"))
+    files = sorted(p for p in directory.iterdir() if p.suffix in (".yaml", ".yml") and p.is_file())
     for file in files:
         manifest, found = load_manifest(file.read_bytes(), file.name)
         problems.extend(found)

@@ -120,11 +120,17 @@ _StrictLoader.add_implicit_resolver(
 
 def _construct_int(loader: _StrictLoader, node: Any) -> int:
     text = str(loader.construct_scalar(node))
-    if text.startswith("0o"):
-        return int(text[2:], 8)
-    if text.startswith("0x"):
-        return int(text[2:], 16)
-    return int(text, 10)
+    try:
+        if text.startswith("0o"):
+            return int(text[2:], 8)
+        if text.startswith("0x"):
+            return int(text[2:], 16)
+        return int(text, 10)
+    except ValueError:  # past Python's 4,300-digit limit (issue 19: it was exit 3)
+        line, column = _mark(node)
+        raise YamlProblem(
+            "document.value", line, column, "an integer of more than 4,300 digits"
+        ) from None
 
 
 def _construct_bool(loader: _StrictLoader, node: Any) -> bool:
