@@ -239,6 +239,12 @@ def cmd_fixtures(args: argparse.Namespace) -> int:
     """Write a deterministic conformance suite (``--spec all``: one per specification)."""
     from wforacle.oracle.fixtures import write_suite
 
+    out = Path(args.out)
+    blocked = any(p.exists() and not p.is_dir() for p in out.parents)  # under a file
+    if args.out == "" or (out.exists() and not out.is_dir()) or out.is_symlink() or blocked:
+        # A file, a device, '' or a link (dangling or not): the suite replaces a folder
+        # it owns and nothing else (issue 19: these were internal errors).
+        raise UsageError(f"--out {args.out!r}: not a folder wforacle can write a suite into")
     if args.spec == "all":
         for spec in SPECIFICATIONS.values():
             out = Path(args.out) / spec.name
@@ -283,7 +289,10 @@ def cmd_conform(args: argparse.Namespace) -> int:
     if not results:
         raise UsageError(f"{args.suite}: no cases (directories with a manifest.json)")
     if args.junit:
-        Path(args.junit).write_text(junit(results), encoding="utf-8")
+        try:
+            Path(args.junit).write_text(junit(results), encoding="utf-8")
+        except OSError as exc:  # a directory, a missing folder, a full disk (issue 19)
+            raise UsageError(f"--junit {args.junit}: cannot write: {exc.strerror or exc}") from None
     passed = sum(r.verdict == "pass" for r in results)
     if args.json:
         print(

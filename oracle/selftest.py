@@ -75,7 +75,10 @@ def _concurrency(spec: Specification, concurrent: JSON, engine: Engine) -> Check
             message = engine.read()
             kind = message.get("type") if isinstance(message, dict) else None
             if kind == "invoke":
-                outstanding.append((message.get("call"), message.get(protocol.unit)))
+                unit = message.get(protocol.unit)
+                if not isinstance(unit, str) or not protocol.known(prepared, unit):
+                    return Check(name, False, f"an invoke of no unit of this case: {message}")
+                outstanding.append((message.get("call"), unit))
                 most = max(most, len(outstanding))
             elif kind == "wait":
                 if not outstanding:
