@@ -227,8 +227,8 @@ def _case_result(here: Path, judgement: Judgement) -> CaseResult:
         divergence = judgement.divergence
         detail = f"event {divergence.index}: {divergence.message}"
         explanation = (
-            *([f"engine:    {_short(divergence.observed)}"] if divergence.observed else []),
-            *(f"permitted: {_short(event)}" for event in divergence.permitted[:3]),
+            *([f"engine:    {short(divergence.observed, 200)}"] if divergence.observed else []),
+            *(f"permitted: {short(event, 200)}" for event in divergence.permitted[:3]),
             f"clauses:   {', '.join(divergence.clauses[:8]) or '(none)'}",
         )
     elif judgement.fault is not None:
@@ -238,7 +238,8 @@ def _case_result(here: Path, judgement: Judgement) -> CaseResult:
     return CaseResult(here.name, judgement.verdict, detail, seconds, explanation)
 
 
-def _short(value: JSON, limit: int = 200) -> str:
+def short(value: JSON, limit: int = 220) -> str:
+    """An event as one line of canonical JSON, cut at ``limit`` characters."""
     text = json.dumps(value, ensure_ascii=False, sort_keys=True)
     return text if len(text) <= limit else text[: limit - 1] + "…"
 

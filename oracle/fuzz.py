@@ -19,7 +19,6 @@ from __future__ import annotations
 import copy
 import functools
 import hashlib
-import json
 import re
 import sys
 import time
@@ -33,7 +32,7 @@ from hypothesis import HealthCheck, Phase, assume, given, seed, settings
 from wforacle.model.diagnostics import InvalidCase
 from wforacle.model.kernel.explore import canonical
 from wforacle.oracle.engine import Engine, Judgement, judge
-from wforacle.oracle.fixtures import write_case
+from wforacle.oracle.fixtures import short, write_case
 from wforacle.properties.clauses import clause_text
 from wforacle.properties.specification import Specification
 from wforacle.properties.strategies.hermetic import hermetic
@@ -313,9 +312,9 @@ def explain(finding: Finding) -> str:
     assert d is not None
     lines.append(f"DIVERGENCE at event {d.index}: {d.message}")
     if d.observed is not None:
-        lines.append(f"  engine:    {_short(d.observed)}")
+        lines.append(f"  engine:    {short(d.observed)}")
     for event in d.permitted[:6]:
-        lines.append(f"  permitted: {_short(event)}")
+        lines.append(f"  permitted: {short(event)}")
     recorded = finding.spec.protocol().recorded
     if d.permitted and all(e.get("event") in recorded for e in d.permitted):
         lines.append(
@@ -347,11 +346,6 @@ def _assumptions() -> dict[str, str]:
         return {}
     found = re.findall(r"^## (A-\d+) — (.+)$", text, flags=re.MULTILINE)
     return dict(found)
-
-
-def _short(value: JSON, limit: int = 220) -> str:
-    text = json.dumps(value, ensure_ascii=False, sort_keys=True)
-    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def terminal_progress(every: int = 25) -> Callable[[int, float], None]:

@@ -426,22 +426,35 @@ class WorkfileRun:
             return [self._make(config, "start", _start)]
         if phase == "finished":
             return []
-        found: list[Transition[Config]] = []
-        active: dict[str, Loc] = {}  # the run-time path of each active step → its frame
-        for loc, frame, halt in self._frames(data):
-            found.extend(self._frame_rules(config, loc, frame, halt))
-            if frame["cur"] is not None:
-                active[frame["cur"]["path"]] = loc
+        found, active = self._frame_moves(config)
         if not found:
             found.append(self._make(config, "finish", _finish))
         elif phase == "running":
-            # A-130: the request may arrive at any point before the run ends (over
-            # the protocol it reaches the engine while it waits for a result); so
-            # may a deadline's expiry and a child run's own cancellation (A-140/141).
-            if self.scenario.cancel and not data["cancel"]:
-                found.append(self._make(config, "request_cancel", _request_cancel))
-            for what, path in self._pending(data):
-                found.append(self._interrupt(config, what, path, active))
+            found.extend(self._environment(config, active))
+        return found
+
+    def _frame_moves(self, config: Config) -> tuple[list[Transition[Config]], dict[str, Loc]]:
+        """Every frame's transitions, and the run-time path of each active step → its frame."""
+        found: list[Transition[Config]] = []
+        active: dict[str, Loc] = {}
+        for loc, frame, halt in self._frames(config.data):
+            found.extend(self._frame_rules(config, loc, frame, halt))
+            if frame["cur"] is not None:
+                active[frame["cur"]["path"]] = loc
+        return found, active
+
+    def _environment(self, config: Config, active: dict[str, Loc]) -> list[Transition[Config]]:
+        """The cancellation request and the scenario's pending expiries and child cancellations.
+
+        A-130: the request may arrive at any point before the run ends (over
+        the protocol it reaches the engine while it waits for a result); so
+        may a deadline's expiry and a child run's own cancellation (A-140/141).
+        """
+        found: list[Transition[Config]] = []
+        if self.scenario.cancel and not config.data["cancel"]:
+            found.append(self._make(config, "request_cancel", _request_cancel))
+        for what, path in self._pending(config.data):
+            found.append(self._interrupt(config, what, path, active))
         return found
 
     def _interrupt(

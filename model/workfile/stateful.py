@@ -53,7 +53,6 @@ from wforacle.model.workfile.run import (
     _finish,
     _new_frame,
     _project,
-    _request_cancel,
     _same,
     _settled,
     _start,
@@ -235,12 +234,7 @@ class StatefulRun(WorkfileRun):
             return [self._make(config, "start", _start_states)]
         if data["phase"] == "finished":
             return []
-        found: list[Move[Config]] = []
-        active: dict[str, tuple[int, ...]] = {}
-        for loc, frame, halt in self._frames(data):
-            found.extend(self._frame_rules(config, loc, frame, halt))
-            if frame["cur"] is not None:
-                active[frame["cur"]["path"]] = loc
+        found, active = self._frame_moves(config)
         if not found:
             found.extend(self._entry_rules(config))
         if data["phase"] == "running":
@@ -274,7 +268,7 @@ class StatefulRun(WorkfileRun):
         return [self._make(config, "deliver", _leave, (), subscription, number)]
 
     def _environment(
-        self, config: Config, active: dict[str, tuple[int, ...]], idle: bool
+        self, config: Config, active: dict[str, tuple[int, ...]], idle: bool = False
     ) -> list[Move[Config]]:
         """The next stimulus, the cancellation request, pending expiries; ``quiet`` when idle.
 
@@ -288,12 +282,9 @@ class StatefulRun(WorkfileRun):
         if data["entry"] is not None and data["stimuli"] < len(self.scenario.events):
             # (within an entry: the protocol delivers stimuli at the engine's waits)
             found.append(self._make(config, None, _stimulus))
-        if self.scenario.cancel and not data["cancel"]:
-            # Core Cancellation: the entry's work is cancelled, and it never
-            # transitions (WFS-ENTRY-19).
-            found.append(self._make(config, "request_cancel", _request_cancel))
-        for what, path in self._pending(data):
-            found.append(self._interrupt(config, what, path, active))
+        # Core's: the cancellation request (the entry's work is cancelled and it never
+        # transitions, WFS-ENTRY-19) and the pending expiries and child cancellations.
+        found += super()._environment(config, active)
         if idle and not found:
             found.append(self._make(config, None, _quiet))
         return found

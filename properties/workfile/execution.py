@@ -96,14 +96,27 @@ def limits() -> dict[type[Exception], str]:
 
 def manifests_of(case: JSON) -> Any:
     """The case's manifests (connector → YAML text or JSON), read; InvalidCase if unreadable."""
-    from wforacle.model.workfile.manifest import Manifests
+    return _manifests(_manifest_texts(case))
 
+
+def _manifest_texts(case: JSON) -> tuple[tuple[str, str], ...]:
+    """The case's manifests as sorted (connector, text) pairs: JSON ones as canonical text."""
     raw = case.get("manifests") or {}
     if not isinstance(raw, dict):
         raise InvalidCase("the case's manifests are an object: connector → manifest")
+    return tuple(
+        sorted(
+            (name, text if isinstance(text, str) else json.dumps(text, sort_keys=True))
+            for name, text in raw.items()
+        )
+    )
+
+
+def _manifests(texts: tuple[tuple[str, str], ...]) -> Any:
+    from wforacle.model.workfile.manifest import Manifests
+
     connectors = {}
-    for name, text in sorted(raw.items()):
-        source = text if isinstance(text, str) else json.dumps(text, sort_keys=True)
+    for name, source in texts:
         manifest = _manifest(source, name)
         if manifest is None:
             raise InvalidCase(f"the case's manifest {name!r} is invalid")
@@ -171,16 +184,7 @@ def prepare(case: JSON, options: Any = None) -> Prepared:
             raise InvalidCase("a Workfile case's document is UTF-8 YAML text") from None
     if not isinstance(document, str):
         raise InvalidCase("a Workfile case's document is YAML text")
-    raw = case.get("manifests") or {}
-    if not isinstance(raw, dict):
-        raise InvalidCase("the case's manifests are an object: connector → manifest")
-    texts = tuple(
-        sorted(
-            (name, t if isinstance(t, str) else json.dumps(t, sort_keys=True))
-            for name, t in raw.items()
-        )
-    )
-    manifests, result = _validated(document, texts)
+    manifests, result = _validated(document, _manifest_texts(case))
     model = result.states if result.states is not None else result.workfile
     if not result.report.valid or model is None:
         raise InvalidCase(f"invalid Workfile: {result.report.codes()}")
@@ -217,7 +221,7 @@ def _validated(document: str, manifests: tuple[tuple[str, str], ...]) -> tuple[A
     """
     from wforacle.properties.workfile.validate import validate
 
-    found = manifests_of({"manifests": dict(manifests)})
+    found = _manifests(manifests)
     return found, validate(document.encode("utf-8"), found)
 
 
