@@ -51,6 +51,17 @@ def gone(token: str, within: float = 3.0) -> bool:
     return True
 
 
+def listed(token: str, count: int, within: float = 5.0) -> int:
+    """How many processes hold ``token``, waiting up to ``within`` s for ``count``.
+
+    A loaded machine may list a freshly spawned grandchild late.
+    """
+    deadline = time.monotonic() + within
+    while len(alive(token)) < count and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return len(alive(token))
+
+
 def engine_script(tmp_path: Path, token: str, body: str) -> str:
     """An engine command: spawn a grandchild ``sleep``, then run ``body``."""
     script = tmp_path / f"engine-{token}.py"
@@ -97,10 +108,7 @@ def test_stop_kills_the_engine_process_group(tmp_path):
     mark = token()
     engine = Engine(engine_script(tmp_path, mark, READY + "time.sleep(60)\n"), timeout=2)
     engine.start()
-    deadline = time.monotonic() + 5  # a loaded machine may list the grandchild late
-    while len(alive(mark)) < 2 and time.monotonic() < deadline:
-        time.sleep(0.05)
-    assert len(alive(mark)) == 2  # the engine and its grandchild
+    assert listed(mark, 2) == 2  # the engine and its grandchild
     engine.stop()
     assert gone(mark)
 
@@ -146,7 +154,7 @@ def test_a_signal_ends_every_engine_and_is_re_raised(tmp_path, signum):
     try:
         assert process.stdout is not None
         assert process.stdout.readline() == b"started\n"
-        assert len(alive(mark)) == 2
+        assert listed(mark, 2) == 2
         process.send_signal(signum)
         code = process.wait(timeout=10)
     finally:
