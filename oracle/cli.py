@@ -23,7 +23,7 @@ from typing import Any
 
 from wforacle.model.diagnostics import InvalidInput, InvalidScenario
 from wforacle.oracle.arguments import positive_int, positive_seconds
-from wforacle.oracle.commands import add_commands, add_inputs
+from wforacle.oracle.commands import add_commands, add_inputs, add_readings, selection
 from wforacle.oracle.console import (
     EXIT_FINDING,
     EXIT_INTERNAL,
@@ -36,6 +36,7 @@ from wforacle.oracle.console import (
     read_json,
     read_text,
 )
+from wforacle.oracle.readings import ANY, describe
 from wforacle.properties.registry import SPECIFICATIONS
 from wforacle.properties.specification import parse_json
 
@@ -391,10 +392,13 @@ def _load(args: argparse.Namespace) -> tuple[Any, Any]:
         replay = {"runState": recorded, "from": args.replay_from}
     elif getattr(args, "replay_from", None):
         raise UsageError("--replay-from needs --replay RUNSTATE")
-    options = spec.options(vars(args))
+    chosen = selection(args, spec)
+    args.under_reading = lambda readings: spec.semantics(
+        loaded, scenario, spec.options(readings), replay
+    )  # cmd_check: the same run under other readings
     try:
         with _within_limits(spec):
-            return spec, spec.semantics(loaded, scenario, options, replay)
+            return spec, spec.semantics(loaded, scenario, chosen.options(), replay)
     except InvalidScenario as exc:
         raise UsageError(
             "\n".join(f"{args.scenario}: {line}" for line in exc.message.splitlines())
@@ -448,36 +452,66 @@ def cmd_check(args: argparse.Namespace) -> int:
     if isinstance(semantics, int):
         return semantics
     trace = _read_trace(args.trace)
+    chosen = selection(args, spec)
+    departures: tuple[tuple[str, str], ...] = ()
     try:
         with _within_limits(spec):
             verdict = check(semantics, spec.key, trace)
+            # Readings are not bugs (issue 18): a trace another reading permits.
+            alternatives = chosen.alternatives() if verdict.divergence is not None else ()
+            for readings in alternatives:
+                other = check(args.under_reading(readings), spec.key, trace)
+                if other.divergence is None:
+                    departures = chosen.departures(readings)
+                    verdict = other if chosen.mode == ANY else verdict
+                    break
     except FrontierTooLarge as exc:
         raise UsageError(str(exc)) from None
-    return report_check(verdict, args.json, spec.allowed)
+    return report_check(verdict, args.json, spec.allowed, departures, chosen.mode)
 
 
-def report_check(verdict: Any, as_json: bool, allowed: str) -> int:
-    """Print a trace-check verdict; the exit code."""
+def report_check(
+    verdict: Any,
+    as_json: bool,
+    allowed: str,
+    departures: tuple[tuple[str, str], ...] = (),
+    mode: str = ANY,
+) -> int:
+    """Print a trace-check verdict; the exit code.
+
+    ``departures``: the readings other than the model's under which the trace
+    is permitted (oracle/readings.py) — a pass under ``any``, and under
+    ``default`` the verdict "depends on reading", which exits 0 too.
+    """
+    depends = bool(departures) and verdict.divergence is not None
     if as_json:
         emit_json(
             {
-                "permitted": verdict.permitted,
+                "permitted": verdict.permitted or depends,
                 "events": verdict.events,
                 "maxFrontier": verdict.max_frontier,
                 "divergence": verdict.divergence.to_json() if verdict.divergence else None,
+                "readings": dict(departures) if departures else None,
+                "readingMode": mode,
             }
         )
     elif verdict.divergence is None:
-        print(f"permitted: {verdict.events} events match {allowed}")
+        under = f" under reading {describe(departures)}" if departures else ""
+        print(f"permitted: {verdict.events} events match {allowed}{under}")
     else:
         d = verdict.divergence
+        if depends:
+            print(
+                f"DEPENDS ON READING {describe(departures)}: permitted under it, not under "
+                "the model's readings (not a bug; docs/readings.md)"
+            )
         print(f"DIVERGES at event {d.index}: {d.message}")
         if d.observed is not None:
             print(f"  observed:  {json.dumps(d.observed, ensure_ascii=False)}")
         for event in d.permitted:
             print(f"  permitted: {json.dumps(event, ensure_ascii=False)}")
         print(f"  clauses:   {', '.join(d.clauses) or '(none)'}")
-    return EXIT_OK if verdict.permitted else EXIT_FINDING
+    return EXIT_OK if verdict.permitted or depends else EXIT_FINDING
 
 
 def _read_trace(source: str) -> list[Any]:
@@ -499,6 +533,27 @@ def _read_trace(source: str) -> list[Any]:
     if not isinstance(value, list) or not all(isinstance(e, dict) for e in value):
         raise UsageError(f"{source}: expected a trace: an array of event objects")
     return value
+
+
+def cmd_readings(args: argparse.Namespace) -> int:
+    """The readings the model takes as parameters: assumption, clauses, readings, default."""
+    from wforacle.oracle.readings import catalogue
+
+    names = list(SPECIFICATIONS) if args.spec in (None, "all") else [args.spec]
+    found = {name: catalogue(SPECIFICATIONS[name]) for name in names}
+    if args.json:
+        emit_json(found)
+        return EXIT_OK
+    for name, readings in found.items():
+        print(f"{name}:")
+        for r in readings:
+            others = [n for n in r["readings"] if n != r["default"]]
+            print(
+                f"  {r['assumption']:<6} {r['option']:<22} default {r['default']!r}; "
+                f"also {', '.join(repr(n) for n in others)}  ({', '.join(r['clauses'])})"
+            )
+            print(f"         {r['summary']}")
+    return EXIT_OK
 
 
 def cmd_explore(args: argparse.Namespace) -> int:
@@ -707,7 +762,7 @@ def build_parser() -> argparse.ArgumentParser:
                 "where the specification is open (docs/assumptions.md); default first",
             )
             for reading in spec.readings:
-                if reading.choices:
+                if reading.choices:  # pinned as the model's other readings are (--reading)
                     group.add_argument(
                         reading.flag, dest=reading.dest, choices=reading.choices, help=reading.help
                     )
@@ -724,6 +779,7 @@ def build_parser() -> argparse.ArgumentParser:
     run = document_and_scenario(
         add("run", cmd_run, "one reference execution: the trace and the final RunState")
     )
+    add_readings(run, modes=False)
     run.add_argument(
         "--schedule",
         choices=("first", "random"),
@@ -770,6 +826,7 @@ def build_parser() -> argparse.ArgumentParser:
         required=True,
         help="the trace: a JSON array of events, run --json output, or JSON lines ('-': stdin)",
     )
+    add_readings(check_cmd)
     check_cmd.add_argument("--json", action="store_true", help="print a JSON verdict")
 
     explore_cmd = document_and_scenario(
@@ -794,7 +851,14 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="enumerate every interleaving (no partial-order reduction), to measure what it saves",
     )
+    add_readings(explore_cmd, modes=False)
     explore_cmd.add_argument("--json", action="store_true", help="print a JSON report")
+
+    readings_cmd = add(
+        "readings", cmd_readings, "where the specifications are open: the readings engines take"
+    )
+    readings_cmd.add_argument("--spec", choices=[*SPECIFICATIONS, "all"], help="default: all")
+    readings_cmd.add_argument("--json", action="store_true", help="print JSON")
 
     add_commands(add)
     for spec in SPECIFICATIONS.values():

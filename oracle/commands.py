@@ -25,6 +25,7 @@ from wforacle.oracle.console import (
     read_json,
     specification,
 )
+from wforacle.oracle.readings import ANY, MODES, Selection, UnknownReading, describe
 from wforacle.properties.registry import SPECIFICATIONS
 from wforacle.properties.specification import CONFORMANCE, Specification
 
@@ -71,6 +72,7 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
         raise UsageError(
             f"{spec.name} has no profile {args.profile!r} (its profiles: {', '.join(spec.suites)})"
         )
+    chosen = selection(args, spec)
     engine = _engine(args, spec)
     first_saved: dict[str, Path] = {}
 
@@ -90,6 +92,7 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
             stop_on_fault=args.stop_on_fault,
             first_seen=keep_first,
             cases=None if args.profile is None else spec.suites[args.profile](),
+            selection=chosen,
         )
     finally:
         engine.stop()
@@ -126,6 +129,8 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
                     },
                     "faults": result.faults,
                     "faultCases": faults,
+                    "readingMode": chosen.mode,
+                    "readings": [found.to_json() for found in result.readings],
                     "finding": None
                     if found is None
                     else {
@@ -162,6 +167,8 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
                 f"{judgement.fault.kind}: {judgement.fault.message}"
             )
             print("  on document:", _document_line(case["document"]))
+        for line in reading_lines(result.readings, chosen):
+            print(line)
         if result.finding is None and not result.fault_cases:
             print("no divergence: every run matched the model")
         elif result.finding is None:
@@ -186,6 +193,18 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
     return EXIT_OK if result.finding is None and not result.fault_cases else EXIT_FINDING
 
 
+def reading_lines(readings: Any, chosen: Selection) -> list[str]:
+    """The campaign's readings table: which readings the engine's runs needed, and where."""
+    if not readings:
+        return []
+    verb = "passed under" if chosen.mode == ANY else "DEPEND ON (not bugs)"
+    lines = [f"readings other than the model's (--readings {chosen.mode}):"]
+    for found in readings:
+        lines.append(f"  {found.examples} example(s) {verb} {describe(found.departures)}")
+        lines.append(f"    smallest such document: {_document_line(found.case['document'])}")
+    return lines
+
+
 def cmd_shrink(args: argparse.Namespace) -> int:
     """Reduce a failing case from a bug report while the engine's divergence persists."""
     from wforacle.model.diagnostics import InvalidInput
@@ -207,9 +226,10 @@ def cmd_shrink(args: argparse.Namespace) -> int:
         spec.prepare(case, None)
     except InvalidInput as exc:
         raise UsageError(str(exc)) from None
+    chosen = selection(args, spec)
     engine = _engine(args, spec)
     try:
-        first = judge_case(spec, engine, case)
+        first = judge_case(spec, engine, case, selection=chosen)
         if first.verdict == "pass":
             if args.json:  # issue 19: --json output is always JSON
                 print(json.dumps({"shrunk": False, "reason": "the engine passes this case"}))
@@ -219,12 +239,12 @@ def cmd_shrink(args: argparse.Namespace) -> int:
         wanted = signature(first)
 
         def still_fails(candidate: JSON) -> bool:
-            return signature(judge_case(spec, engine, candidate)) == wanted
+            return signature(judge_case(spec, engine, candidate, selection=chosen)) == wanted
 
         started = time.perf_counter()
         reduced = reduce_case(spec, case, still_fails, budget=args.budget)
         seconds = time.perf_counter() - started
-        final = judge_case(spec, engine, reduced)
+        final = judge_case(spec, engine, reduced, selection=chosen)
     finally:
         engine.stop()
     if args.json:
@@ -283,7 +303,7 @@ def cmd_conform(args: argparse.Namespace) -> int:
         raise UsageError(f"{args.suite}: not a directory")
     engine = _engine(args, specification(DEFAULT))
     try:
-        results = conform(engine, directory)
+        results = conform(engine, directory, lambda spec: selection(args, spec))
     finally:
         engine.stop()
     if not results:
@@ -293,7 +313,7 @@ def cmd_conform(args: argparse.Namespace) -> int:
             Path(args.junit).write_text(junit(results), encoding="utf-8")
         except OSError as exc:  # a directory, a missing folder, a full disk (issue 19)
             raise UsageError(f"--junit {args.junit}: cannot write: {exc.strerror or exc}") from None
-    passed = sum(r.verdict == "pass" for r in results)
+    passed = sum(r.verdict in ("pass", "reading") for r in results)
     if args.json:
         print(
             json.dumps(
@@ -339,6 +359,37 @@ def cmd_protocol_selftest(args: argparse.Namespace) -> int:
     failed = [c for c in checks if not c.ok]
     print(f"\n{len(checks) - len(failed)}/{len(checks)} protocol checks pass")
     return EXIT_OK if not failed else EXIT_FINDING
+
+
+def add_readings(command: Any, modes: bool = True) -> None:
+    """``--reading ID=NAME`` pins (and, where a verdict is judged, ``--readings MODE``)."""
+    command.add_argument(
+        "--reading",
+        action="append",
+        default=[],
+        metavar="ID=NAME",
+        help="pin an assumption's reading (A-50=edges; `wforacle readings` lists them); repeatable",
+    )
+    if modes:
+        command.add_argument(
+            "--readings",
+            choices=MODES,
+            default=ANY,
+            help="any (default): a run some recorded reading permits passes, and the "
+            "readings it needed are reported; default: only the model's readings (and the "
+            "pinned ones) pass, and a run another reading permits is reported as "
+            "depending on that reading, never as a bug (docs/readings.md)",
+        )
+
+
+def selection(args: argparse.Namespace, spec: Specification) -> Selection:
+    """The readings ``args`` select for ``spec``; a usage error for a pin that names none."""
+    try:
+        return Selection.of(
+            spec, getattr(args, "reading", ()), getattr(args, "readings", ANY), vars(args)
+        )
+    except UnknownReading as exc:
+        raise UsageError(str(exc)) from None
 
 
 def add_inputs(command: Any) -> None:
@@ -393,6 +444,7 @@ def add_commands(add: Any) -> None:
         help="draw the cases of this fixture profile (the specification's own; e.g. "
         "workfile-stateful: state-form Workfiles) instead of the campaign's default mix",
     )
+    add_readings(fuzz)
     fuzz.add_argument("--json", action="store_true", help="print a JSON report")
 
     shrink = add("shrink", cmd_shrink, "reduce a failing case while the divergence persists")
@@ -404,6 +456,7 @@ def add_commands(add: Any) -> None:
         "--budget", type=positive_seconds, default=60.0, help="seconds to spend reducing"
     )
     add_inputs(shrink)
+    add_readings(shrink)
     engine_option(shrink)
     shrink.add_argument("--json", action="store_true", help="print a JSON report")
 
@@ -426,6 +479,7 @@ def add_commands(add: Any) -> None:
     conform = add("conform", cmd_conform, "run an engine over a conformance suite")
     conform.add_argument("suite", metavar="DIR", help="a suite written by wforacle fixtures")
     engine_option(conform)
+    add_readings(conform)
     conform.add_argument("--junit", metavar="FILE", help="also write JUnit XML")
     conform.add_argument("--json", action="store_true", help="print a JSON report")
 

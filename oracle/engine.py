@@ -48,7 +48,9 @@ from typing import Any
 
 import attrs
 
+from wforacle.model.diagnostics import InvalidInput
 from wforacle.oracle.check import check
+from wforacle.oracle.readings import ANY, Selection
 from wforacle.properties.specification import (
     Divergence,
     Observation,
@@ -80,12 +82,17 @@ class EngineFault:
 class Judgement:
     """A run's verdict: pass, divergence or fault, and what was observed."""
 
-    verdict: str  # "pass" | "divergence" | "fault"
+    # "pass" | "divergence" | "fault" | "reading": the run departs from the selected
+    # readings and another reading permits it (oracle/readings.py).
+    verdict: str
     divergence: Divergence | None = None
     fault: EngineFault | None = None
     observation: Observation | None = attrs.field(default=None, eq=False)
     # For a pass: the model's final configurations the observed trace reaches.
     finals: tuple[Any, ...] = attrs.field(default=(), eq=False)
+    # The readings other than the model's that the run needed, (assumption, name)
+    # each: of a pass under ``--readings any``, or of the verdict "reading".
+    reading: tuple[tuple[str, str], ...] = ()
 
     def to_json(self) -> dict[str, JSON]:
         """The judgement as JSON."""
@@ -94,6 +101,8 @@ class Judgement:
             found["divergence"] = self.divergence.to_json()
         if self.fault is not None:
             found["fault"] = self.fault.to_json()
+        if self.reading:
+            found["readings"] = dict(self.reading)
         return found
 
 
@@ -500,7 +509,11 @@ def _close(process: subprocess.Popen[bytes]) -> None:
 
 
 def judge(
-    engine: Engine, spec: Specification, case: JSON, prepared: Prepared | None = None
+    engine: Engine,
+    spec: Specification,
+    case: JSON,
+    prepared: Prepared | None = None,
+    selection: Selection | None = None,
 ) -> Judgement:
     """Run one case on the engine and compare it with the model.
 
@@ -508,14 +521,37 @@ def judge(
     recorded), then the trace is checked against the model (oracle/check.py),
     then the specification's ``compare`` over the final configurations the
     trace reaches (w6w: invocations and RunState; Harness: node states).
+    ``prepared`` is the model under the selected readings; when it rejects
+    the run and ``selection`` has other readings, the same observation is
+    judged under each (oracle/readings.py): the first that permits it makes
+    the verdict a pass (``any``) or ``reading`` (``default``).
     InvalidCase when the case cannot be run.
     """
     if prepared is None:
-        prepared = spec.prepare(case, None)
+        prepared = spec.prepare(case, None if selection is None else selection.options())
     try:
         seen = engine.drive(spec.protocol(), prepared, case.get("schedule", []))
     except Fault as fault:
         return engine.recover(fault)
+    found = assess(spec, case, prepared, seen)
+    if found.verdict == "pass" or selection is None:
+        return found
+    for chosen in selection.alternatives():
+        try:
+            other = spec.prepare(case, spec.options(chosen))
+        except InvalidInput:
+            continue  # a case this reading's model does not run
+        again = assess(spec, case, other, seen)
+        if again.verdict == "pass":
+            departures = selection.departures(chosen)
+            if selection.mode == ANY:
+                return attrs.evolve(again, reading=departures)
+            return attrs.evolve(found, verdict="reading", reading=departures)
+    return found
+
+
+def assess(spec: Specification, case: JSON, prepared: Prepared, seen: Observation) -> Judgement:
+    """Judge what an engine was seen to do against one model of the case (``judge``)."""
     screened = spec.screen(prepared, case, seen)
     if screened is not None:
         return Judgement("divergence", divergence=screened, observation=seen)

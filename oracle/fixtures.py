@@ -18,6 +18,7 @@ from __future__ import annotations
 import hashlib
 import json
 import shutil
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 from xml.sax.saxutils import escape, quoteattr
@@ -29,6 +30,7 @@ from wforacle.model.diagnostics import InvalidCase, InvalidInput
 from wforacle.model.kernel.explore import canonical
 from wforacle.model.kernel.lts import execute
 from wforacle.oracle.engine import Engine, Judgement, judge
+from wforacle.oracle.readings import Selection, describe
 from wforacle.properties.registry import SPECIFICATIONS
 from wforacle.properties.specification import CONFORMANCE, Specification
 from wforacle.properties.strategies.hermetic import hermetic
@@ -148,7 +150,7 @@ class CaseResult:
     """One case of a conformance run."""
 
     case: str
-    verdict: str  # pass | divergence | fault | invalid
+    verdict: str  # pass | divergence | fault | invalid | reading (oracle/readings.py)
     detail: str
     seconds: float
     # A divergence's explanation: the engine's event, what the model permits, the clauses.
@@ -191,28 +193,42 @@ def load_outcomes(here: Path) -> set[str]:
         raise InvalidCase(f"outcomes.json: {exc}") from None
 
 
-def conform(engine: Engine, directory: Path) -> list[CaseResult]:
+def conform(
+    engine: Engine,
+    directory: Path,
+    readings: Callable[[Specification], Selection] | None = None,
+) -> list[CaseResult]:
     """Run ``engine`` over every case of the suite at ``directory``.
 
     Each case is judged as a campaign judges it (trace, the specification's
     comparisons, the final state against the model), and the engine's
-    outcome must also be one of ``outcomes.json``.
+    outcome must also be one of ``outcomes.json``.  ``readings`` gives each
+    case's specification the readings its verdict may use (oracle/readings.py):
+    a run only another reading permits passes or is ``reading``, and is not
+    held to ``outcomes.json`` (written under the model's readings).
     """
     cases = sorted(p for p in directory.iterdir() if (p / "manifest.json").is_file())
-    return [_conform_case(engine, here) for here in cases]
+    return [_conform_case(engine, here, readings) for here in cases]
 
 
-def _conform_case(engine: Engine, here: Path) -> CaseResult:
+def _conform_case(
+    engine: Engine, here: Path, readings: Callable[[Specification], Selection] | None
+) -> CaseResult:
     try:
         spec = spec_of(here)
         case = load_case(spec, here)
-        prepared = spec.prepare(case, None)
+        selection = readings(spec) if readings is not None else None
+        prepared = spec.prepare(case, selection.options() if selection is not None else None)
         permitted = load_outcomes(here)
     except InvalidInput as exc:
         return CaseResult(here.name, "invalid", f"unreadable case: {exc}", 0.0)
-    judgement = judge(engine, spec, case, prepared)
-    if judgement.verdict == "pass" and not any(
-        canonical(spec.outcome(prepared.semantics, c)) in permitted for c in judgement.finals
+    judgement = judge(engine, spec, case, prepared, selection)
+    if (
+        judgement.verdict == "pass"
+        and not judgement.reading
+        and not any(
+            canonical(spec.outcome(prepared.semantics, c)) in permitted for c in judgement.finals
+        )
     ):
         seconds = judgement.observation.seconds if judgement.observation else 0.0
         return CaseResult(here.name, "divergence", "outcome not among outcomes.json", seconds)
@@ -235,6 +251,10 @@ def _case_result(here: Path, judgement: Judgement) -> CaseResult:
         detail = f"{judgement.fault.kind}: {judgement.fault.message}"
     else:
         detail = ""
+    if judgement.reading:  # a pass under, or the verdict "reading" of, other readings
+        detail = f"depends on reading {describe(judgement.reading)}" + (
+            f"; under the model's: {detail}" if detail else ""
+        )
     return CaseResult(here.name, judgement.verdict, detail, seconds, explanation)
 
 

@@ -33,6 +33,7 @@ from wforacle.model.diagnostics import InvalidCase
 from wforacle.model.kernel.explore import canonical
 from wforacle.oracle.engine import Engine, Judgement, judge
 from wforacle.oracle.fixtures import short, write_case
+from wforacle.oracle.readings import Selection, describe
 from wforacle.properties.clauses import clause_text
 from wforacle.properties.specification import Specification
 from wforacle.properties.strategies.hermetic import hermetic
@@ -81,11 +82,35 @@ class Campaign:
     engine_seconds: float = 0.0
     budget_spent: bool = False
     nondeterministic: str | None = None
+    # Readings (oracle/readings.py): the examples whose verdict needed readings other
+    # than the model's, per set of departures, and each set's smallest case found.
+    readings: tuple[Reading, ...] = ()
+
+
+@attrs.frozen
+class Reading:
+    """A set of readings other than the model's that some examples of a campaign needed."""
+
+    departures: tuple[tuple[str, str], ...]  # (assumption, reading name) each
+    examples: int  # how many examples needed exactly these
+    case: JSON = attrs.field(eq=False)  # the smallest such case (reduced)
+    judgement: Judgement = attrs.field(eq=False)
+
+    def to_json(self) -> dict[str, JSON]:
+        """As ``fuzz --json`` prints it."""
+        return {
+            "readings": dict(self.departures),
+            "examples": self.examples,
+            "case": self.case,
+            "judgement": self.judgement.to_json(),
+        }
 
 
 # Shrinking (Hypothesis's and the reduction pass together) may run this many
 # seconds past the time budget (docs/cli.md): the promise a budget keeps.
 SHRINK_ALLOWANCE = 30.0
+# Seconds spent reducing each of the first three sets of readings a campaign met.
+READING_ALLOWANCE = 5.0
 
 
 class _BudgetSpent(Exception):
@@ -101,15 +126,29 @@ class Failed(Exception):
         self.judgement = judgement
 
 
-def judge_case(spec: Specification, engine: Engine, case: JSON, options: Any = None) -> Judgement:
-    """Judge one case (document, scenario, schedule, and replay if any) on the engine."""
-    return judge(engine, spec, case, spec.prepare(case, options))
+def judge_case(
+    spec: Specification,
+    engine: Engine,
+    case: JSON,
+    options: Any = None,
+    selection: Selection | None = None,
+) -> Judgement:
+    """Judge one case (document, scenario, schedule, and replay if any) on the engine.
+
+    ``selection``: the readings the verdict may use (oracle/readings.py); its
+    primary readings replace ``options``.
+    """
+    if selection is not None:
+        options = selection.options()
+    return judge(engine, spec, case, spec.prepare(case, options), selection)
 
 
 def signature(judgement: Judgement) -> tuple[str, ...]:
     """What must stay the same while shrinking: the verdict and the kind of departure."""
     if judgement.fault is not None:
         return ("fault", judgement.fault.kind)
+    if judgement.verdict == "reading":
+        return ("reading", *(f"{a}={name}" for a, name in judgement.reading))
     if judgement.divergence is not None:
         observed = judgement.divergence.observed or {}
         return ("divergence", str(observed.get("event", "runState")))
@@ -128,6 +167,8 @@ def campaign(
     options: Any = None,
     first_seen: Callable[[JSON, Judgement], None] | None = None,
     cases: Any = None,
+    selection: Selection | None = None,
+    reading_budget: float = READING_ALLOWANCE,
 ) -> Campaign:
     """Search ``spec``'s generated cases for a divergence; shrink and reduce the first one found.
 
@@ -147,6 +188,14 @@ def campaign(
     engine does not reproduce is reported as nondeterminism and never
     discards what was found.  ``cases``: the strategy to draw from instead
     of ``spec.cases()`` (``fuzz --profile``: one of ``spec.suites``).
+
+    ``selection`` (oracle/readings.py) replaces ``options``: a run another
+    reading permits is a pass (``any``) or the verdict ``reading``
+    (``default``), never a finding.  Either way the campaign counts the
+    examples per set of readings they needed and, after the search, reduces
+    the first case of each set (``reading_budget`` seconds each, the first
+    three sets) to the smallest that still needs it: a witness of where the
+    engine reads the specification otherwise.
     """
     from hypothesis.errors import Flaky
 
@@ -157,6 +206,9 @@ def campaign(
     deadline = start + time_budget if time_budget is not None else None
     first: dict[str, Any] = {}
     spent = {"budget": False, "shrink": False}
+    if selection is not None:
+        options = selection.options()
+    read: dict[tuple[tuple[str, str], ...], list[Any]] = {}  # departures → [count, case, j]
 
     @seed(seed_value)
     @settings(
@@ -185,10 +237,13 @@ def campaign(
         counted["shrink_runs" if first else "examples"] += 1
         if progress is not None and not first:
             progress(counted["examples"], time.perf_counter() - start)
-        judgement = judge(engine, spec, case, prepared)
+        judgement = judge(engine, spec, case, prepared, selection)
         if judgement.observation is not None:
             engine_seconds[0] += judgement.observation.seconds
-        if judgement.verdict == "pass":
+        if judgement.reading and not first:
+            seen = read.setdefault(judgement.reading, [0, copy.deepcopy(case), judgement])
+            seen[0] += 1
+        if judgement.verdict in ("pass", "reading"):
             return
         if judgement.verdict == "fault" and not first:
             counted["faults"] += 1
@@ -232,6 +287,7 @@ def campaign(
                 f"shrinking ({type(exc).__name__}): the engine is not deterministic"
             )
     searched = (first["at"] if first else time.perf_counter()) - start
+    readings = _witnesses(spec, engine, read, selection, reading_budget)
     if not first:
         return Campaign(
             counted["examples"],
@@ -242,6 +298,7 @@ def campaign(
             seconds_searching=searched,
             engine_seconds=engine_seconds[0],
             budget_spent=spent["budget"],
+            readings=readings,
         )
     wanted = first["signature"]
     best, best_judgement = (
@@ -251,7 +308,7 @@ def campaign(
     last: dict[str, Any] = {}
 
     def still_fails(candidate: JSON) -> bool:
-        judgement = judge_case(spec, engine, candidate, options)
+        judgement = judge_case(spec, engine, candidate, options, selection)
         counted["shrink_runs"] += 1
         if signature(judgement) == wanted:
             last["case"], last["judgement"] = candidate, judgement
@@ -265,7 +322,7 @@ def campaign(
     judgement = last["judgement"] if last.get("case") is reduced else best_judgement
     # One more run of the reported case: a finding that does not recur is still a
     # finding (the first judgement stands), and the engine's nondeterminism is one too.
-    again = judge_case(spec, engine, reduced, options)
+    again = judge_case(spec, engine, reduced, options, selection)
     counted["shrink_runs"] += 1
     if signature(again) != wanted and nondeterministic is None:
         nondeterministic = (
@@ -292,7 +349,34 @@ def campaign(
         engine_seconds=engine_seconds[0],
         budget_spent=spent["budget"],
         nondeterministic=nondeterministic,
+        readings=readings,
     )
+
+
+def _witnesses(
+    spec: Specification,
+    engine: Engine,
+    read: dict[tuple[tuple[str, str], ...], list[Any]],
+    selection: Selection | None,
+    budget: float,
+) -> tuple[Reading, ...]:
+    """Each set of readings the campaign's examples needed, its first case reduced."""
+    found = []
+    for n, (departures, (count, case, judgement)) in enumerate(read.items()):
+        last = {"case": case, "judgement": judgement}
+
+        def still_reads(candidate: JSON, wanted: Any = departures, last: Any = last) -> bool:
+            again = judge_case(spec, engine, candidate, selection=selection)
+            if again.reading == wanted and again.verdict in ("pass", "reading"):
+                last.update(case=candidate, judgement=again)
+                return True
+            return False
+
+        smallest = reduce_case(spec, case, still_reads, budget=budget if n < 3 else 0.0)
+        # reduce_case returns the last candidate kept, or a copy of ``case`` if none was.
+        kept = last["judgement"] if last["case"] is smallest else judgement
+        found.append(Reading(departures, count, smallest, kept))
+    return tuple(found)
 
 
 def explain(finding: Finding) -> str:
@@ -310,6 +394,11 @@ def explain(finding: Finding) -> str:
         return "\n".join(lines)
     d = j.divergence
     assert d is not None
+    if j.verdict == "reading":
+        lines.append(
+            f"DEPENDS ON READING {describe(j.reading)} (not a bug: the engine reads the "
+            "specification otherwise; docs/readings.md); under the model's readings:"
+        )
     lines.append(f"DIVERGENCE at event {d.index}: {d.message}")
     if d.observed is not None:
         lines.append(f"  engine:    {short(d.observed)}")

@@ -204,12 +204,49 @@ class Layout:
 
 @attrs.frozen
 class Reading:
-    """A reading the model lets a user select where the specification is open (a CLI option)."""
+    """An assumption's readings, which the model takes as a parameter (issue 18).
+
+    Where the specification is open, docs/assumptions.md records the
+    readings and the model's choice; each assumption the semantics is
+    parametric in is one ``Reading``: its id, the clauses it reads, and its
+    values, the model's default first.  A user pins one with its option
+    (``flag``) or ``--reading ID=NAME``; campaigns and ``check`` accept what
+    any combination of readings permits unless told otherwise
+    (oracle/readings.py).  A switch (no ``choices``) has the values False
+    and True, named by ``names``.
+    """
 
     flag: str  # "--launch"
     dest: str  # the option's name in ``Specification.options``
     help: str
-    choices: tuple[str, ...] = ()  # empty: a switch that sets True
+    choices: tuple[str, ...] = ()  # the readings' names, the model's default first; () a switch
+    assumption: str = ""  # "A-74": the assumption in docs/assumptions.md
+    clauses: tuple[str, ...] = ()  # the clauses whose text is open
+    names: tuple[str, str] = ("no", "yes")  # a switch's readings: off (the default), on
+
+    @property
+    def values(self) -> tuple[Any, ...]:
+        """The option's values, the model's default first."""
+        return self.choices or (False, True)
+
+    @property
+    def default(self) -> Any:
+        """The model's choice (docs/assumptions.md)."""
+        return self.values[0]
+
+    def name(self, value: Any) -> str:
+        """A value's reading name (``eager``; a switch's ``names``)."""
+        return str(value) if self.choices else self.names[bool(value)]
+
+    def value(self, name: str) -> Any:
+        """The value a reading's name selects; ValueError when it names none."""
+        for value in self.values:
+            if self.name(value) == name:
+                return value
+        raise ValueError(
+            f"{self.assumption or self.dest} has no reading {name!r} "
+            f"(its readings: {', '.join(self.name(v) for v in self.values)})"
+        )
 
 
 CONFORMANCE = "conformance"  # the fixture profile of the hand-written cases

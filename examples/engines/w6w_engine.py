@@ -32,6 +32,15 @@ campaign finds them:
   first-failure-by-time   the reported failure is the first to happen, not the first by plan
   replay-reinvokes        replay calls the actions of steps that succeeded in the original run
   resume-from-start       after a crash, the run starts over instead of resuming its durable state
+
+Readings, switched on with --reading ID=NAME (repeatable): where the RFC is
+open, toyflow can take the reading wforacle's model does not (`wforacle
+readings` lists them).  These are not bugs: a campaign under the default
+`--readings any` passes and reports the reading the engine took.
+
+  A-50=edges              a step's indegree counts inbound edges, not distinct sources
+                          (a success and an error edge from one source make a join)
+  A-41=retried            the retry policy retries a resolution-phase failure
 """
 
 from __future__ import annotations
@@ -57,6 +66,7 @@ BUGS = {
     "replay-reinvokes",
     "resume-from-start",
 }
+READINGS = {"A-50=edges", "A-41=retried"}
 CAP_MS = 300_000
 SECRET_MARKER = re.compile(r"\{\{\s*secrets\.([A-Za-z0-9_-]+)\s*\}\}")
 
@@ -385,7 +395,7 @@ class Engine:
         if error["phase"] == "auth":
             return "retry-auth" in self.bugs
         if error["phase"] == "resolution":
-            return False
+            return "A-41=retried" in self.bugs
         if error["phase"] == "execute":
             return idempotent or error["retryable"]
         return error["retryable"]
@@ -431,7 +441,8 @@ class Engine:
             if to in self.strand or not self.is_ready(to):
                 continue
             sources = {src for src, _, _ in self.inbound[to]}
-            if len(sources) > 1:
+            edges = "A-50=edges" in self.bugs
+            if (len(self.inbound[to]) if edges else len(sources)) > 1:
                 earliest = min(sources, key=self.position.get)
                 self.strand[to] = self.strand[earliest]
             elif parallel and not first:
@@ -541,8 +552,9 @@ class Engine:
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--bug", action="append", default=[], choices=sorted(BUGS))
+    parser.add_argument("--reading", action="append", default=[], choices=sorted(READINGS))
     args = parser.parse_args()
-    engine = Engine(set(args.bug))
+    engine = Engine(set(args.bug) | set(args.reading))
     send({"type": "ready", "protocol": 1, "engine": "toyflow", "bugs": sorted(args.bug)})
     while True:
         message = receive()

@@ -144,8 +144,9 @@ Seeded Stateful Profile bugs:
                                  of taking the default (WFS-ENTRY-4, WFS-ENTRY-5)
   dry-stop-ignored               an affected state control (after, a route subject, into) is
                                  evaluated anyway in a dry run: no implicit stop (WF-SCTL-4)
-  absent-field-null              a match field absent from the payload reads as null, so a null
-                                 match value matches it (WFS-TRANS-30, A-153)
+  absent-field-null              not a bug but A-153's other reading (docs/readings.md): a match
+                                 field absent from the payload reads as null, so a null match
+                                 value matches it (WFS-TRANS-30)
 """
 
 from __future__ import annotations

@@ -200,5 +200,28 @@ class Launch(StrEnum):
     EAGER = "eager"
 
 
+@attrs.frozen
+class Options:
+    """The readings the model takes where the RFC is open (docs/assumptions.md; issue 18).
+
+    Each field is one assumption's reading, the model's choice the default:
+    ``launch`` A-74; ``indegree`` A-50 gap (1) — whether a step's indegree
+    counts its inbound edges or their distinct sources (a success and an
+    error edge from one source: a join, or a single-source successor that a
+    parallel source may put on a new strand); ``resolution_retry`` A-41 —
+    whether a with block that fails to resolve is retried like an execute
+    failure the policy covers (each retry resolves again) or never.
+    """
+
+    launch: Launch = Launch.SEPARATE
+    indegree: str = attrs.field(
+        default="sources", validator=attrs.validators.in_(("sources", "edges"))
+    )
+    resolution_retry: bool = False
+
+
+READINGS = Options()  # the model's choices
+
+
 class Unsupported(Exception):
     """The document uses something this semantics does not model yet."""

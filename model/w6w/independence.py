@@ -134,6 +134,8 @@ class Reduction:
             run.scenario.crashes
             or run.scenario.cancel_after is not None
             or run.launch is not Launch.SEPARATE
+            # A-41's other reading: a retry resolves the with block again, reading the scope.
+            or run.options.resolution_retry
         )
         self.composite = frozenset(
             i for i, step_id in enumerate(run.plan) if run.by_id[step_id].is_control

@@ -470,15 +470,19 @@ def suspend_step(run: Run, c: Config, i: int) -> list[Transition[Config]]:
 # -- after a failed attempt: retry or fail (W6W-FIELD-20..24, W6W-EDGE-5..8) -------
 
 
-def is_retryable(error: StepError, idempotent: bool) -> bool:
+def is_retryable(error: StepError, idempotent: bool, resolution_retry: bool = False) -> bool:
     """The runtime's retry classification (W6W-FIELD-23, W6W-FIELD-24, W6W-CONF-4).
 
     "phase: "auth" errors are never retried. phase: "execute" errors are
     retried only when the action declared idempotent: true or the error
     itself sets retryable: true."  Resolution errors are never retried and
-    output errors only when retryable (assumption A-41).
+    output errors only when retryable (assumption A-41); under A-41's other
+    reading (``resolution_retry``) the policy retries a resolution failure,
+    and the retry resolves the with block again.
     """
-    if error.phase in ("auth", "resolution"):
+    if error.phase == "resolution":
+        return resolution_retry
+    if error.phase == "auth":
         return False
     if error.phase == "execute":
         return idempotent or error.retryable
@@ -508,7 +512,11 @@ def will_retry(run: Run, step: Step, state: StepState) -> bool:
         and step.retry is not None
         and step.runs_retry_loop
         and state.attempt < step.retry.max_attempts
-        and is_retryable(state.pending, run.scenario.script(step.id).idempotent)
+        and is_retryable(
+            state.pending,
+            run.scenario.script(step.id).idempotent,
+            run.options.resolution_retry,
+        )
     )
 
 
@@ -526,6 +534,16 @@ def retry_step(run: Run, c: Config, i: int) -> list[Transition[Config]]:
     assert step.retry is not None  # will_retry checked it
     wait = _policy_wait(step.retry, state.attempt)
     later = evolve(c, clock=c.clock + wait)
+    # A-41's other reading: the retry of a resolution failure resolves the with block again.
+    again: dict[str, Any] = {"stage": "invoke", "pending": None}
+    if state.pending is not None and state.pending.phase == "resolution":
+        try:
+            invoked, resolved = resolve_recorded(controls.parameters(step), run.scope(c))
+            plaintext = None if invoked is resolved else invoked
+            again.update(input=resolved, plaintext=plaintext)
+        except ResolutionError as failure:
+            pending = StepError(failure.code, failure.message, "resolution", False)
+            again.update(stage="decide", pending=pending)
     return [
         Transition(
             _event(c, "retry_scheduled", step=step_id, attempt=state.attempt + 1, waitMs=wait),
@@ -548,8 +566,7 @@ def retry_step(run: Run, c: Config, i: int) -> list[Transition[Config]]:
                         state,
                         attempt=state.attempt + 1,
                         started_at=later.clock,
-                        stage="invoke",
-                        pending=None,
+                        **again,
                     ),
                 ),
             ),

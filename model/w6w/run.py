@@ -14,7 +14,7 @@ from collections.abc import Callable, Sequence
 from typing import Any, Self
 
 from wforacle.model.kernel.lts import Transition
-from wforacle.model.w6w.config import TERMINAL, Config, Launch, Replay
+from wforacle.model.w6w.config import READINGS, TERMINAL, Config, Options, Replay
 from wforacle.model.w6w.document import Edge, Step, When, Workflow
 from wforacle.model.w6w.scenario import Scenario
 
@@ -41,7 +41,7 @@ class Run(abc.ABC):
         separate_roots: bool = False,
         start_invocations: Sequence[int] | None = None,
         depth: int = 0,
-        launch: Launch = Launch.SEPARATE,
+        options: Options = READINGS,
         validate: Validate | None = None,
     ) -> None:
         """The run of ``workflow`` in ``plan`` order under ``scenario``.
@@ -51,7 +51,7 @@ class Run(abc.ABC):
         (with any extra root, such as ``foreach``), ``separate_roots`` puts each
         root on a strand of its own (parallel branches), ``start_invocations``
         continues the scenario's per-step invocation counts; ``depth`` is the
-        @w6w/call depth of this run; ``launch`` the reading of A-74;
+        @w6w/call depth of this run; ``options`` the readings (A-74, A-50, A-41);
         ``validate`` checks a called workflow's document (controls.py: @w6w/call).
         ``refuse`` first says whether the semantics models the document.
         """
@@ -61,7 +61,8 @@ class Run(abc.ABC):
         self.separate_roots = separate_roots
         self.start_invocations = tuple(start_invocations or ())
         self.depth = depth
-        self.launch = launch
+        self.options = options
+        self.launch = options.launch
         self.validate = validate
         self.replay = replay
         self.plan = list(plan)
@@ -107,7 +108,9 @@ class Run(abc.ABC):
         self, workflow: Workflow, plan: Sequence[str], scenario: Scenario, **kw: Any
     ) -> Self:
         """A run of the same kind: a control's sub-block or a called workflow's child run."""
-        return type(self)(workflow, plan, scenario, validate=self.validate, **kw)
+        return type(self)(
+            workflow, plan, scenario, validate=self.validate, options=self.options, **kw
+        )
 
     def ready(self, c: Config, i: int) -> bool:
         """Whether every inbound edge of position ``i`` is resolved.
@@ -158,8 +161,14 @@ def assign_strands(run: Run) -> tuple[int, ...]:
     its earliest source — so it is computed once, in plan order (the plan is a
     topological order, so every source is placed first).  Indegree counts
     distinct sources, and the S1…Sk of FAN-6 are the single-source successors
-    (assumption A-50).  Strands are numbered in the order they open.
+    (assumption A-50); under ``Options(indegree="edges")`` it counts inbound
+    edges, so a step with a success and an error edge from one source is a
+    join on its source's strand.  Strands are numbered in the order they open.
     """
+    if run.options.indegree == "edges":
+        indegree = [len(run.inbound[step_id]) for step_id in run.plan]
+    else:
+        indegree = [len(sources) for sources in run.sources]
     strand: list[int] = [0] * len(run.plan)
     opened = 0
     for i, step_id in enumerate(run.plan):
@@ -167,9 +176,9 @@ def assign_strands(run: Run) -> tuple[int, ...]:
         if not sources and run.separate_roots and i > 0:
             opened += 1  # a parallel control's branches: one strand each (A-53)
             strand[i] = opened
-        elif len(sources) > 1:
+        elif indegree[i] > 1:
             strand[i] = strand[sources[0]]
-        followers = [j for j in run.successors[i] if len(run.sources[j]) == 1]
+        followers = [j for j in run.successors[i] if indegree[j] == 1]
         parallel = run.by_id[step_id].fan_out.value == "parallel"
         for n, j in enumerate(followers):
             if parallel and n > 0:

@@ -43,6 +43,7 @@ from wforacle.model.w6w.config import TERMINAL as TERMINAL
 from wforacle.model.w6w.config import Config as Config
 from wforacle.model.w6w.config import EdgeKey as EdgeKey
 from wforacle.model.w6w.config import Launch as Launch
+from wforacle.model.w6w.config import Options as Options
 from wforacle.model.w6w.config import Replay as Replay
 from wforacle.model.w6w.config import StepState as StepState
 from wforacle.model.w6w.config import Unsupported as Unsupported

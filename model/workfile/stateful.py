@@ -35,6 +35,8 @@ from collections.abc import Mapping
 from datetime import UTC, datetime
 from typing import Any, ClassVar
 
+import attrs
+
 from wforacle.model.kernel.lts import Transition as Move
 from wforacle.model.workfile.codes import PatternError, duration_ms
 from wforacle.model.workfile.document import ABSENT, Workfile
@@ -170,6 +172,20 @@ def _key(state: str, phase: str) -> str:
     return f"{state}/({phase})"
 
 
+@attrs.frozen
+class Options:
+    """The readings the profile's model takes where the text is open (issue 18).
+
+    ``absent_field`` A-153: a match field the payload does not have is
+    ``unequal`` to every match value (the model's choice), or reads as
+    ``null`` so that a ``null`` match value matches it.
+    """
+
+    absent_field: str = attrs.field(
+        default="unequal", validator=attrs.validators.in_(("unequal", "null"))
+    )
+
+
 class StatefulRun(WorkfileRun):
     """The semantics of one run of a state-form ``workfile`` (docs/workfile-stateful.md)."""
 
@@ -188,8 +204,10 @@ class StatefulRun(WorkfileRun):
         manifests: Manifests,
         scenario: Scenario,
         workflows: Mapping[str, Workfile] | None = None,
+        options: Options | None = None,
     ) -> None:
         self.states: dict[str, State] = {s.name: s for s in workfile.states}
+        self.options = options or Options()
         super().__init__(workfile, manifests, scenario, workflows)
 
     def _roots(self) -> list[tuple[str, tuple[Any, ...]]]:
@@ -433,7 +451,8 @@ def _select(run: StatefulRun, data: Data) -> tuple[str, int | None, Subscription
     for event in data["accepted"][entry["since"] :]:
         if deadline is not None and event["at"] > deadline:
             break  # the timer was due before this event was accepted
-        matching = [s for s in state.on if _eligible(s, entry["match"][s.name], event)]
+        absent = run.options.absent_field
+        matching = [s for s in state.on if _eligible(s, entry["match"][s.name], event, absent)]
         if len(matching) > 1:
             return ("ambiguous", event["number"], None)  # WFS-TRANS-35
         if matching:
@@ -443,10 +462,21 @@ def _select(run: StatefulRun, data: Data) -> tuple[str, int | None, Subscription
     return None
 
 
-def _eligible(subscription: Subscription, match: JSON, event: Data) -> bool:
+def _eligible(subscription: Subscription, match: JSON, event: Data, absent: str) -> bool:
+    """WFS-TRANS-30: "every supplied match value equals the corresponding payload field".
+
+    A field the payload lacks equals nothing (A-153), or reads as null under
+    ``Options(absent_field="null")``.
+    """
     payload = event["payload"]
+
+    def field_equals(field: str, value: JSON) -> bool:
+        if field in payload:
+            return bool(equal(payload[field], value))
+        return absent == "null" and value is None
+
     return event["trigger"] == subscription.event and all(
-        field in payload and equal(payload[field], value) for field, value in match.items()
+        field_equals(field, value) for field, value in match.items()
     )
 
 

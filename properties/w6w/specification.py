@@ -77,10 +77,46 @@ def _plan(loaded: Loaded, tie_break: str) -> tuple[JSON, list[str]]:
 # -- the model -------------------------------------------------------------------------
 
 
-def _options(chosen: Mapping[str, Any]) -> Any:
-    from wforacle.model.w6w.semantics import Launch
+# Where the RFC is open and the model takes the reading as a parameter (issue 18).
+READINGS = (
+    Reading(
+        "--launch",
+        "launch",
+        "w6w, A-74: a strand's next launch is its own transition (default) or happens "
+        "in the completion that enables it",
+        ("separate", "eager"),
+        assumption="A-74",
+        clauses=("W6W-FAN-5", "W6W-FAN-9"),
+    ),
+    Reading(
+        "--indegree",
+        "indegree",
+        "w6w, A-50: a step's indegree counts distinct sources (default) or inbound edges "
+        "(a success and an error edge from one source make a join)",
+        ("sources", "edges"),
+        assumption="A-50",
+        clauses=("W6W-FAN-6", "W6W-FAN-7"),
+    ),
+    Reading(
+        "--resolution-retry",
+        "resolution_retry",
+        "w6w, A-41: the retry policy retries a with block that fails to resolve, resolving "
+        "it again (default: never retried)",
+        assumption="A-41",
+        clauses=("W6W-FIELD-24",),
+        names=("never", "retried"),
+    ),
+)
 
-    return Launch(chosen.get("launch") or Launch.SEPARATE)
+
+def _options(chosen: Mapping[str, Any]) -> Any:
+    """The model's readings (``READINGS``' dests) named in ``chosen``; the model's own otherwise."""
+    from wforacle.model.w6w.semantics import Launch, Options
+
+    given = {r.dest: chosen[r.dest] for r in READINGS if chosen.get(r.dest) is not None}
+    if "launch" in given:
+        given["launch"] = Launch(given["launch"])
+    return Options(**given)
 
 
 def _scenario(value: JSON) -> Any:
@@ -109,7 +145,12 @@ def _semantics(loaded: Loaded, scenario: JSON, options: Any, replay: JSON) -> An
         recorded = Replay.of(replay["runState"], loaded.model, start)
     # A @w6w/call target is validated by the validator the model is given.
     return W6wRun(
-        loaded.model, loaded.plan, run_scenario, recorded, launch=options, validate=rules.validate
+        loaded.model,
+        loaded.plan,
+        run_scenario,
+        recorded,
+        options=options if options is not None else _options({}),
+        validate=rules.validate,
     )
 
 
@@ -158,17 +199,17 @@ def prepare(case: JSON, options: Any = None) -> Prepared:
     """
     from wforacle.model.kernel.lts import execute
     from wforacle.model.w6w.scenario import load_scenario
-    from wforacle.model.w6w.semantics import Launch, Replay, W6wRun, run_state
+    from wforacle.model.w6w.semantics import Replay, W6wRun, run_state
     from wforacle.properties.w6w import validate as rules
 
-    launch = options if options is not None else Launch.SEPARATE
+    readings = options if options is not None else _options({})
     result = rules.validate(copy.deepcopy(case["document"]))
     if not result.report.valid or result.workflow is None or result.plan is None:
         raise InvalidCase(f"the case's document is invalid: {result.report.codes()}")
     scenario, problems = load_scenario(copy.deepcopy(case["scenario"]))
     if problems:
         raise InvalidCase(f"the case's scenario is invalid: {[p.message for p in problems]}")
-    run = W6wRun(result.workflow, result.plan, scenario, launch=launch, validate=rules.validate)
+    run = W6wRun(result.workflow, result.plan, scenario, options=readings, validate=rules.validate)
     replay = case.get("replay")
     files: dict[str, JSON] = {}
     if isinstance(replay, dict):
@@ -184,7 +225,7 @@ def prepare(case: JSON, options: Any = None) -> Prepared:
             result.plan,
             scenario,
             Replay.of(request["runState"], result.workflow, start),
-            launch=launch,
+            options=readings,
             validate=rules.validate,
         )
         files["replay"] = request
@@ -400,15 +441,7 @@ W6W = Specification(
     read=_read,
     validate=_validate,
     validate_many=_validate_many,
-    readings=(
-        Reading(
-            "--launch",
-            "launch",
-            "w6w, A-74: a strand's next launch is its own transition (default) or happens "
-            "in the completion that enables it",
-            ("separate", "eager"),
-        ),
-    ),
+    readings=READINGS,
     readings_title="w6w readings",
     options=_options,
     semantics=_semantics,

@@ -48,17 +48,19 @@ def semantics(loaded: Loaded, scenario: JSON, options: Any, replay: JSON) -> Any
     if replay is not None:
         raise InvalidCase("a Workfile run is not replayed (Replay is a profile's, not Core's)")
     manifests, workflows = loaded.plan if loaded.plan is not None else (Manifests(), {})
-    return _run(loaded.model, manifests, Scenario.of(scenario), workflows)
+    return _run(loaded.model, manifests, Scenario.of(scenario), workflows, options)
 
 
-def _run(model: Any, manifests: Any, scenario: Any, workflows: dict[str, Any]) -> Any:
+def _run(
+    model: Any, manifests: Any, scenario: Any, workflows: dict[str, Any], options: Any = None
+) -> Any:
     """The run of a Core document (run.py) or of a state-form one (stateful.py)."""
     from wforacle.model.workfile.run import WorkfileRun
     from wforacle.model.workfile.stateful import StatefulRun
     from wforacle.model.workfile.states import StateWorkfile
 
     if isinstance(model, StateWorkfile):
-        return StatefulRun(model, manifests, scenario, workflows)
+        return StatefulRun(model, manifests, scenario, workflows, options)
     return WorkfileRun(model, manifests, scenario, workflows)
 
 
@@ -191,7 +193,7 @@ def prepare(case: JSON, options: Any = None) -> Prepared:
     workflows = workflows_of(case, manifests)
     try:
         scenario = Scenario.of(copy.deepcopy(case.get("scenario", {})))
-        run = _run(model, manifests, scenario, workflows)
+        run = _run(model, manifests, scenario, workflows, options)
     except InvalidScenario as exc:
         raise InvalidCase(f"the case's scenario is invalid: {exc}", exc.path) from None
     except ModelLimit as exc:

@@ -23,7 +23,7 @@ from typing import Any
 import attrs
 
 from wforacle.model.diagnostics import InvalidInput, Report, sort_diagnostics
-from wforacle.properties.specification import Input, Layout, Loaded, Specification
+from wforacle.properties.specification import Input, Layout, Loaded, Reading, Specification
 
 JSON = Any
 
@@ -32,6 +32,27 @@ def _parts() -> ModuleType:
     from wforacle.properties.workfile import execution  # start-up time (module docstring)
 
     return execution
+
+
+# Where the text is open and the model takes the reading as a parameter (issue 18).
+READINGS = (
+    Reading(
+        "--absent-field",
+        "absent_field",
+        "Workfile, A-153: a match field absent from an event's payload equals no match "
+        "value (default) or reads as null",
+        ("unequal", "null"),
+        assumption="A-153",
+        clauses=("WFS-TRANS-30", "WFS-TRANS-31"),
+    ),
+)
+
+
+def _options(chosen: Mapping[str, Any]) -> Any:
+    """The readings (``READINGS``' dests) named in ``chosen``; the model's own otherwise."""
+    from wforacle.model.workfile.stateful import Options
+
+    return Options(**{r.dest: chosen[r.dest] for r in READINGS if chosen.get(r.dest) is not None})
 
 
 def _conformance() -> Any:
@@ -197,9 +218,9 @@ WORKFILE = Specification(
     read=lambda data, source: data,
     validate=_validate,
     validate_many=lambda documents, previous: [_validate(d).report for d in documents],
-    readings=(),
+    readings=READINGS,
     readings_title="Workfile readings",
-    options=lambda chosen: None,
+    options=_options,
     semantics=lambda loaded, scenario, options, replay: _parts().semantics(
         loaded, scenario, options, replay
     ),

@@ -194,10 +194,10 @@ def test_the_launch_reading_is_selectable_and_eager_permits_fewer_runs():
     # W6W-FAN-9: "On a plain fail … the engine stops launching new steps".  A-74: with a
     # launch its own transition, b's failure can come before x or b ever launches; an
     # engine that launches from its completion handler ("eager") cannot leave them out.
-    from wforacle.model.w6w.semantics import Launch
+    from wforacle.model.w6w.semantics import Launch, Options
 
     separate = launched(FAN, BOTH_FAIL)
-    eager = launched(FAN, BOTH_FAIL, launch=Launch.EAGER)
+    eager = launched(FAN, BOTH_FAIL, options=Options(launch=Launch.EAGER))
     assert ("b_failed", ("b", "r")) in separate and ("a_failed", ("a", "r", "x")) in separate
     assert eager == [("a_failed", ("a", "b", "r", "x")), ("b_failed", ("b", "r", "x"))]
     assert set(eager) < set(separate)

@@ -41,7 +41,6 @@ BREAKS = {
     "final-outputs-root-scope": "WFS-FORM-12",  # "outputs are evaluated in that final entry…"
     "accepts-defaults-skipped": "WFS-ENTRY-4",  # "An omitted name uses its declared default"
     "dry-stop-ignored": "WF-SCTL-4",  # "initiates an implicit dry-run stop"
-    "absent-field-null": "WFS-TRANS-30",  # "equals the corresponding payload field"
 }
 
 

@@ -1,0 +1,274 @@
+"""Readings are not bugs (issue 18, docs/readings.md).
+
+Each assumption the model takes as a parameter is checked three ways: the
+model's two readings differ where the assumption says they do; an engine
+that takes the other reading passes under ``--readings any`` and gets the
+verdict ``reading`` under ``--readings default``; and a pinned reading
+holds the engine to it.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from wforacle.model.kernel.lts import execute
+from wforacle.oracle.engine import Engine, judge
+from wforacle.oracle.fuzz import campaign
+from wforacle.oracle.readings import ANY, DEFAULT, Selection, UnknownReading, catalogue
+from wforacle.properties.clauses import clause_text
+from wforacle.properties.registry import SPECIFICATIONS
+from wforacle.properties.w6w.specification import W6W
+from wforacle.properties.workfile.specification import WORKFILE
+
+ROOT = Path(__file__).resolve().parents[1]
+ENGINES = ROOT / "examples" / "engines"
+
+
+def wforacle(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "wforacle.oracle", *args],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=120,
+    )
+
+
+# -- the registry ------------------------------------------------------------------------
+
+
+def test_every_reading_is_a_recorded_assumption_on_catalogued_clauses():
+    recorded = set(re.findall(r"^## (A-\d+) ", (ROOT / "docs/assumptions.md").read_text(), re.M))
+    for spec in SPECIFICATIONS.values():
+        for reading in spec.readings:
+            assert reading.assumption in recorded, reading
+            assert reading.clauses and all(clause_text(c) for c in reading.clauses), reading
+            assert len(set(reading.values)) >= 2, reading
+            # The model's default is what the options build when nothing is chosen.
+            assert spec.options({}) == spec.options({reading.dest: reading.default})
+            for value in reading.values:
+                assert reading.value(reading.name(value)) == value
+    assert {r["assumption"] for r in catalogue(W6W)} >= {"A-41", "A-50", "A-74"}
+
+
+def test_alternatives_depart_fewest_first_and_never_from_a_pin():
+    free = Selection.of(W6W)
+    tried = list(free.alternatives())
+    sizes = [len(free.departures(chosen)) for chosen in tried]
+    assert sizes == sorted(sizes) and sizes[0] == 1
+    assert len(tried) == 2 ** len(W6W.readings) - 1  # every other combination, once
+    pinned = Selection.of(W6W, ["A-41=retried"])
+    assert pinned.primary()["resolution_retry"] is True
+    assert all(chosen["resolution_retry"] is True for chosen in pinned.alternatives())
+    assert len(list(pinned.alternatives())) == 2 ** (len(W6W.readings) - 1) - 1
+    by_option = Selection.of(W6W, ["--indegree=edges"])
+    assert by_option.primary()["indegree"] == "edges"
+
+
+@pytest.mark.parametrize("pin", ["A-99=x", "A-41=sometimes", "A-41"])
+def test_a_pin_that_names_no_reading_is_refused(pin):
+    with pytest.raises(UnknownReading):
+        Selection.of(W6W, [pin])
+
+
+# -- the model's readings differ where the assumption says --------------------------------
+
+
+def _w6w_run(document, scenario, **readings):
+    from wforacle.model.w6w.semantics import Options
+
+    prepared = W6W.prepare({"document": document, "scenario": scenario}, Options(**readings))
+    return prepared.semantics
+
+
+def test_a50_a_success_and_an_error_edge_from_one_source_make_a_join_only_under_edges():
+    # A-50 gap (1): p is parallel; y has a success and an error edge from p, x one edge.
+    document = {
+        "manifestVersion": "2",
+        "id": "wf",
+        "name": "a50",
+        "steps": [
+            {"id": "p", "uses": {"app": "demo", "action": "run"}, "fanOut": "parallel"},
+            {"id": "x", "uses": {"app": "demo", "action": "run"}},
+            {"id": "y", "uses": {"app": "demo", "action": "run"}},
+        ],
+        "edges": [
+            {"from": "p", "to": "x"},
+            {"from": "p", "to": "y"},
+            {"from": "p", "to": "y", "when": "error"},
+        ],
+    }
+    sources = _w6w_run(document, {})
+    edges = _w6w_run(document, {}, indegree="edges")
+    where = {step: n for n, step in enumerate(sources.plan)}
+    p, x, y = where["p"], where["x"], where["y"]
+    # W6W-FAN-6: S2 opens a new strand; W6W-FAN-7: a join runs on its source's strand.
+    assert sources.strand[x] == sources.strand[p] != sources.strand[y]
+    assert edges.strand[x] == edges.strand[y] == edges.strand[p]
+
+
+RESOLUTION = {
+    "document": {
+        "manifestVersion": "2",
+        "id": "wf",
+        "name": "a41",
+        "steps": [
+            {"id": "a", "uses": {"app": "demo", "action": "run"}, "retry": {"maxAttempts": 2}}
+        ],
+    },
+    "scenario": {
+        "steps": {
+            "a": {
+                "attempts": [
+                    {"error": {"code": "bad_ref", "message": "m", "phase": "resolution"}},
+                    {"output": 1},
+                ]
+            }
+        }
+    },
+    "schedule": [],
+}
+
+
+def test_a41_a_resolution_failure_is_retried_only_under_retried():
+    never = execute(_w6w_run(RESOLUTION["document"], RESOLUTION["scenario"]))
+    retried = execute(
+        _w6w_run(RESOLUTION["document"], RESOLUTION["scenario"], resolution_retry=True)
+    )
+    assert "retry_scheduled" not in [e["event"] for e in never.trace]
+    assert [e["event"] for e in retried.trace].count("retry_scheduled") == 1
+    assert retried.trace[-1]["status"] == "succeeded" != never.trace[-1]["status"]
+
+
+def test_a41_a_retry_resolves_the_with_block_again():
+    # The with block names a secret the run lacks: every resolution fails
+    # (secret_unavailable), so under "retried" each retry fails again and the
+    # step is finally failed at its last attempt; under "never" at its first.
+    case = copy.deepcopy(RESOLUTION)
+    step = case["document"]["steps"][0]
+    step["with"] = {"x": "{{ secrets.nope }}"}
+    step["retry"] = {"maxAttempts": 3}
+    for retried, retries in ((False, 0), (True, 2)):
+        trace = execute(_w6w_run(case["document"], {}, resolution_retry=retried)).trace
+        events = [e["event"] for e in trace]
+        assert events.count("retry_scheduled") == retries
+        assert "invoke" not in str(events) and trace[-1]["status"] == "failed"
+        failed = next(e for e in trace if e["event"] == "step_failed")
+        assert failed["error"]["code"] == "secret_unavailable"
+
+
+# -- an engine that takes the other reading -----------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def toyflow_retries():
+    engine = Engine(f"{sys.executable} {ENGINES / 'w6w_engine.py'} --reading A-41=retried")
+    yield engine
+    engine.stop()
+
+
+def test_one_run_passes_under_any_depends_under_default_and_diverges_when_pinned(
+    toyflow_retries,
+):
+    case = copy.deepcopy(RESOLUTION)
+    bare = judge(toyflow_retries, W6W, case)
+    assert bare.verdict == "divergence"
+    anyway = judge(toyflow_retries, W6W, case, None, Selection.of(W6W))
+    assert anyway.verdict == "pass" and anyway.reading == (("A-41", "retried"),)
+    strict = Selection.of(W6W, mode=DEFAULT)
+    depends = judge(toyflow_retries, W6W, case, None, strict)
+    assert depends.verdict == "reading" and depends.reading == (("A-41", "retried"),)
+    assert depends.divergence is not None  # the model's own verdict, kept for the report
+    assert depends.to_json()["readings"] == {"A-41": "retried"}
+    held = judge(toyflow_retries, W6W, case, None, Selection.of(W6W, ["A-41=never"]))
+    assert held.verdict == "divergence"
+
+
+def test_a_campaign_passes_an_engine_taking_another_reading_and_reports_it(toyflow_retries):
+    for mode in (ANY, DEFAULT):
+        result = campaign(
+            W6W, toyflow_retries, examples=300, seed_value=0, selection=Selection.of(W6W, mode=mode)
+        )
+        assert result.finding is None and result.faults == 0
+        assert [r.departures for r in result.readings] == [(("A-41", "retried"),)]
+        witness = result.readings[0]
+        assert witness.examples >= 1
+        assert witness.judgement.verdict == ("pass" if mode == ANY else "reading")
+        # The witness is reduced and still needs the reading.
+        again = judge(toyflow_retries, W6W, witness.case, None, Selection.of(W6W, mode=mode))
+        assert again.reading == (("A-41", "retried"),)
+
+
+def test_the_correct_engine_needs_no_reading():
+    engine = Engine(f"{sys.executable} {ENGINES / 'w6w_engine.py'}")
+    try:
+        result = campaign(W6W, engine, examples=150, seed_value=0, selection=Selection.of(W6W))
+    finally:
+        engine.stop()
+    assert result.finding is None and result.readings == ()
+
+
+# The smallest case a campaign found for A-153 (fuzz --profile workfile-stateful): an event
+# without ``kind`` meets a subscription matching kind: null.
+A153 = {
+    "document": "initial: a\nstates:\n  a:\n    'on':\n      sig:\n        event: svc.signal\n"
+    "        match:\n          ref: r1\n          kind: null\n        goto: done\n"
+    "  done:\n    final: true\n",
+    "manifests": {
+        "svc": "connector: svc\nactions:\n  get:\n    effects: read\n"
+        "triggers:\n  signal:\n    kind: external\n    correlate_on:\n    - ref\n    - kind\n"
+    },
+    "scenario": {"events": [{"wait": 1, "at": 0, "event": "svc.signal", "payload": {"ref": "r1"}}]},
+    "schedule": [],
+}
+
+
+def test_a153_an_absent_field_matches_null_only_under_null():
+    unequal = execute(WORKFILE.prepare(A153, None).semantics)
+    null = execute(WORKFILE.prepare(A153, WORKFILE.options({"absent_field": "null"})).semantics)
+    assert "entry_exited" not in [e["event"] for e in unequal.trace]  # it waits
+    assert "entry_exited" in [e["event"] for e in null.trace]
+    engine = Engine(f"{sys.executable} {ENGINES / 'workfile_engine.py'} --bug absent-field-null")
+    try:
+        depends = judge(engine, WORKFILE, A153, None, Selection.of(WORKFILE, mode=DEFAULT))
+    finally:
+        engine.stop()
+    assert depends.verdict == "reading" and depends.reading == (("A-153", "null"),)
+
+
+# -- the command line ---------------------------------------------------------------------
+
+
+def test_check_reports_a_trace_another_reading_permits(tmp_path):
+    (tmp_path / "doc.json").write_text(json.dumps(RESOLUTION["document"]))
+    (tmp_path / "s.json").write_text(json.dumps(RESOLUTION["scenario"]))
+    common = ["--scenario", str(tmp_path / "s.json"), str(tmp_path / "doc.json")]
+    made = wforacle("run", "--resolution-retry", "--json", *common)
+    assert made.returncode == 0, made.stderr
+    (tmp_path / "t.json").write_text(made.stdout)
+    trace = ["--trace", str(tmp_path / "t.json")]
+    anyway = wforacle("check", *trace, "--json", *common)
+    assert anyway.returncode == 0, anyway.stderr
+    assert json.loads(anyway.stdout)["readings"] == {"A-41": "retried"}
+    depends = wforacle("check", *trace, "--readings", "default", *common)
+    assert depends.returncode == 0 and "DEPENDS ON READING A-41 = 'retried'" in depends.stdout
+    held = wforacle("check", *trace, "--reading", "A-41=never", *common)
+    assert held.returncode == 1 and "DIVERGES" in held.stdout
+    wrong = wforacle("check", *trace, "--reading", "A-99=x", *common)
+    assert wrong.returncode == 2 and "no reading 'A-99'" in wrong.stderr
+
+
+def test_readings_lists_every_specifications_readings_as_json():
+    done = wforacle("readings", "--json")
+    assert done.returncode == 0, done.stderr
+    found = json.loads(done.stdout)
+    assert set(found) == set(SPECIFICATIONS)
+    for name, spec in SPECIFICATIONS.items():
+        assert [r["option"] for r in found[name]] == [r.flag for r in spec.readings]
