@@ -21,6 +21,8 @@ from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
+import attrs
+
 from wforacle.model.diagnostics import InvalidInput, InvalidScenario
 from wforacle.oracle.arguments import positive_int, positive_seconds
 from wforacle.oracle.commands import add_commands, add_inputs, add_readings, selection
@@ -467,6 +469,11 @@ def cmd_check(args: argparse.Namespace) -> int:
                     break
     except FrontierTooLarge as exc:
         raise UsageError(str(exc)) from None
+    if verdict.divergence is not None and not departures:
+        from wforacle.oracle.explain import by_rule  # only a divergence pays for it
+
+        with _within_limits(spec):
+            verdict = attrs.evolve(verdict, divergence=by_rule(spec, semantics, verdict.divergence))
     return report_check(verdict, args.json, spec.allowed, departures, chosen.mode)
 
 

@@ -208,7 +208,14 @@ def reading_lines(readings: Any, chosen: Selection) -> list[str]:
 def cmd_shrink(args: argparse.Namespace) -> int:
     """Reduce a failing case from a bug report while the engine's divergence persists."""
     from wforacle.model.diagnostics import InvalidInput
-    from wforacle.oracle.fuzz import Finding, explain, judge_case, reduce_case, signature
+    from wforacle.oracle.fuzz import (
+        Finding,
+        explain,
+        explained,
+        judge_case,
+        reduce_case,
+        signature,
+    )
 
     spec, document = read_document(args.spec, args.file)
     if isinstance(document, bytes):  # XML as read: the run message carries text (issue 19)
@@ -244,7 +251,8 @@ def cmd_shrink(args: argparse.Namespace) -> int:
         started = time.perf_counter()
         reduced = reduce_case(spec, case, still_fails, budget=args.budget)
         seconds = time.perf_counter() - started
-        final = judge_case(spec, engine, reduced, selection=chosen)
+        judged = judge_case(spec, engine, reduced, selection=chosen)
+        final = explained(spec, reduced, judged, chosen.options())
     finally:
         engine.stop()
     if args.json:

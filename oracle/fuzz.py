@@ -32,6 +32,7 @@ from hypothesis import HealthCheck, Phase, assume, given, seed, settings
 from wforacle.model.diagnostics import InvalidCase
 from wforacle.model.kernel.explore import canonical
 from wforacle.oracle.engine import Engine, Judgement, judge
+from wforacle.oracle.explain import by_rule
 from wforacle.oracle.fixtures import short, write_case
 from wforacle.oracle.readings import Selection, describe
 from wforacle.properties.clauses import clause_text
@@ -320,6 +321,7 @@ def campaign(
     # The judgement the reported case got when it was last seen failing (reduce_case
     # returns a copy of ``best`` when it removed nothing).
     judgement = last["judgement"] if last.get("case") is reduced else best_judgement
+    judgement = explained(spec, reduced, judgement, options)
     # One more run of the reported case: a finding that does not recur is still a
     # finding (the first judgement stands), and the engine's nondeterminism is one too.
     again = judge_case(spec, engine, reduced, options, selection)
@@ -351,6 +353,17 @@ def campaign(
         nondeterministic=nondeterministic,
         readings=readings,
     )
+
+
+def explained(spec: Specification, case: JSON, judgement: Judgement, options: Any) -> Judgement:
+    """The judgement with its divergence explained by the rule the engine broke (explain.py)."""
+    if judgement.divergence is None:
+        return judgement
+    try:
+        semantics = spec.prepare(case, options).semantics
+    except InvalidCase:
+        return judgement
+    return attrs.evolve(judgement, divergence=by_rule(spec, semantics, judgement.divergence))
 
 
 def _witnesses(

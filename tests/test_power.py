@@ -36,7 +36,6 @@ BUDGETS: dict[tuple[str, str], int] = {
     ("w6w", "first-failure-by-time"): 2800,
     ("w6w", "replay-reinvokes"): 900,
     ("w6w", "resume-from-start"): 600,
-    ("harness", "all-negative-skipped"): 150,
     ("harness", "no-unreachability"): 500,
     ("harness", "cancel-non-idempotent"): 3200,
     ("harness", "null-for-unavailable"): 1500,

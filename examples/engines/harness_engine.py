@@ -14,7 +14,8 @@ cancellation under any, retries, error edges, compensation.  Not loops.
 
 Seeded bugs (--bug NAME, repeatable):
 
-  all-negative-skipped     an all-negative join makes the node SKIPPED (the earlier draft)
+  all-negative-skipped     not a bug but A-61's other reading (docs/readings.md): an
+                           all-negative join makes the node SKIPPED (the earlier draft)
   no-unreachability        unreachability does not propagate: a join behind an untaken branch waits
   cancel-non-idempotent    a RUNNING idempotent="false" node is cancelled under any
   null-for-unavailable     an unavailable required input is passed as null instead of HX-4101

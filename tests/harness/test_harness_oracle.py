@@ -32,7 +32,9 @@ def test_the_correct_example_engine_passes_a_campaign():
 @pytest.mark.parametrize(
     ("bug", "clause"),
     [
-        # The earlier draft's reading: an all-negative join SKIPPED (HX-JOIN-3).
+        # The earlier draft's reading: an all-negative join SKIPPED (HX-JOIN-3).  A-61's
+        # other reading, so a divergence only under the model's readings (campaign()
+        # without a selection; docs/readings.md).
         ("all-negative-skipped", "HX-DONE-2"),
         # Missing unreachability propagation: the deadlock 5.3.3 describes.
         ("no-unreachability", None),
@@ -44,14 +46,15 @@ def test_the_correct_example_engine_passes_a_campaign():
 )
 def test_a_seeded_harness_bug_is_found_shrunk_and_explained(bug, clause):
     # Being found at all is a statement over several seeds (tests/test_power.py, whose
-    # budget this reuses); this test is about what the finding says.
+    # budget this reuses; all-negative-skipped, a reading, has none there: 150 finds it
+    # under the model's readings); this test is about what the finding says.
     from tests.test_power import BUDGETS
 
     engine = hx_lite(bug)
     try:
         for seed_value in range(3):
             finding = campaign(
-                HARNESS, engine, examples=BUDGETS["harness", bug], seed_value=seed_value
+                HARNESS, engine, examples=BUDGETS.get(("harness", bug), 150), seed_value=seed_value
             ).finding
             if finding is not None:
                 break

@@ -1,0 +1,142 @@
+"""Explain a divergence by the rule the engine's event belongs to (issue 18, part 4).
+
+When the model permits no event of the kind the engine sent (the engine
+retried where the model fails the step, cancelled a node the model leaves
+running), the clauses of what the model permits there say what should
+have happened, not which rule the engine applied.  The rule the engine
+broke is the one that makes such an event: its guard does not hold here.
+``by_rule`` finds it, first in the same run (the event happens at another
+point: too early, too late, for another reason), then among the runs of
+the specification's own generated cases (``producers``), and cites its
+clauses first:
+
+    the model permits no retry_scheduled event here; the rule that makes
+    one (retry_step: W6W-FIELD-20, W6W-FIELD-24, …) does not apply at this
+    point of the run
+
+Only reports pay for this (a finding, a shrunk case, a conformance row,
+``check``); judging does not.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Hashable
+from typing import Any
+
+import attrs
+
+from wforacle.model.diagnostics import InvalidInput
+from wforacle.properties.specification import Divergence, Specification
+
+JSON = Any
+# The fields that name what an event is about (w6w and Workfile steps, Harness
+# nodes, state entries): a producer must agree on those the observed event has.
+UNITS = ("step", "node", "entry", "path", "state")
+IN_RUN_STATES = 5_000  # configurations searched in the divergent run
+CATALOGUE_CASES = 150  # generated cases whose runs name each event's rules
+CATALOGUE_SECONDS = 8.0
+
+
+def by_rule(spec: Specification, semantics: Any, divergence: Divergence | None) -> Any:
+    """``divergence`` with the clauses of the rule that makes the engine's event first."""
+    if divergence is None or divergence.observed is None:
+        return divergence
+    if not divergence.message.startswith("the model permits no "):
+        return divergence  # the model has an event of that kind here: its clauses govern
+    observed = divergence.observed
+    name = observed.get("event")
+    if not isinstance(name, str):
+        return divergence
+    found = _in_run(spec, semantics, observed)
+    where = "at another point of this run, not here"
+    if not found:
+        found = producers(spec).get(name, {})
+        where = "in other runs; its conditions do not hold at this point"
+    if not found:
+        return divergence
+    rules = "; ".join(f"{rule}: {', '.join(clauses[:4])}" for rule, clauses in found.items())
+    cited = [c for clauses in found.values() for c in clauses]
+    ordered = sorted(dict.fromkeys(cited), key=lambda clause: clause.startswith("A-"))
+    clauses = tuple(dict.fromkeys([*ordered, *divergence.clauses]))
+    message = f"{divergence.message}; the rule that makes a {name} ({rules}) applies {where}"
+    return attrs.evolve(divergence, clauses=clauses, message=message)
+
+
+def _same_unit(event: JSON, observed: JSON) -> bool:
+    return all(event.get(unit) == observed[unit] for unit in UNITS if unit in observed)
+
+
+def _in_run(spec: Specification, semantics: Any, observed: JSON) -> dict[str, tuple[str, ...]]:
+    """The rules that make an event like ``observed`` somewhere in this run (bounded search)."""
+    found: dict[str, tuple[str, ...]] = {}
+    for transition in _transitions(spec, semantics, IN_RUN_STATES):
+        event = transition.event
+        if event.get("event") == observed.get("event") and _same_unit(event, observed):
+            found.setdefault(transition.rule, tuple(transition.clauses))
+    return found
+
+
+_PRODUCERS: dict[str, dict[str, dict[str, tuple[str, ...]]]] = {}  # by specification name
+
+
+def producers(spec: Specification) -> dict[str, dict[str, tuple[str, ...]]]:
+    """Event name → the rules (and their clauses) that make it, from generated cases' runs.
+
+    Deterministic: the specification's campaign strategy at seed 0, the
+    first ``CATALOGUE_CASES`` cases (or ``CATALOGUE_SECONDS``), each run's
+    reachable configurations up to a bound.
+    """
+    if spec.name in _PRODUCERS:
+        return _PRODUCERS[spec.name]
+    from hypothesis import HealthCheck, Phase, given, seed, settings
+
+    from wforacle.properties.strategies.hermetic import hermetic
+
+    found: dict[str, dict[str, tuple[str, ...]]] = {}
+    deadline = time.monotonic() + CATALOGUE_SECONDS
+
+    @seed(0)
+    @settings(
+        max_examples=CATALOGUE_CASES,
+        database=None,
+        deadline=None,
+        phases=[Phase.generate],
+        suppress_health_check=list(HealthCheck),
+    )
+    @given(spec.cases())
+    def harvest(case: JSON) -> None:
+        if time.monotonic() > deadline:
+            return
+        try:
+            semantics = spec.prepare(case, None).semantics
+        except InvalidInput:
+            return
+        for transition in _transitions(spec, semantics, 500):
+            name = transition.event.get("event")
+            if isinstance(name, str):
+                found.setdefault(name, {}).setdefault(transition.rule, tuple(transition.clauses))
+
+    with hermetic():
+        harvest()
+    _PRODUCERS[spec.name] = found
+    return found
+
+
+def _transitions(spec: Specification, semantics: Any, bound: int) -> list[Any]:
+    """Every transition among a run's first ``bound`` reachable configurations."""
+    found = []
+    try:
+        start = semantics.initial()
+        seen: set[Hashable] = {spec.key(start)}
+        frontier = [start]
+        while frontier and len(seen) < bound:
+            for transition in semantics.enabled(frontier.pop()):
+                found.append(transition)
+                key = spec.key(transition.target)
+                if key not in seen:
+                    seen.add(key)
+                    frontier.append(transition.target)
+    except tuple(spec.limits()):  # what the model does not cover: keep what was found
+        pass
+    return found

@@ -1,0 +1,83 @@
+"""A divergence is explained by the rule the engine broke (issue 18, part 4; oracle/explain.py)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from wforacle.model.kernel.lts import execute
+from wforacle.oracle.check import check
+from wforacle.oracle.engine import Engine, judge
+from wforacle.oracle.explain import by_rule
+from wforacle.oracle.fuzz import explained
+from wforacle.properties.w6w.specification import W6W
+
+ENGINES = Path(__file__).resolve().parents[1] / "examples" / "engines"
+
+AUTH = {
+    "document": {
+        "manifestVersion": "2",
+        "id": "wf",
+        "name": "auth",
+        "steps": [
+            {"id": "a", "uses": {"app": "demo", "action": "run"}, "retry": {"maxAttempts": 2}}
+        ],
+    },
+    "scenario": {
+        "steps": {
+            "a": {
+                "attempts": [
+                    {"error": {"code": "denied", "message": "no", "phase": "auth"}},
+                    {"output": 1},
+                ]
+            }
+        }
+    },
+    "schedule": [],
+}
+
+
+def test_an_engine_retrying_an_auth_error_is_explained_by_the_retry_classification():
+    # W6W-FIELD-24: "phase: "auth" errors are never retried".  The model permits only
+    # the step's failure there; the engine's retry_scheduled is retry_step's event.
+    engine = Engine(f"{sys.executable} {ENGINES / 'w6w_engine.py'} --bug retry-auth")
+    try:
+        judgement = judge(engine, W6W, AUTH)
+    finally:
+        engine.stop()
+    plain = judgement.divergence
+    assert plain is not None and plain.observed["event"] == "retry_scheduled"
+    assert "W6W-FIELD-24" not in plain.clauses  # what the model permits says nothing of it
+    better = explained(W6W, AUTH, judgement, None).divergence
+    assert "W6W-FIELD-24" in better.clauses[:4]
+    assert better.clauses.index("W6W-FIELD-24") < better.clauses.index(plain.clauses[0])
+    assert "retry_step" in better.message and better.index == plain.index
+
+
+def test_an_event_the_model_makes_elsewhere_in_the_run_says_so():
+    document = {
+        "manifestVersion": "2",
+        "id": "wf",
+        "name": "two",
+        "steps": [
+            {"id": "a", "uses": {"app": "demo", "action": "run"}},
+            {"id": "b", "uses": {"app": "demo", "action": "run"}},
+        ],
+        "edges": [{"from": "a", "to": "b"}],
+    }
+    semantics = W6W.prepare({"document": document, "scenario": {}}, None).semantics
+    trace = execute(semantics).trace
+    started_b = next(e for e in trace if e["event"] == "step_started" and e["step"] == "b")
+    verdict = check(semantics, W6W.key, [trace[0], started_b])  # b before a
+    assert verdict.divergence is not None and verdict.divergence.index == 1
+    better = by_rule(W6W, semantics, verdict.divergence)
+    assert "at another point of this run" in better.message
+    assert better.clauses[0] == "W6W-FAN-4"  # start_step: the plan's order
+
+
+def test_a_divergence_of_another_kind_is_left_as_it_is():
+    semantics = W6W.prepare(AUTH, None).semantics
+    trace = execute(semantics).trace
+    assert by_rule(W6W, semantics, None) is None
+    ended_early = check(semantics, W6W.key, trace[:-1]).divergence
+    assert ended_early is not None and by_rule(W6W, semantics, ended_early) is ended_early
