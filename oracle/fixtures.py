@@ -20,7 +20,6 @@ import json
 import shutil
 from pathlib import Path
 from typing import Any
-from xml.sax.saxutils import escape, quoteattr
 
 import attrs
 from hypothesis import HealthCheck, Phase, given, seed, settings
@@ -198,11 +197,16 @@ def conform(engine: Engine, directory: Path) -> list[CaseResult]:
     comparisons, the final state against the model), and the engine's
     outcome must also be one of ``outcomes.json``.
     """
-    cases = sorted(p for p in directory.iterdir() if (p / "manifest.json").is_file())
-    return [_conform_case(engine, here) for here in cases]
+    return [conform_case(engine, here) for here in case_dirs(directory)]
 
 
-def _conform_case(engine: Engine, here: Path) -> CaseResult:
+def case_dirs(directory: Path) -> list[Path]:
+    """The cases of the suite at ``directory``: its folders with a manifest, in name order."""
+    return sorted(p for p in directory.iterdir() if (p / "manifest.json").is_file())
+
+
+def conform_case(engine: Engine, here: Path) -> CaseResult:
+    """Judge ``engine`` on the case at ``here`` (one row of ``conform``, one pytest item)."""
     try:
         spec = spec_of(here)
         case = load_case(spec, here)
@@ -242,26 +246,3 @@ def short(value: JSON, limit: int = 220) -> str:
     """An event as one line of canonical JSON, cut at ``limit`` characters."""
     text = json.dumps(value, ensure_ascii=False, sort_keys=True)
     return text if len(text) <= limit else text[: limit - 1] + "…"
-
-
-def junit(results: list[CaseResult], name: str = "wforacle.conform") -> str:
-    """The results as JUnit XML (one testcase per case)."""
-    failures = sum(r.verdict in ("divergence", "invalid") for r in results)
-    errors = sum(r.verdict == "fault" for r in results)
-    lines = [
-        '<?xml version="1.0" encoding="UTF-8"?>',
-        f'<testsuite name={quoteattr(name)} tests="{len(results)}" '
-        f'failures="{failures}" errors="{errors}">',
-    ]
-    for r in results:
-        lines.append(
-            f"  <testcase classname={quoteattr(name)} name={quoteattr(r.case)} "
-            f'time="{r.seconds:.3f}">'
-        )
-        if r.verdict in ("divergence", "invalid"):
-            lines.append(f"    <failure message={quoteattr(r.detail)}>{escape(r.detail)}</failure>")
-        elif r.verdict == "fault":
-            lines.append(f"    <error message={quoteattr(r.detail)}>{escape(r.detail)}</error>")
-        lines.append("  </testcase>")
-    lines.append("</testsuite>")
-    return "\n".join(lines) + "\n"
