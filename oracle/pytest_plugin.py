@@ -34,7 +34,7 @@ import json
 import os
 import shlex
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -137,7 +137,7 @@ class Options:
             )
         cases: tuple[Path, ...] = ()
         if suite is not None:
-            directory = Path(suite)
+            directory = Path(suite).absolute()  # the same case paths in every worker
             if not directory.is_dir():
                 raise pytest.UsageError(f"--wforacle-suite {suite}: not a directory")
             cases = tuple(case_dirs(directory))
@@ -149,7 +149,7 @@ class Options:
         return cls(
             engine,
             spec,
-            None if suite is None else Path(suite),
+            None if suite is None else Path(suite).absolute(),
             cases,
             examples,
             config.getoption("wforacle_seed"),
@@ -188,17 +188,27 @@ class Conformance:
 
     @pytest.hookimpl(tryfirst=True)  # before -k and -m deselect among the items
     def pytest_collection_modifyitems(self, session: pytest.Session, items: list[Any]) -> None:
-        """Add one item per case of the suite, and one per campaign."""
+        """Add one item per case of the suite, and one per campaign.
+
+        They are collected as pytest collects any node (``genitems``), so
+        the counts, ``--collect-only`` and the reports see them.
+        """
         if self.options.cases:
-            suite = Group.from_parent(session, name=SUITE, nodeid=SUITE)
-            items.extend(
-                CaseItem.from_parent(suite, name=here.name, here=here, plugin=self)
-                for here in self.options.cases
-            )
+            suite = Group.from_parent(session, name=SUITE, nodeid=SUITE, make=self._cases)
+            items.extend(session.genitems(suite))
         if self.options.examples is not None:
-            fuzz = Group.from_parent(session, name=FUZZ, nodeid=FUZZ)
-            name = f"{self.options.spec.name}-seed-{self.options.seed}"
-            items.append(CampaignItem.from_parent(fuzz, name=name, plugin=self))
+            fuzz = Group.from_parent(session, name=FUZZ, nodeid=FUZZ, make=self._campaigns)
+            items.extend(session.genitems(fuzz))
+
+    def _cases(self, suite: Group) -> list[Any]:
+        return [
+            CaseItem.from_parent(suite, name=here.name, here=here, plugin=self)
+            for here in self.options.cases
+        ]
+
+    def _campaigns(self, fuzz: Group) -> list[Any]:
+        name = f"{self.options.spec.name}-seed-{self.options.seed}"
+        return [CampaignItem.from_parent(fuzz, name=name, plugin=self)]
 
     def pytest_sessionfinish(self) -> None:
         """Stop the engine (it must not outlive the session)."""
@@ -219,9 +229,13 @@ class Conformance:
 class Group(pytest.Collector):
     """The parent node of the plugin's items (its name is the JUnit classname)."""
 
+    def __init__(self, *, make: Callable[[Group], list[Any]], **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.make = make
+
     def collect(self) -> list[Any]:
-        """Nothing: the items are made by ``Conformance`` and name this node as their parent."""
-        return []
+        """The items: the suite's cases, or the campaign."""
+        return self.make(self)
 
 
 class CaseItem(pytest.Item):
@@ -353,6 +367,8 @@ def run_suite(command: str, suite: Path, timeout: float, junitxml: Path) -> list
             ],
             plugins=[recorder],
         )
+    if code == pytest.ExitCode.INTERRUPTED:
+        raise KeyboardInterrupt  # the command line's own answer to ^C
     if code not in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED):
         raise RuntimeError(f"the conformance run through pytest ended with {code!r}")
     return [item.result for item in recorder.items if isinstance(item, CaseItem) and item.result]
