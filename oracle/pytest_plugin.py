@@ -181,6 +181,7 @@ class Conformance:
     def engine(self) -> Engine:
         """The engine of this process (one per pytest-xdist worker), made on first use."""
         if self._engine is None:
+            # Imported when an item runs: none of the oracle in a run without options.
             from wforacle.oracle.engine import Engine
 
             self._engine = Engine(self.options.engine, timeout=self.options.timeout)
@@ -249,6 +250,7 @@ class CaseItem(pytest.Item):
 
     def setup(self) -> None:
         """Run the engine over the case; a broken engine or case is an error here."""
+        # Imported when an item runs: none of the oracle in a run without options.
         from wforacle.oracle.fixtures import conform_case
 
         self.result = conform_case(self.plugin.engine(), self.here)
@@ -281,6 +283,7 @@ class CampaignItem(pytest.Item):
 
     def setup(self) -> None:
         """Run the campaign; engine faults without a divergence are an error here."""
+        # Imported when an item runs: none of the oracle in a run without options.
         from wforacle.oracle.fuzz import campaign
 
         o = self.plugin.options
@@ -297,6 +300,7 @@ class CampaignItem(pytest.Item):
 
     def runtest(self) -> None:
         """The verdict: a finding fails the item with its explanation and minimal case."""
+        # Imported when an item runs: none of the oracle in a run without options.
         from wforacle.oracle.fuzz import explain
 
         finding = self.result.finding
