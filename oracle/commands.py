@@ -304,23 +304,22 @@ def _profile(spec: Specification, asked: str) -> str:
 
 def cmd_conform(args: argparse.Namespace) -> int:
     """Run an engine over a suite and print the pass table."""
-    from wforacle.oracle.fixtures import conform, junit
+    from wforacle.oracle.fixtures import case_dirs, conform
 
     directory = Path(args.suite)
     if not directory.is_dir():
         raise UsageError(f"{args.suite}: not a directory")
-    engine = _engine(args, specification(DEFAULT))
-    try:
-        results = conform(engine, directory, lambda spec: selection(args, spec))
-    finally:
-        engine.stop()
-    if not results:
+    if not case_dirs(directory):
         raise UsageError(f"{args.suite}: no cases (directories with a manifest.json)")
+    engine = _engine(args, specification(DEFAULT))
     if args.junit:
+        selection(args, specification(DEFAULT))  # a pin that names no reading: exit 2 now
+        results = _conform_junit(engine, directory, Path(args.junit), args)
+    else:
         try:
-            Path(args.junit).write_text(junit(results), encoding="utf-8")
-        except OSError as exc:  # a directory, a missing folder, a full disk (issue 19)
-            raise UsageError(f"--junit {args.junit}: cannot write: {exc.strerror or exc}") from None
+            results = conform(engine, directory, lambda spec: selection(args, spec))
+        finally:
+            engine.stop()
     passed = sum(r.verdict in ("pass", "reading") for r in results)
     if args.json:
         print(
@@ -349,6 +348,30 @@ def cmd_conform(args: argparse.Namespace) -> int:
                 print(f"{'':<{width}}    {line}")
         print(f"\n{passed}/{len(results)} passed")
     return EXIT_OK if passed == len(results) else EXIT_FINDING
+
+
+def _conform_junit(engine: Any, directory: Path, junit: Path, args: argparse.Namespace) -> Any:
+    """Run the suite through pytest and the plugin, and copy pytest's JUnit XML to ``junit``.
+
+    One writer of JUnit XML, pytest's, for ``conform --junit`` and ``pytest
+    --wforacle-suite … --junitxml`` alike (docs/pytest-plugin.md).  pytest
+    writes into a folder of its own first, so a ``--junit`` that cannot be
+    written is a usage error as before (pytest would make missing folders).
+    """
+    import tempfile
+
+    from wforacle.oracle.pytest_plugin import run_suite
+
+    with tempfile.TemporaryDirectory() as scratch:
+        written = Path(scratch) / "junit.xml"
+        results = run_suite(
+            engine.command, directory, engine.timeout, written, args.readings, tuple(args.reading)
+        )
+        try:
+            junit.write_bytes(written.read_bytes())
+        except OSError as exc:  # a directory, a missing folder, a full disk (issue 19)
+            raise UsageError(f"--junit {junit}: cannot write: {exc.strerror or exc}") from None
+    return results
 
 
 def _profiles() -> str:

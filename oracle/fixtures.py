@@ -21,7 +21,6 @@ import shutil
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
-from xml.sax.saxutils import escape, quoteattr
 
 import attrs
 from hypothesis import HealthCheck, Phase, given, seed, settings
@@ -30,6 +29,7 @@ from wforacle.model.diagnostics import InvalidCase, InvalidInput
 from wforacle.model.kernel.explore import canonical
 from wforacle.model.kernel.lts import execute
 from wforacle.oracle.engine import Engine, Judgement, judge
+from wforacle.oracle.explain import by_rule
 from wforacle.oracle.readings import Selection, describe
 from wforacle.properties.registry import SPECIFICATIONS
 from wforacle.properties.specification import CONFORMANCE, Specification
@@ -207,13 +207,20 @@ def conform(
     a run only another reading permits passes or is ``reading``, and is not
     held to ``outcomes.json`` (written under the model's readings).
     """
-    cases = sorted(p for p in directory.iterdir() if (p / "manifest.json").is_file())
-    return [_conform_case(engine, here, readings) for here in cases]
+    return [conform_case(engine, here, readings) for here in case_dirs(directory)]
 
 
-def _conform_case(
-    engine: Engine, here: Path, readings: Callable[[Specification], Selection] | None
+def case_dirs(directory: Path) -> list[Path]:
+    """The cases of the suite at ``directory``: its folders with a manifest, in name order."""
+    return sorted(p for p in directory.iterdir() if (p / "manifest.json").is_file())
+
+
+def conform_case(
+    engine: Engine,
+    here: Path,
+    readings: Callable[[Specification], Selection] | None = None,
 ) -> CaseResult:
+    """Judge ``engine`` on the case at ``here`` (one row of ``conform``, one pytest item)."""
     try:
         spec = spec_of(here)
         case = load_case(spec, here)
@@ -223,6 +230,9 @@ def _conform_case(
     except InvalidInput as exc:
         return CaseResult(here.name, "invalid", f"unreadable case: {exc}", 0.0)
     judgement = judge(engine, spec, case, prepared, selection)
+    if judgement.verdict == "divergence":  # explained by the rule the engine broke
+        divergence = by_rule(spec, prepared.semantics, judgement.divergence)
+        judgement = attrs.evolve(judgement, divergence=divergence)
     if (
         judgement.verdict == "pass"
         and not judgement.reading
@@ -262,26 +272,3 @@ def short(value: JSON, limit: int = 220) -> str:
     """An event as one line of canonical JSON, cut at ``limit`` characters."""
     text = json.dumps(value, ensure_ascii=False, sort_keys=True)
     return text if len(text) <= limit else text[: limit - 1] + "…"
-
-
-def junit(results: list[CaseResult], name: str = "wforacle.conform") -> str:
-    """The results as JUnit XML (one testcase per case)."""
-    failures = sum(r.verdict in ("divergence", "invalid") for r in results)
-    errors = sum(r.verdict == "fault" for r in results)
-    lines = [
-        '<?xml version="1.0" encoding="UTF-8"?>',
-        f'<testsuite name={quoteattr(name)} tests="{len(results)}" '
-        f'failures="{failures}" errors="{errors}">',
-    ]
-    for r in results:
-        lines.append(
-            f"  <testcase classname={quoteattr(name)} name={quoteattr(r.case)} "
-            f'time="{r.seconds:.3f}">'
-        )
-        if r.verdict in ("divergence", "invalid"):
-            lines.append(f"    <failure message={quoteattr(r.detail)}>{escape(r.detail)}</failure>")
-        elif r.verdict == "fault":
-            lines.append(f"    <error message={quoteattr(r.detail)}>{escape(r.detail)}</error>")
-        lines.append("  </testcase>")
-    lines.append("</testsuite>")
-    return "\n".join(lines) + "\n"

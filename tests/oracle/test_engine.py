@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import sys
 import time
-import xml.etree.ElementTree as ElementTree
 from pathlib import Path
 
 import pytest
@@ -13,7 +12,7 @@ import pytest
 from tests.test_power import BUDGETS
 from wforacle.model.kernel.explore import canonical
 from wforacle.oracle.engine import Engine, judge
-from wforacle.oracle.fixtures import conform, junit, write_suite
+from wforacle.oracle.fixtures import conform, write_suite
 from wforacle.oracle.fuzz import campaign, reduce_case, signature
 from wforacle.oracle.power import BUGS
 from wforacle.oracle.selftest import selftest
@@ -253,8 +252,6 @@ def test_conform_passes_the_correct_engine_and_reports_a_buggy_one(tmp_path):
         engine.stop()
     failed = [r for r in results if r.verdict != "pass"]
     assert failed and all(r.verdict == "divergence" for r in failed)
-    report = ElementTree.fromstring(junit(results))
-    assert report.get("tests") == "25" and report.get("failures") == str(len(failed))
 
 
 def test_a_campaign_counts_faults_restarts_the_engine_and_goes_on(tmp_path):
