@@ -11,8 +11,8 @@ the specification's own generated cases (``producers``), and cites its
 clauses first:
 
     the model permits no retry_scheduled event here; the rule that makes
-    one (retry_step: W6W-FIELD-20, W6W-FIELD-24, …) does not apply at this
-    point of the run
+    one (retry_step: W6W-FIELD-20, W6W-FIELD-22, W6W-FIELD-24, W6W-RETRY-9)
+    applies in other runs; its conditions do not hold at this point
 
 Only reports pay for this (a finding, a shrunk case, a conformance row,
 ``check``); judging does not.
@@ -59,7 +59,7 @@ def by_rule(spec: Specification, semantics: Any, divergence: Divergence | None) 
     cited = [c for clauses in found.values() for c in clauses]
     ordered = sorted(dict.fromkeys(cited), key=lambda clause: clause.startswith("A-"))
     clauses = tuple(dict.fromkeys([*ordered, *divergence.clauses]))
-    message = f"{divergence.message}; the rule that makes a {name} ({rules}) applies {where}"
+    message = f"{divergence.message}; the rule that makes one ({rules}) applies {where}"
     return attrs.evolve(divergence, clauses=clauses, message=message)
 
 

@@ -81,3 +81,52 @@ def test_a_divergence_of_another_kind_is_left_as_it_is():
     assert by_rule(W6W, semantics, None) is None
     ended_early = check(semantics, W6W.key, trace[:-1]).divergence
     assert ended_early is not None and by_rule(W6W, semantics, ended_early) is ended_early
+
+
+def test_the_w6w_shrinker_contracts_a_step_keeping_the_path_through_it():
+    # Issue 18 part 4: a case shrinks to what the bug needs; removing b from a -> b -> c
+    # cuts the path, contracting it keeps a -error-> c.
+    steps = [{"id": n, "uses": {"app": "demo", "action": "run"}} for n in "abc"]
+    edges = [{"from": "a", "to": "b", "when": "error"}, {"from": "b", "to": "c"}]
+    case = {
+        "document": {
+            "manifestVersion": "2",
+            "id": "wf",
+            "name": "n",
+            "steps": steps,
+            "edges": edges,
+        },
+        "scenario": {"steps": {"b": {"attempts": [{"output": 1}]}}, "crashAfterCheckpoints": [1]},
+        "schedule": [],
+    }
+    variants = list(W6W.smaller(case))
+    contracted = [
+        v
+        for v in variants
+        if [s["id"] for s in v["document"]["steps"]] == ["a", "c"] and v["document"]["edges"]
+    ]
+    assert [v["document"]["edges"] for v in contracted] == [
+        [{"from": "a", "to": "c", "when": "error"}]
+    ]
+    assert "b" not in contracted[0]["scenario"]["steps"]
+    # And the scenario's crash goes as a feature of its own.
+    assert any("crashAfterCheckpoints" not in v["scenario"] for v in variants)
+
+
+def test_the_harness_shrinker_contracts_a_node_between_control_edges():
+    from wforacle.properties.harness.specification import HARNESS
+
+    document = (
+        '<harness id="h"><node id="a" impl="x"/><node id="n" impl="x"/><node id="b" impl="x"/>'
+        '<edge from="a" to="n"/><edge from="n" to="b"/></harness>'
+    )
+    case = {"document": document, "scenario": {"nodes": {"n": {}}}, "schedule": []}
+    contracted = [
+        v
+        for v in HARNESS.smaller(case)
+        if 'id="n"' not in v["document"] and "edge" in v["document"]
+    ]
+    assert len(contracted) == 1
+    assert '<edge from="a" to="b" />' in contracted[0]["document"]
+    assert contracted[0]["scenario"] == {"nodes": {}}
+    HARNESS.prepare(contracted[0], None)  # a valid, runnable case

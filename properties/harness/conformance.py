@@ -196,7 +196,8 @@ OPTIONAL = (
 def smaller(case: JSON) -> Iterator[JSON]:
     """One reduction step: smaller variants of a case, each with one thing removed.
 
-    In order: a node (with its edges, cases and script), an edge, an optional
+    In order: a node (with its edges, cases and script), a node contracted
+    (its sources led to its targets), an edge, an optional
     attribute or child, a scenario script, attempt or parameter, the
     schedule's last choice.
     """
@@ -223,6 +224,7 @@ def smaller(case: JSON) -> Iterator[JSON]:
         if isinstance(scenario.get("nodes"), dict):
             scenario["nodes"].pop(name, None)
         yield {**copy.deepcopy(case), "document": _text(variant), "scenario": scenario}
+    yield from _contracted(case, root)
     edges = [k for k, e in enumerate(root) if e.tag == "edge"]
     for k in reversed(edges):
         variant = _parse(case["document"])
@@ -242,6 +244,42 @@ def smaller(case: JSON) -> Iterator[JSON]:
                 target.remove(target[k])
                 yield {**copy.deepcopy(case), "document": _text(variant)}
     yield from _smaller_scenarios(case)
+
+
+def _contracted(case: JSON, root: Any) -> Iterator[JSON]:
+    """Each node between control edges taken out, its sources led to its targets.
+
+    Removing a node drops its edges, which can cut the path a finding needs
+    (issue 18: a three-node bug shrank to six); contracting keeps it: ``a → n``
+    and ``n → b`` become ``a → b`` (the incoming edge's attributes, the
+    outgoing edge's target).  Only plain control edges (no ``type``) are
+    contracted: a data edge's ports name the node's own.
+    """
+    edges = [e for e in root if e.tag == "edge"]
+    for unit in reversed([e for e in root if e.tag == "node"]):
+        name = unit.get("id")
+        inbound = [e for e in edges if e.get("to") == name]
+        outbound = [e for e in edges if e.get("from") == name]
+        plain = all(e.get("type") in (None, "control") for e in inbound + outbound)
+        if not inbound or not outbound or not plain or root.get("entry") == name:
+            continue
+        variant = _parse(case["document"])
+        for element in list(variant):
+            if element.get("id") == name or name in (element.get("from"), element.get("to")):
+                variant.remove(element)
+        present = {(e.get("from"), e.get("to")) for e in variant if e.tag == "edge"}
+        for into in inbound:
+            for out in outbound:
+                pair = (into.get("from"), out.get("to"))
+                if pair[0] != pair[1] and pair not in present:
+                    present.add(pair)
+                    edge = copy.deepcopy(into)
+                    edge.set("to", pair[1])
+                    variant.append(edge)
+        scenario = copy.deepcopy(case["scenario"])
+        if isinstance(scenario.get("nodes"), dict):
+            scenario["nodes"].pop(name, None)
+        yield {**copy.deepcopy(case), "document": _text(variant), "scenario": scenario}
 
 
 def _smaller_scenarios(case: JSON) -> Iterator[JSON]:

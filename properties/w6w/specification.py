@@ -299,7 +299,8 @@ def _size(case: JSON) -> dict[str, int]:
 def smaller(case: JSON) -> Iterator[JSON]:
     """One reduction step: smaller variants of a case, each with one thing removed.
 
-    In order: a step (with its edges and scenario script), an edge, a step's
+    In order: a step (with its edges and scenario script), a step contracted
+    (its sources led to its targets), an edge, a step's
     optional field (retry, onError, fanOut, with), a scenario script or
     attempt or meta report or idempotent flag, a scenario feature (a crash,
     a cancellation, resumptions, …), the schedule's last choice.
@@ -317,6 +318,7 @@ def smaller(case: JSON) -> Iterator[JSON]:
             doc["edges"] = [e for e in doc["edges"] if step["id"] not in (e["from"], e["to"])]
         variant["scenario"].get("steps", {}).pop(step["id"], None)
         yield variant
+    yield from _contracted(case)
     for k in reversed(range(len(edges))):
         variant = copy.deepcopy(case)
         del variant["document"]["edges"][k]
@@ -348,6 +350,38 @@ def smaller(case: JSON) -> Iterator[JSON]:
     # Scenario features a finding may not need (issue 18: a shrunk case kept
     # crashAfterCheckpoints although no bug concerned crashes); docs/scenario.md.
     yield from without(case, SCENARIO_FEATURES)
+
+
+def _contracted(case: JSON) -> Iterator[JSON]:
+    """Each step with inbound and outbound edges taken out, its sources led to its targets.
+
+    Removing a step drops its edges, which can cut what a finding needs (a
+    skip that must travel, an order two steps apart); contracting keeps the
+    path: an edge ``a -w-> s`` and an edge ``s -> b`` become ``a -w-> b``.
+    """
+    steps = case["document"]["steps"]
+    edges = case["document"].get("edges") or []
+    for step in reversed(steps):
+        name = step["id"]
+        inbound = [e for e in edges if e["to"] == name]
+        outbound = [e for e in edges if e["from"] == name]
+        if not inbound or not outbound:
+            continue
+        variant = copy.deepcopy(case)
+        doc = variant["document"]
+        doc["steps"] = [s for s in doc["steps"] if s["id"] != name]
+        kept = [e for e in doc["edges"] if name not in (e["from"], e["to"])]
+        for into in inbound:
+            for out in outbound:
+                edge = {k: v for k, v in out.items() if k != "when"}
+                edge["from"] = into["from"]
+                if "when" in into:
+                    edge["when"] = into["when"]
+                if edge["from"] != edge["to"] and edge not in kept:
+                    kept.append(edge)
+        doc["edges"] = kept
+        variant["scenario"].get("steps", {}).pop(name, None)
+        yield variant
 
 
 SCENARIO_FEATURES = (
