@@ -7,8 +7,9 @@ have happened, not which rule the engine applied.  The rule the engine
 broke is the one that makes such an event: its guard does not hold here.
 ``by_rule`` finds it, first in the same run (the event happens at another
 point: too early, too late, for another reason), then among the runs of
-the specification's own generated cases (``producers``), and cites its
-clauses first:
+the specification's own generated cases (``producers``), names it, and
+cites its clauses after those of what the model does here (whose rule
+cites the guard that held: W6W-FIELD-24 for a step not retried):
 
     the model permits no retry_scheduled event here; the rule that makes
     one (retry_step: W6W-FIELD-20, W6W-FIELD-22, W6W-FIELD-24, W6W-RETRY-9)
@@ -56,9 +57,11 @@ def by_rule(spec: Specification, semantics: Any, divergence: Divergence | None) 
     if not found:
         return divergence
     rules = "; ".join(f"{rule}: {', '.join(clauses[:4])}" for rule, clauses in found.items())
+    # What the model does here keeps its place (its rule cites the guard that held);
+    # the rule the engine applied follows, so the explanation names both.
     cited = [c for clauses in found.values() for c in clauses]
-    ordered = sorted(dict.fromkeys(cited), key=lambda clause: clause.startswith("A-"))
-    clauses = tuple(dict.fromkeys([*ordered, *divergence.clauses]))
+    extra = sorted(dict.fromkeys(cited), key=lambda clause: clause.startswith("A-"))
+    clauses = tuple(dict.fromkeys([*divergence.clauses, *extra]))
     message = f"{divergence.message}; the rule that makes one ({rules}) applies {where}"
     return attrs.evolve(divergence, clauses=clauses, message=message)
 

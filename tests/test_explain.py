@@ -47,11 +47,31 @@ def test_an_engine_retrying_an_auth_error_is_explained_by_the_retry_classificati
         engine.stop()
     plain = judgement.divergence
     assert plain is not None and plain.observed["event"] == "retry_scheduled"
-    assert "W6W-FIELD-24" not in plain.clauses  # what the model permits says nothing of it
+    # fail_step cites the guard that held: the classification (W6W-FIELD-24).
+    assert plain.clauses[0] == "W6W-FIELD-24"
     better = explained(W6W, AUTH, judgement, None).divergence
-    assert "W6W-FIELD-24" in better.clauses[:4]
-    assert better.clauses.index("W6W-FIELD-24") < better.clauses.index(plain.clauses[0])
+    assert better.clauses[: len(plain.clauses)] == plain.clauses
+    assert "W6W-FIELD-20" in better.clauses and "W6W-FIELD-20" not in plain.clauses
     assert "retry_step" in better.message and better.index == plain.index
+
+
+RETRYABLE = {"code": "t", "message": "m", "retryable": True}
+
+
+def test_a_step_out_of_attempts_cites_max_attempts():
+    case = {
+        **AUTH,
+        "scenario": {"steps": {"a": {"attempts": [{"error": RETRYABLE}] * 2}}},
+    }
+    semantics = W6W.prepare(case, None).semantics
+    failed = [t for t in _transitions_of(semantics) if t.rule == "fail_step"]
+    assert failed and all(t.clauses[0] == "W6W-FIELD-20" for t in failed)
+
+
+def _transitions_of(semantics):
+    from wforacle.oracle.explain import _transitions
+
+    return _transitions(W6W, semantics, 1000)
 
 
 def test_an_event_the_model_makes_elsewhere_in_the_run_says_so():

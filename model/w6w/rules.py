@@ -623,10 +623,24 @@ def fail_step(run: Run, c: Config, i: int) -> list[Transition[Config]]:
                 routing=route,
             ),
             "fail_step",
-            (*clauses, "W6W-EDGE-8"),
+            (*_final_because(run, step, state, error), *clauses, "W6W-EDGE-8"),
             evolve(after, steps=steps),
         )
     ]
+
+
+def _final_because(run: Run, step: Step, state: StepState, error: StepError) -> tuple[str, ...]:
+    """Why a step with a retry policy is not retried: the clause of the guard that held.
+
+    W6W-FIELD-24 (and A-41): the error's classification; W6W-FIELD-20:
+    "maxAttempts … Total attempts including the first" ran out.  A step
+    without a policy, or a control (W6W-EDGE-8), has nothing to cite here.
+    """
+    if step.retry is None or not step.runs_retry_loop:
+        return ()
+    if state.attempt >= step.retry.max_attempts:
+        return ("W6W-FIELD-20",)
+    return ("W6W-FIELD-24", "W6W-FIELD-23")
 
 
 # -- wait: the run suspends and resumes (A-55) -------------------------------------
