@@ -273,6 +273,7 @@ class Runtime:
         self.state = {n: "PENDING" for n in self.order}
         self.attempt = {n: 0 for n in self.order}
         self.outputs = {}
+        self.inputs = {}  # node -> the inputs its first attempt resolved
         self.error = {}
         self.edge = ["unresolved"] * len(self.links)
         self.unreached = set()
@@ -414,6 +415,7 @@ class Runtime:
             return
         self.state[n] = "RUNNING"
         self.attempt[n] = 1
+        self.inputs[n] = inputs  # every attempt is invoked with them
         self.event("node_started", node=n, inputs=inputs)
         self.invoke(n, inputs)
 
@@ -435,7 +437,7 @@ class Runtime:
                 self.event("node_retrying", node=n, attempt=self.attempt[n], error=code)
                 self.attempt[n] += 1
                 self.event("node_started", node=n, attempt=self.attempt[n], retry=True)
-                self.invoke(n, {})
+                self.invoke(n, self.inputs[n])
                 return
             self.event("node_failed", node=n, error=code, attempt=self.attempt[n])
             self.terminal(n, "FAILED", error=code)

@@ -21,6 +21,7 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from wforacle.model.diagnostics import InvalidCase, InvalidInput, Report
+from wforacle.model.kernel.explore import canonical
 from wforacle.properties.specification import (
     Divergence,
     Loaded,
@@ -321,7 +322,69 @@ def answer(prepared: Prepared, node: str, invocation: int) -> dict[str, JSON]:
 
 
 def compare(prepared: Prepared, seen: Observation, finals: tuple[Any, ...]) -> Divergence | None:
-    """The engine's final node states must be those of a final configuration the trace reaches."""
+    """The invocations agree with the trace; the final state is one the trace reaches.
+
+    Issue 18, part 3: an engine that invokes a node with inputs its trace does
+    not report (or invokes a node its trace never starts, or starts one it
+    never invokes) diverges (HX-EXEC-2: "Each input takes the value from its
+    incoming data edge, or from value, or from default"; HX-EXEC-4), and the
+    final state compares each node's attempts and the instance's failedNode
+    too (HX-FAIL-1).
+    """
+    mismatch = _invocations_mismatch(prepared, seen)
+    if mismatch is not None:
+        return mismatch
+    return _state_mismatch(prepared, seen, finals)
+
+
+def _invocations_mismatch(prepared: Prepared, seen: Observation) -> Divergence | None:
+    from wforacle.model.harness.document import Kind
+
+    tasks = {n.id for n in prepared.semantics.nodes if n.kind is Kind.TASK}
+    reported: dict[str, list[str]] = {}
+    compensated = set()  # a compensation target runs with no inputs the trace reports
+    for event in seen.trace:
+        if event.get("event") == "node_started" and event.get("node") in tasks:
+            node = event["node"]
+            earlier = reported.get(node, [])
+            # A retry's node_started reports no inputs: the attempt has its first's.
+            if "inputs" not in event and earlier:
+                earlier.append(earlier[-1])
+            else:
+                reported.setdefault(node, []).append(canonical(event.get("inputs")))
+        elif event.get("event") == "node_compensated":
+            compensated.add(event.get("node"))
+    invoked: dict[str, list[str]] = {}
+    for node, inputs in seen.invocations:
+        invoked.setdefault(node, []).append(canonical(inputs))
+    for node, values in invoked.items():
+        if node in compensated and node not in reported:
+            continue
+        for value in values:
+            if value not in reported.get(node, []):
+                return Divergence(
+                    len(seen.trace),
+                    {"invoked": {"node": node, "inputs": json.loads(value)}},
+                    tuple(
+                        {"reported": {"node": node, "inputs": json.loads(v)}}
+                        for v in reported.get(node, [])[:3]
+                    ),
+                    ("HX-EXEC-2", "HX-EXEC-4"),
+                    f"the engine invoked {node} with inputs its trace does not report",
+                )
+    for node in reported:
+        if node not in invoked:
+            return Divergence(
+                len(seen.trace),
+                {"invoked": None},
+                ({"reported": {"node": node, "inputs": json.loads(reported[node][0])}},),
+                ("HX-EXEC-4",),
+                f"the engine's trace starts {node} but the engine never invoked it",
+            )
+    return None
+
+
+def _state_mismatch(prepared: Prepared, seen: Observation, finals: tuple[Any, ...]) -> Any:
     from wforacle.model.harness.semantics import outcome
 
     expected = [_comparable(outcome(prepared.semantics, c)) for c in finals]
@@ -332,7 +395,7 @@ def compare(prepared: Prepared, seen: Observation, finals: tuple[Any, ...]) -> D
         len(seen.trace),
         {"final": observed},
         tuple({"final": f} for f in expected[:2]),
-        ("HX-DONE-1", "HX-DONE-2", "HX-DATA-1"),
+        ("HX-DONE-1", "HX-DONE-2", "HX-DATA-1", "HX-FAIL-1"),
         "the engine's final node states differ from the model's",
     )
 
@@ -344,8 +407,14 @@ def _comparable(state: JSON) -> JSON:
     nodes: dict[str, JSON] = raw if isinstance(raw, dict) else {}
     return {
         "status": state.get("status"),
+        "failedNode": state.get("failedNode"),
         "nodes": {
-            k: {"state": v.get("state"), "outputs": v.get("outputs"), "error": v.get("error")}
+            k: {
+                "state": v.get("state"),
+                "attempts": v.get("attempts"),
+                "outputs": v.get("outputs"),
+                "error": v.get("error"),
+            }
             for k, v in nodes.items()
             if isinstance(v, dict)
         },

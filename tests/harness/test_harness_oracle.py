@@ -121,3 +121,43 @@ def test_a_malformed_harness_scenario_is_refused():
 
     with pytest.raises(ValueError, match="params"):
         Scenario.of({"params": 5})
+
+
+def test_the_judge_compares_invocations_attempts_and_the_failed_node():
+    # Issue 18 part 3: an engine sending {"bogus": 1} as a node's inputs passed before.
+    from wforacle.model.harness.semantics import outcome
+    from wforacle.model.kernel.lts import execute
+    from wforacle.properties.specification import Observation
+
+    document = (
+        '<harness id="h"><node id="a"><output name="v"/></node>'
+        '<node id="b"><input name="v" required="true"/><retry maxAttempts="2"/></node>'
+        '<edge from="a" to="b" type="data" fromPort="v" toPort="v"/></harness>'
+    )
+    case = {
+        "document": document,
+        "scenario": {"nodes": {"a": {"attempts": [{"outputs": {"v": 1}}]},
+                               "b": {"attempts": [{"error": {"code": "x"}}]}}},
+        "schedule": [],
+    }  # fmt: skip
+    prepared = HARNESS.prepare(case, None)
+    run = execute(prepared.semantics)
+    state = outcome(prepared.semantics, run.final)
+    honest = (("a", {}), ("b", {"v": 1}), ("b", {"v": 1}))  # b's retry: its first inputs
+    finals = (run.final,)
+
+    def judged(invocations, final=state):
+        seen = Observation(tuple(run.trace), invocations, final)
+        return HARNESS.compare(prepared, seen, finals)
+
+    assert judged(honest) is None
+    bogus = judged((("a", {}), ("b", {"bogus": 1}), ("b", {"v": 1})))
+    assert bogus is not None and bogus.clauses[0] == "HX-EXEC-2"
+    assert judged((("a", {}), ("b", {"v": 1}), ("b", {}))) is not None  # a retry without them
+    assert judged((("b", {"v": 1}), ("b", {"v": 1}))) is not None  # a started, never invoked
+    wrong_attempts = {
+        **state,
+        "nodes": {**state["nodes"], "b": {**state["nodes"]["b"], "attempts": 1}},
+    }
+    assert judged(honest, wrong_attempts) is not None
+    assert judged(honest, {**state, "failedNode": "a"}) is not None
