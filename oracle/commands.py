@@ -25,7 +25,7 @@ from wforacle.oracle.console import (
     read_json,
     specification,
 )
-from wforacle.oracle.readings import ANY, MODES, Selection, UnknownReading, describe
+from wforacle.oracle.readings import ANY, MODES, Selection, UnknownReading, describe, label
 from wforacle.properties.registry import SPECIFICATIONS
 from wforacle.properties.specification import CONFORMANCE, Specification
 
@@ -130,6 +130,7 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
                     "faults": result.faults,
                     "faultCases": faults,
                     "readingMode": chosen.mode,
+                    "readingTable": reading_table(result.readings, chosen),
                     "readings": [found.to_json() for found in result.readings],
                     "finding": None
                     if found is None
@@ -193,15 +194,47 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
     return EXIT_OK if result.finding is None and not result.fault_cases else EXIT_FINDING
 
 
+def reading_table(readings: Any, chosen: Selection) -> dict[str, dict[str, JSON]]:
+    """Per assumption: the reading in force and how many examples needed each other one.
+
+    The campaign's answer to "which reading does this engine take?" (issue 18):
+    an assumption no example needed another reading of is reported with none.
+    """
+    table: dict[str, dict[str, JSON]] = {}
+    primary = chosen.primary()
+    for reading in chosen.spec.readings:
+        pinned = reading.dest in chosen.pinned
+        needed: dict[str, int] = {}
+        for found in readings:
+            for assumption, name in found.departures:
+                if assumption == label(reading):
+                    needed[name] = needed.get(name, 0) + found.examples
+        table[label(reading)] = {
+            "model": reading.name(primary[reading.dest]),
+            "pinned": pinned,
+            "needed": needed,
+        }
+    return table
+
+
 def reading_lines(readings: Any, chosen: Selection) -> list[str]:
     """The campaign's readings table: which readings the engine's runs needed, and where."""
-    if not readings:
+    lines = []
+    for assumption, row in reading_table(readings, chosen).items():
+        if row["needed"]:
+            taken = ", ".join(f"{n!r} by {k} example(s)" for n, k in row["needed"].items())
+            lines.append(f"  {assumption}: the engine's runs needed {taken}")
+        else:
+            how = "pinned" if row["pinned"] else "no example needed another"
+            lines.append(f"  {assumption}: {row['model']!r} ({how})")
+    if not lines:
         return []
+    lines.insert(0, f"readings (--readings {chosen.mode}; docs/readings.md):")
     verb = "passed under" if chosen.mode == ANY else "DEPEND ON (not bugs)"
-    lines = [f"readings other than the model's (--readings {chosen.mode}):"]
     for found in readings:
-        lines.append(f"  {found.examples} example(s) {verb} {describe(found.departures)}")
-        lines.append(f"    smallest such document: {_document_line(found.case['document'])}")
+        under = describe(found.departures)
+        lines.append(f"  {found.examples} example(s) {verb} {under}; the smallest:")
+        lines.append(f"    {_document_line(found.case['document'])}")
     return lines
 
 

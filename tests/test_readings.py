@@ -272,3 +272,17 @@ def test_readings_lists_every_specifications_readings_as_json():
     assert set(found) == set(SPECIFICATIONS)
     for name, spec in SPECIFICATIONS.items():
         assert [r["option"] for r in found[name]] == [r.flag for r in spec.readings]
+
+
+def test_fuzz_reports_which_reading_of_each_assumption_the_engine_needed(tmp_path):
+    engine = f"{sys.executable} {ENGINES / 'w6w_engine.py'} --reading A-41=retried"
+    done = wforacle(
+        "fuzz", "--engine", engine, "--examples", "300", "--json", "--save", str(tmp_path)
+    )
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)
+    table = report["readingTable"]
+    assert set(table) == {r.assumption for r in W6W.readings}
+    assert table["A-41"]["needed"]["retried"] >= 1 and table["A-41"]["model"] == "never"
+    assert table["A-50"]["needed"] == {} and table["A-74"]["needed"] == {}
+    assert report["finding"] is None and report["readingMode"] == ANY
