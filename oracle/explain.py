@@ -43,8 +43,10 @@ def by_rule(spec: Specification, semantics: Any, divergence: Divergence | None) 
     """``divergence`` with the clauses of the rule that makes the engine's event first."""
     if divergence is None or divergence.observed is None:
         return divergence
+    if divergence.message.endswith(" differs from what the model permits here"):
+        return _by_field(divergence)
     if not divergence.message.startswith("the model permits no "):
-        return divergence  # the model has an event of that kind here: its clauses govern
+        return divergence
     observed = divergence.observed
     name = observed.get("event")
     if not isinstance(name, str):
@@ -63,6 +65,46 @@ def by_rule(spec: Specification, semantics: Any, divergence: Divergence | None) 
     extra = sorted(dict.fromkeys(cited), key=lambda clause: clause.startswith("A-"))
     clauses = tuple(dict.fromkeys([*divergence.clauses, *extra]))
     message = f"{divergence.message}; the rule that makes one ({rules}) applies {where}"
+    return attrs.evolve(divergence, clauses=clauses, message=message)
+
+
+def _by_field(divergence: Divergence) -> Divergence:
+    """The model has an event of the engine's kind here: name the fields that differ.
+
+    The nearest permitted event of the same kind and unit (fewest differing
+    fields) says what the engine got wrong; the governing clauses whose text
+    names one of those fields come first (the engine's ``meta`` differs:
+    W6W-META-… before W6W-FIELD-10).
+    """
+    from wforacle.properties.clauses import clause_text
+
+    observed = divergence.observed
+    same = [
+        e
+        for e in divergence.permitted
+        if e.get("event") == observed.get("event") and _same_unit(e, observed)
+    ]
+    if not same:
+        return divergence
+
+    def differing(event: JSON) -> list[str]:
+        keys = (set(event) | set(observed)) - {"at"}
+        return sorted(k for k in keys if event.get(k) != observed.get(k))
+
+    fields = min((differing(e) for e in same), key=len)
+    if not fields:
+        return divergence
+
+    def names(clause: str) -> bool:
+        try:
+            text = clause_text(clause).lower()
+        except KeyError:
+            return False
+        return any(field.lower() in text for field in fields)
+
+    first = [c for c in divergence.clauses if names(c)]
+    clauses = tuple(dict.fromkeys([*first, *divergence.clauses]))
+    message = f"{divergence.message}: the engine's {', '.join(fields)} differ(s)"
     return attrs.evolve(divergence, clauses=clauses, message=message)
 
 

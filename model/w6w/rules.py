@@ -437,7 +437,8 @@ def _attempt_ended(
             **extra,
         ),
         rule,
-        ("W6W-FIELD-10", "W6W-EDGE-4", "W6W-EDGE-1"),
+        # The event carries the attempt's meta, or none (attempt_meta's clauses).
+        ("W6W-FIELD-10", "W6W-EDGE-4", "W6W-EDGE-1", "W6W-META-8", "W6W-META-12", "W6W-META-22"),
         evolve(base, steps=_replace(base, i, finished), activated=activated, skipped=skipped),
     )
 
