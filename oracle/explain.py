@@ -36,7 +36,7 @@ JSON = Any
 UNITS = ("step", "node", "entry", "path", "state")
 IN_RUN_STATES = 5_000  # configurations searched in the divergent run
 CATALOGUE_CASES = 150  # generated cases whose runs name each event's rules
-CATALOGUE_SECONDS = 8.0
+CATALOGUE_SECONDS = 4.0
 
 
 def by_rule(spec: Specification, semantics: Any, divergence: Divergence | None) -> Any:
@@ -78,7 +78,7 @@ def _by_field(divergence: Divergence) -> Divergence:
     """
     from wforacle.properties.clauses import clause_text
 
-    observed = divergence.observed
+    observed: JSON = divergence.observed or {}
     same = [
         e
         for e in divergence.permitted

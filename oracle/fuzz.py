@@ -288,8 +288,8 @@ def campaign(
                 f"shrinking ({type(exc).__name__}): the engine is not deterministic"
             )
     searched = (first["at"] if first else time.perf_counter()) - start
-    readings = _witnesses(spec, engine, read, selection, reading_budget)
     if not first:
+        readings = _witnesses(spec, engine, read, selection, reading_budget)
         return Campaign(
             counted["examples"],
             time.perf_counter() - start,
@@ -321,7 +321,6 @@ def campaign(
     # The judgement the reported case got when it was last seen failing (reduce_case
     # returns a copy of ``best`` when it removed nothing).
     judgement = last["judgement"] if last.get("case") is reduced else best_judgement
-    judgement = explained(spec, reduced, judgement, options)
     # One more run of the reported case: a finding that does not recur is still a
     # finding (the first judgement stands), and the engine's nondeterminism is one too.
     again = judge_case(spec, engine, reduced, options, selection)
@@ -331,14 +330,12 @@ def campaign(
             f"the reported case gave {signature(again)[0]} on a rerun after {wanted[0]}: "
             "the engine is not deterministic"
         )
-    finding = Finding(
-        spec,
-        reduced,
-        judgement,
-        first["examples"],
-        first["at"] - start,
-        time.perf_counter() - first["at"],
-    )
+    shrunk = time.perf_counter() - first["at"]
+    # After the shrink allowance, not within it: the explanation by the broken rule
+    # (its catalogue of rules is built once per process) and the readings' witnesses.
+    judgement = explained(spec, reduced, judgement, options)
+    readings = _witnesses(spec, engine, read, selection, reading_budget)
+    finding = Finding(spec, reduced, judgement, first["examples"], first["at"] - start, shrunk)
     return Campaign(
         counted["examples"],
         time.perf_counter() - start,
@@ -347,7 +344,7 @@ def campaign(
         tuple(fault_cases),
         shrink_runs=counted["shrink_runs"],
         seconds_searching=searched,
-        seconds_shrinking=time.perf_counter() - first["at"],
+        seconds_shrinking=shrunk,
         engine_seconds=engine_seconds[0],
         budget_spent=spent["budget"],
         nondeterministic=nondeterministic,

@@ -384,7 +384,9 @@ def _invocations_mismatch(prepared: Prepared, seen: Observation) -> Divergence |
     return None
 
 
-def _state_mismatch(prepared: Prepared, seen: Observation, finals: tuple[Any, ...]) -> Any:
+def _state_mismatch(
+    prepared: Prepared, seen: Observation, finals: tuple[Any, ...]
+) -> Divergence | None:
     from wforacle.model.harness.semantics import outcome
 
     expected = [_comparable(outcome(prepared.semantics, c)) for c in finals]
