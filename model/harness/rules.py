@@ -189,7 +189,10 @@ def mark_unreachable(
     ``Options(all_negative="skipped")`` a node whose every incoming edge is
     negative is SKIPPED instead, the earlier draft's reading (for comparison).
     """
-    all_negative = all(edges[k] == "negative" for k in run.incoming[i])
+    # A node with no incoming forward edge (a handler) is no join: never vacuously
+    # "all negative" (a stranger's Harness runtime, issue 18).
+    incoming = run.incoming[i]
+    all_negative = bool(incoming) and all(edges[k] == "negative" for k in incoming)
     if run.options.all_negative == "skipped" and all_negative:
         states[i] = SKIPPED
         for k in run.outgoing[i]:

@@ -224,6 +224,15 @@ def test_an_all_negative_join_stays_pending_not_skipped():
     assert states(draft)["a"] == SKIPPED and states(draft)["after"] == SUCCEEDED
 
 
+def test_the_drafts_reading_skips_joins_not_handlers_nothing_reaches():
+    # A-61 (4) speaks of joins: a handler whose error source succeeded has no
+    # incoming forward edge and stays PENDING under either reading.
+    text = doc(node("src"), node("handler"), edge("src", "handler", "error"))
+    for options in (Options(), Options(all_negative="skipped")):
+        (only,) = outcomes(instance(text, options=options))
+        assert states(only)["handler"] == PENDING
+
+
 def test_a_false_guard_skips_and_its_control_successors_still_run():
     # HX-EXEC-1, HX-JOIN-5.
     text = doc(node("a", "<guard>params.go == true</guard>"), node("b"), edge("a", "b"))
