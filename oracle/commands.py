@@ -26,7 +26,7 @@ from wforacle.oracle.console import (
     specification,
 )
 from wforacle.properties.registry import SPECIFICATIONS
-from wforacle.properties.specification import CONFORMANCE, Specification
+from wforacle.properties.specification import CONFORMANCE, Specification, schedule_of
 
 JSON = Any
 # The bundled example engines (examples/engines/), for the README's main job.
@@ -203,6 +203,7 @@ def cmd_shrink(args: argparse.Namespace) -> int:
         "schedule": read_json(args.schedule) if args.schedule else [],
     }
     try:
+        case["schedule"] = schedule_of(case["schedule"], args.schedule or "--schedule")
         case.update(spec.case_inputs(vars(args)))
         spec.prepare(case, None)
     except InvalidInput as exc:

@@ -30,7 +30,12 @@ from wforacle.model.kernel.explore import canonical
 from wforacle.model.kernel.lts import execute
 from wforacle.oracle.engine import Engine, Judgement, judge
 from wforacle.properties.registry import SPECIFICATIONS
-from wforacle.properties.specification import CONFORMANCE, Specification
+from wforacle.properties.specification import (
+    CONFORMANCE,
+    Specification,
+    parse_json,
+    schedule_of,
+)
 from wforacle.properties.strategies.hermetic import hermetic
 
 JSON = Any
@@ -155,15 +160,27 @@ class CaseResult:
     explanation: tuple[str, ...] = ()
 
 
+def read_fixture_json(path: Path) -> JSON:
+    """A fixture file's strict JSON (properties/specification.py ``parse_json``); InvalidCase.
+
+    Every JSON file of a case is read here, so a NaN, a lone surrogate or
+    nesting past MAX_DEPTH (A-154) makes the case unreadable, never an
+    internal error.
+    """
+    try:
+        return parse_json(path.read_bytes(), path.name)
+    except OSError as exc:
+        raise InvalidCase(f"{path.name}: {exc.strerror or exc}") from None
+    except InvalidInput as exc:
+        raise InvalidCase(str(exc)) from None
+
+
 def spec_of(here: Path) -> Specification:
     """The specification a case directory follows: its manifest's ``spec``."""
-    try:
-        manifest = json.loads((here / "manifest.json").read_text("utf-8"))
-    except (OSError, ValueError) as exc:
-        raise InvalidCase(f"manifest.json: {exc}") from None
+    manifest = read_fixture_json(here / "manifest.json")
     name = manifest.get("spec") if isinstance(manifest, dict) else None
-    if name not in SPECIFICATIONS:
-        raise InvalidCase(f"manifest.json names no known specification: {name!r}")
+    if not isinstance(name, str) or name not in SPECIFICATIONS:
+        raise InvalidCase(f"manifest.json names no known specification: {short(name, 80)}")
     return SPECIFICATIONS[name]
 
 
@@ -172,22 +189,22 @@ def load_case(spec: Specification, here: Path) -> JSON:
     layout = spec.layout
     try:
         case = {"document": layout.read_document((here / layout.document_file).read_text("utf-8"))}
-        for name in ("scenario", "schedule", *layout.optional):
-            path = here / f"{name}.json"
-            if name in ("scenario", "schedule") or path.is_file():
-                case[name] = json.loads(path.read_text("utf-8"))
     except (OSError, ValueError) as exc:
         raise InvalidCase(str(exc)) from None
+    for name in ("scenario", "schedule", *layout.optional):
+        path = here / f"{name}.json"
+        if name in ("scenario", "schedule") or path.is_file():
+            case[name] = read_fixture_json(path)
+    case["schedule"] = schedule_of(case["schedule"], "schedule.json")
     return case
 
 
 def load_outcomes(here: Path) -> set[str]:
     """The canonical texts of the outcomes ``outcomes.json`` permits; InvalidCase."""
+    outcomes = read_fixture_json(here / "outcomes.json")
     try:
-        return {
-            canonical(o["outcome"]) for o in json.loads((here / "outcomes.json").read_text("utf-8"))
-        }
-    except (OSError, ValueError, KeyError, TypeError) as exc:
+        return {canonical(o["outcome"]) for o in outcomes}
+    except (KeyError, TypeError) as exc:
         raise InvalidCase(f"outcomes.json: {exc}") from None
 
 

@@ -397,7 +397,7 @@ def test_an_itf_file_that_cannot_be_written_is_a_usage_error(capsys, tmp_path, w
     "content, message",
     [
         ('[{"event": "run_started", "x": NaN}]', "NaN is not JSON"),
-        ("[" * 50_000 + "]" * 50_000, "recursion"),
+        ("[" * 50_000 + "]" * 50_000, "nest deeper than 256"),
         ('[{"event": "x", "n": ' + "9" * 5000 + "}]", "digits"),
     ],
 )

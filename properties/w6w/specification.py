@@ -15,7 +15,7 @@ import json
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from wforacle.model.diagnostics import InvalidCase, InvalidScenario, Report
+from wforacle.model.diagnostics import InvalidCase, InvalidInput, InvalidScenario, Report
 from wforacle.properties.specification import (
     Divergence,
     Layout,
@@ -378,9 +378,9 @@ def _read(data: bytes, source: str) -> JSON:
 
 def _read_fixture(text: str) -> JSON:
     try:
-        return json.loads(text)
-    except ValueError as exc:
-        raise InvalidCase(f"document.json is not JSON: {exc}") from None
+        return parse_json(text, "document.json")
+    except InvalidInput as exc:
+        raise InvalidCase(str(exc)) from None
 
 
 def _dump(document: JSON) -> str:
