@@ -31,6 +31,7 @@ from wforacle.oracle.console import (
     EXIT_USAGE,
     UsageError,
     emit_json,
+    json_text,
     print_report,
     read_document,
     read_json,
@@ -214,13 +215,8 @@ def _answer_lines(answer: Callable[[Any], Any], invalid: Callable[[str], Any]) -
 
 
 def _write_line(value: object) -> None:
-    """One JSON line, UTF-8; a string no UTF-8 can carry (a lone surrogate) goes escaped."""
-    text = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
-    try:
-        data = text.encode("utf-8")
-    except UnicodeEncodeError:
-        data = json.dumps(value, separators=(",", ":")).encode("ascii")
-    sys.stdout.buffer.write(data + b"\n")
+    """One strict JSON line, UTF-8 (``json_text``: a lone surrogate escaped, NaN as null)."""
+    sys.stdout.buffer.write(json_text(value, separators=(",", ":")).encode("utf-8") + b"\n")
 
 
 def cmd_jsonlogic_eval(args: argparse.Namespace) -> int:
@@ -426,7 +422,7 @@ def cmd_run(args: argparse.Namespace) -> int:
             from wforacle.oracle.itf import to_itf
 
             itf = to_itf(spec, semantics, execution, args.file)
-            text = json.dumps(itf, ensure_ascii=False) + "\n"
+            text = json_text(itf) + "\n"
             try:
                 Path(args.itf).write_text(text, encoding="utf-8")
             except OSError as exc:  # a directory, a missing folder, no permission (issue 19)
@@ -601,7 +597,10 @@ def cmd_w6w_test_step(args: argparse.Namespace) -> int:
         raise UsageError(f"{args.state}: the supplied state must be a JSON object (a run scope)")
     result = validate(document)
     if result.workflow is None or not result.report.storable:
-        print_report(args.file, result.report)
+        if args.json:  # issue 19: --json output is always JSON
+            emit_json({"params": None, **result.report.to_json()})
+        else:
+            print_report(args.file, result.report)
         return EXIT_FINDING
     if args.step not in {s.id for s in result.workflow.steps}:
         raise UsageError(f"{args.file} has no step {args.step!r}")
@@ -898,6 +897,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     # A command builds large acyclic structures and exits: collect garbage
     # less often (measured in benchmarks/bench_plan.py: ~35% on 100,000 steps).
     gc.set_threshold(100_000, 50, 100)
+    _utf8_output()
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
@@ -924,6 +924,20 @@ def main(argv: Sequence[str] | None = None) -> int:
             file=sys.stderr,
         )
         return EXIT_INTERNAL
+
+
+def _utf8_output() -> None:
+    r"""Make stdout and stderr UTF-8 whatever a string holds (docs/cli.md, "Output").
+
+    A command-line argument that is not UTF-8 (a file name) reaches Python as
+    lone surrogates (PEP 383), which a report may echo; under a UTF-8 locale
+    Python would write its raw bytes back.  Such a character is written as a
+    ``\udcXX`` escape instead, so the output stays UTF-8 (issue 19).
+    """
+    for stream in (sys.stdout, sys.stderr):
+        reconfigure = getattr(stream, "reconfigure", None)
+        if reconfigure is not None:
+            reconfigure(errors="backslashreplace")
 
 
 def _end_engines() -> None:

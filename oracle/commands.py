@@ -21,6 +21,7 @@ from wforacle.oracle.console import (
     EXIT_FINDING,
     EXIT_OK,
     UsageError,
+    json_text,
     read_document,
     read_json,
     specification,
@@ -102,7 +103,7 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
     if args.json:
         found = result.finding
         print(
-            json.dumps(
+            json_text(
                 {
                     "spec": spec.name,
                     "examples": result.examples,
@@ -140,7 +141,6 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
                         "savedUnshrunk": str(first_saved["path"]) if first_saved else None,
                     },
                 },
-                ensure_ascii=False,
             )
         )
     else:
@@ -213,7 +213,7 @@ def cmd_shrink(args: argparse.Namespace) -> int:
         first = judge_case(spec, engine, case)
         if first.verdict == "pass":
             if args.json:  # issue 19: --json output is always JSON
-                print(json.dumps({"shrunk": False, "reason": "the engine passes this case"}))
+                print(json_text({"shrunk": False, "reason": "the engine passes this case"}))
             else:
                 print("the engine passes this case: nothing to shrink")
             return EXIT_OK
@@ -229,7 +229,7 @@ def cmd_shrink(args: argparse.Namespace) -> int:
     finally:
         engine.stop()
     if args.json:
-        print(json.dumps({"case": reduced, "judgement": final.to_json()}, ensure_ascii=False))
+        print(json_text({"case": reduced, "judgement": final.to_json()}))
     else:
         print(explain(Finding(spec, reduced, final, 1, 0.0, seconds)))
         print(json.dumps(reduced, ensure_ascii=False, indent=2))
@@ -297,7 +297,7 @@ def cmd_conform(args: argparse.Namespace) -> int:
     passed = sum(r.verdict == "pass" for r in results)
     if args.json:
         print(
-            json.dumps(
+            json_text(
                 {
                     "passed": passed,
                     "total": len(results),
