@@ -215,8 +215,44 @@ def conform(engine: Engine, directory: Path) -> list[CaseResult]:
     comparisons, the final state against the model), and the engine's
     outcome must also be one of ``outcomes.json``.
     """
-    cases = sorted(p for p in directory.iterdir() if (p / "manifest.json").is_file())
-    return [_conform_case(engine, here) for here in cases]
+    return [_conform_case(engine, here) for here in suite_cases(directory)]
+
+
+def suite_cases(directory: Path) -> list[Path]:
+    """The case directories of a suite, in order; InvalidInput when its index is spoilt.
+
+    docs/fixtures.md: ``suite.json`` lists the suite's cases, so each case it
+    names is run, and one that is missing, not a directory or unreadable is
+    judged ``invalid`` (a case replaced by a file or emptied was silently
+    dropped, issue 19).  A directory with a ``manifest.json`` that the index
+    does not name (``fuzz --save`` into the suite) is run after them.  A
+    folder without ``suite.json`` (``fuzz --save DIR``) is every directory
+    holding a ``manifest.json``.
+    """
+    present = sorted(p for p in directory.iterdir() if (p / "manifest.json").is_file())
+    index_path = directory / "suite.json"
+    if not index_path.exists() and not index_path.is_symlink():
+        return present
+    try:
+        index = read_fixture_json(index_path)
+    except InvalidCase as exc:
+        raise InvalidInput(f"{index_path}: {exc}") from None
+    names = index.get("cases") if isinstance(index, dict) else None
+    if not isinstance(names, list) or not all(_case_name(n) for n in names):
+        raise InvalidInput(
+            f"{index_path}: cases must be an array of the suite's case directory names"
+        )
+    listed = set(names)
+    return [directory / name for name in names] + [p for p in present if p.name not in listed]
+
+
+def _case_name(name: JSON) -> bool:
+    """A name of a directory directly inside the suite (no path, no parent)."""
+    return (
+        isinstance(name, str)
+        and name not in ("", ".", "..")
+        and not any(c in name for c in "/\\\0")
+    )
 
 
 def _conform_case(engine: Engine, here: Path) -> CaseResult:
