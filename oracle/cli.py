@@ -108,7 +108,9 @@ def cmd_clauses(args: argparse.Namespace) -> int:
     """
     from wforacle.properties.clauses import Coverage, default_tests_dir
 
-    tests_dir = Path(args.tests) if args.tests else default_tests_dir()
+    tests_dir = Path(args.tests) if args.tests is not None else default_tests_dir()
+    if args.tests == "":  # Path("") is the current folder: never what was meant (issue 19)
+        raise UsageError("--tests '': not a directory")
     if tests_dir is not None and not tests_dir.is_dir():
         raise UsageError(f"--tests {tests_dir}: not a directory")
     coverage = Coverage.compute(args.spec, tests_dir)

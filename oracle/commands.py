@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from wforacle.model.diagnostics import InvalidInput
-from wforacle.oracle.arguments import command_line, positive_int, positive_seconds
+from wforacle.oracle.arguments import command_line, folder, positive_int, positive_seconds
 from wforacle.oracle.console import (
     EXIT_FINDING,
     EXIT_OK,
@@ -386,7 +386,11 @@ def add_commands(add: Any) -> None:
         help="treat an engine fault as the finding and shrink it (default: count and go on)",
     )
     fuzz.add_argument(
-        "--save", metavar="DIR", default="wforacle-regressions", help="where findings are saved"
+        "--save",
+        metavar="DIR",
+        type=folder,
+        default="wforacle-regressions",
+        help="where findings are saved",
     )
     fuzz.add_argument(
         "--profile",

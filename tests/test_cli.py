@@ -360,6 +360,12 @@ def test_the_w6w_launch_reading_is_selectable_on_the_command_line(tmp_path, caps
         (("run", "x", "--max-steps", "0"), "--max-steps"),
         (("run", "x", "--time-budget", "-1"), "--time-budget"),
         (("shrink", "x", "--engine", "x", "--budget", "-5"), "--budget"),
+        # A folder to save findings in that cannot be one (was an internal error at the
+        # first finding).
+        (("fuzz", "--spec", "w6w", "--engine", "x", "--save", ""), "--save"),
+        (("fuzz", "--spec", "w6w", "--engine", "x", "--save", "/dev/null"), "--save"),
+        (("fuzz", "--spec", "w6w", "--engine", "x", "--save", __file__), "--save"),
+        (("fuzz", "--spec", "w6w", "--engine", "x", "--save", __file__ + "/x"), "--save"),
     ],
 )
 def test_a_count_or_budget_that_means_nothing_is_a_usage_error(capsys, argv, option):
@@ -371,6 +377,12 @@ def test_a_count_or_budget_that_means_nothing_is_a_usage_error(capsys, argv, opt
     assert exited.value.code == 2
     err = capsys.readouterr().err
     assert f"argument {option}" in err and "internal error" not in err
+
+
+def test_clauses_tests_of_the_empty_path_is_a_usage_error(capsys):
+    # Issue 19: Path("") is the current folder, which was scanned instead.
+    code, _, err = run(capsys, "clauses", "--tests", "")
+    assert code == 2 and "--tests ''" in err
 
 
 def test_run_stops_at_its_step_bound_and_says_it_is_incomplete(capsys):
