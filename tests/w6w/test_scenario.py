@@ -22,3 +22,19 @@ def test_scenario_of_raises_invalid_scenario_with_the_first_problem():
 
 def test_scenario_of_reads_a_good_scenario():
     assert Scenario.of({"runId": "r"}).run_id == "r"
+
+
+@pytest.mark.parametrize(
+    ("value", "path"),
+    [
+        # Issue 19: members of the wrong type were accepted (docs/scenario.schema.json).
+        (None, "$"),
+        ([], "$"),
+        ({"runId": 5}, "$.runId"),
+        ({"trigger": "manual"}, "$.trigger"),
+        ({"steps": {"a": {"idempotent": "yes"}}}, "$.steps.a.idempotent"),
+    ],
+)
+def test_a_member_of_the_wrong_type_is_a_problem(value, path):
+    _, problems = load_scenario(value)
+    assert [p.path for p in problems] == [path]
