@@ -171,13 +171,15 @@ def prepare(case: JSON, options: Any = None) -> Prepared:
     run = W6wRun(result.workflow, result.plan, scenario, launch=launch, validate=rules.validate)
     replay = case.get("replay")
     files: dict[str, JSON] = {}
+    if replay is not None and not isinstance(replay, dict):
+        raise InvalidCase(f"replay.json must be an object, not {type(replay).__name__}")
     if isinstance(replay, dict):
         request = replay
         if "runState" not in replay:
             state = run_state(run, execute(run).final)
             request = {"runState": state, "from": replay.get("from")}
-        start = request["from"]
-        if start is not None and start not in result.plan:
+        start = request.get("from")
+        if start is not None and (not isinstance(start, str) or start not in result.plan):
             raise InvalidCase(f"the case replays from {start!r}, which is not a step")
         run = W6wRun(
             result.workflow,

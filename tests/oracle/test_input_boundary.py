@@ -8,6 +8,7 @@ the rest of wforacle cannot carry.
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -124,3 +125,15 @@ def test_a_harness_json_attribute_must_be_strict_bounded_json(value):
     document = f'<harness id="h">{element}</harness>'
     _, problems = load_harness(document)
     assert any(p.code == "bad_value" for p in problems), problems
+
+
+@pytest.mark.parametrize(
+    "replay", ["[1]", '{"runState": {}, "from": ["x"]}', '{"runState": {"steps": [1]}}']
+)
+def test_a_replay_json_of_the_wrong_shape_makes_the_case_unreadable(tmp_path, replay):
+    # Issue 19: these were a KeyError, a TypeError (unhashable) and an AttributeError.
+    document = (Path(__file__).parents[2] / "examples" / "w6w" / "daily-report.json").read_text()
+    here = case_folder(tmp_path, **{"document.json": document, "replay.json": replay})
+    spec = SPECIFICATIONS["w6w"]
+    with pytest.raises(InvalidInput):
+        spec.prepare(load_case(spec, here), None)
