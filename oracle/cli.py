@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from wforacle.model.diagnostics import InvalidInput, InvalidScenario
+from wforacle.model.kernel.budget import Stopped
 from wforacle.oracle.arguments import positive_int, positive_seconds
 from wforacle.oracle.commands import add_commands, add_inputs
 from wforacle.oracle.console import (
@@ -909,6 +910,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         # the command that met it (model/diagnostics.py); never a model bug.
         for line in str(exc).splitlines():
             print(f"wforacle: error: {line}", file=sys.stderr)
+        return EXIT_USAGE
+    except Stopped as exc:
+        # A bound of the reference model met where no run or exploration reports it as
+        # incomplete (check's trace, a case to judge): wforacle cannot decide (issue 19).
+        _end_engines()
+        print(f"wforacle: error: cannot decide: {exc}", file=sys.stderr)
         return EXIT_USAGE
     except KeyboardInterrupt:
         _end_engines()

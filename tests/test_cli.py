@@ -379,6 +379,22 @@ def test_a_count_or_budget_that_means_nothing_is_a_usage_error(capsys, argv, opt
     assert f"argument {option}" in err and "internal error" not in err
 
 
+@pytest.mark.parametrize("command", ["run", "explore"])
+def test_a_budget_holds_inside_one_long_foreach_transition(capsys, tmp_path, command):
+    # Issue 19: the whole foreach is one transition; its 100,000 items ran past any budget.
+    import time
+
+    body = [{"id": "each", "uses": {"app": "demo", "action": "run"}}]
+    control = {"app": "@w6w/control", "action": "foreach"}
+    loop = {"id": "loop", "uses": control, "with": {"items": list(range(100_000)), "body": body}}
+    document = {"manifestVersion": "2", "id": "wf_h", "name": "h", "steps": [loop]}
+    path = write(tmp_path, document)
+    started = time.monotonic()
+    code, out, _ = run(capsys, command, path, "--time-budget", "0.5", "--json")
+    assert code == 0 and time.monotonic() - started < 20
+    assert "the time budget (0.5 s) was spent" in out
+
+
 def test_clauses_tests_of_the_empty_path_is_a_usage_error(capsys):
     # Issue 19: Path("") is the current folder, which was scanned instead.
     code, _, err = run(capsys, "clauses", "--tests", "")
