@@ -28,6 +28,7 @@ from hypothesis import HealthCheck, Phase, given, seed, settings
 from wforacle.model.diagnostics import InvalidCase, InvalidInput
 from wforacle.model.kernel.explore import canonical
 from wforacle.model.kernel.lts import execute
+from wforacle.oracle.console import json_text
 from wforacle.oracle.engine import Engine, Judgement, judge
 from wforacle.properties.registry import SPECIFICATIONS
 from wforacle.properties.specification import (
@@ -44,8 +45,8 @@ MAX_STATES = 200_000  # the exploration bound of a fixture's outcomes
 
 
 def dump(value: JSON) -> str:
-    """Canonical fixture JSON text."""
-    return json.dumps(value, sort_keys=True, indent=2, ensure_ascii=False) + "\n"
+    """Canonical fixture JSON text, strict and UTF-8 (``json_text``: docs/cli.md, "Output")."""
+    return json_text(value, sort_keys=True, indent=2) + "\n"
 
 
 def write_case(

@@ -77,3 +77,11 @@ def test_a_file_name_that_is_not_utf8_is_echoed_escaped(tmp_path):
         )
         done.stdout.decode("utf-8")  # strict: raw \xff would fail here
         assert b"bad\\udcffname" in done.stdout, done
+
+
+def test_fixture_files_are_strict_json_too():
+    from wforacle.oracle.fixtures import dump
+
+    text = dump({"b": math.inf, "a": "\ud800"})
+    assert strict(text) == {"a": "\ud800", "b": None} and text.startswith('{\n  "a"')
+    text.encode("utf-8")
