@@ -20,7 +20,7 @@ from typing import Any
 import attrs
 import lark
 
-from wforacle.grammar import parser
+from wforacle.grammar import jsontext, parser
 from wforacle.grammar.parts import ExprPart, Part, RenderPart, SecretPart, TextPart, VarPart
 
 SECRETS_PREFIX = "secrets."
@@ -103,18 +103,11 @@ def _marker_end(text: str, body_start: int) -> int | None:
     return None if close_at < 0 else close_at
 
 
-_DECODER = json.JSONDecoder()
-
-
 def _json_value_end(text: str, start: int) -> int | None:
     cursor = start
     while cursor < len(text) and text[cursor] in " \t\n\r":
         cursor += 1
-    try:
-        _, end = _DECODER.raw_decode(text, cursor)
-    except ValueError:
-        return None
-    return int(end)
+    return jsontext.value_end(text, cursor)
 
 
 @functools.lru_cache(maxsize=8192)
@@ -155,9 +148,11 @@ _NOT_JSON = _NotJson()
 
 
 def _json_payload(text: str) -> Any:
+    # Strict and bounded in depth (grammar/jsontext.py, A-154): NaN, 1e400 or a
+    # payload nested past MAX_DEPTH is not JSON, so A-32 applies to it.
     try:
-        return json.loads(text)
-    except ValueError:
+        return jsontext.loads(text)
+    except jsontext.NotStrictJson:
         return _NOT_JSON
 
 

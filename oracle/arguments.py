@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import math
+from pathlib import Path
 
 
 def positive_int(text: str) -> int:
@@ -38,4 +39,19 @@ def command_line(text: str) -> str:
     """An engine's command line: not empty."""
     if not text.strip():
         raise argparse.ArgumentTypeError("the engine's command line is empty")
+    return text
+
+
+def folder(text: str) -> str:
+    """A folder wforacle writes into (``fuzz --save``): not '', not a file, not under a file.
+
+    It need not exist yet; a file, a device (``/dev/full``) or a path under
+    a file cannot hold a case's directory (issue 19: these were internal
+    errors when the first finding was saved).
+    """
+    path = Path(text)
+    if not text or (path.exists() and not path.is_dir()):
+        raise argparse.ArgumentTypeError(f"{text!r} is not a folder")
+    if any(parent.exists() and not parent.is_dir() for parent in path.parents):
+        raise argparse.ArgumentTypeError(f"{text!r} lies under a file")
     return text

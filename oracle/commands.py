@@ -16,18 +16,19 @@ from pathlib import Path
 from typing import Any
 
 from wforacle.model.diagnostics import InvalidInput
-from wforacle.oracle.arguments import command_line, positive_int, positive_seconds
+from wforacle.oracle.arguments import command_line, folder, positive_int, positive_seconds
 from wforacle.oracle.console import (
     EXIT_FINDING,
     EXIT_OK,
     UsageError,
+    json_text,
     read_document,
     read_json,
     specification,
 )
 from wforacle.oracle.readings import ANY, MODES, Selection, UnknownReading, describe, label
 from wforacle.properties.registry import SPECIFICATIONS
-from wforacle.properties.specification import CONFORMANCE, Specification
+from wforacle.properties.specification import CONFORMANCE, Specification, schedule_of
 
 JSON = Any
 # The bundled example engines (examples/engines/), for the README's main job.
@@ -105,7 +106,7 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
     if args.json:
         found = result.finding
         print(
-            json.dumps(
+            json_text(
                 {
                     "spec": spec.name,
                     "examples": result.examples,
@@ -146,7 +147,6 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
                         "savedUnshrunk": str(first_saved["path"]) if first_saved else None,
                     },
                 },
-                ensure_ascii=False,
             )
         )
     else:
@@ -262,6 +262,7 @@ def cmd_shrink(args: argparse.Namespace) -> int:
         "schedule": read_json(args.schedule) if args.schedule else [],
     }
     try:
+        case["schedule"] = schedule_of(case["schedule"], args.schedule or "--schedule")
         case.update(spec.case_inputs(vars(args)))
         spec.prepare(case, None)
     except InvalidInput as exc:
@@ -272,7 +273,7 @@ def cmd_shrink(args: argparse.Namespace) -> int:
         first = judge_case(spec, engine, case, selection=chosen)
         if first.verdict == "pass":
             if args.json:  # issue 19: --json output is always JSON
-                print(json.dumps({"shrunk": False, "reason": "the engine passes this case"}))
+                print(json_text({"shrunk": False, "reason": "the engine passes this case"}))
             else:
                 print("the engine passes this case: nothing to shrink")
             return EXIT_OK
@@ -289,7 +290,7 @@ def cmd_shrink(args: argparse.Namespace) -> int:
     finally:
         engine.stop()
     if args.json:
-        print(json.dumps({"case": reduced, "judgement": final.to_json()}, ensure_ascii=False))
+        print(json_text({"case": reduced, "judgement": final.to_json()}))
     else:
         print(explain(Finding(spec, reduced, final, 1, 0.0, seconds)))
         print(json.dumps(reduced, ensure_ascii=False, indent=2))
@@ -337,12 +338,16 @@ def _profile(spec: Specification, asked: str) -> str:
 
 def cmd_conform(args: argparse.Namespace) -> int:
     """Run an engine over a suite and print the pass table."""
-    from wforacle.oracle.fixtures import case_dirs, conform
+    from wforacle.oracle.fixtures import conform, suite_cases
 
     directory = Path(args.suite)
     if not directory.is_dir():
         raise UsageError(f"{args.suite}: not a directory")
-    if not case_dirs(directory):
+    try:
+        cases = suite_cases(directory)
+    except InvalidInput as exc:  # a spoilt suite.json (issue 19)
+        raise UsageError(str(exc)) from None
+    if not cases:
         raise UsageError(f"{args.suite}: no cases (directories with a manifest.json)")
     engine = _engine(args, specification(DEFAULT))
     if args.junit:
@@ -356,7 +361,7 @@ def cmd_conform(args: argparse.Namespace) -> int:
     passed = sum(r.verdict in ("pass", "reading") for r in results)
     if args.json:
         print(
-            json.dumps(
+            json_text(
                 {
                     "passed": passed,
                     "total": len(results),
@@ -500,7 +505,11 @@ def add_commands(add: Any) -> None:
         help="treat an engine fault as the finding and shrink it (default: count and go on)",
     )
     fuzz.add_argument(
-        "--save", metavar="DIR", default="wforacle-regressions", help="where findings are saved"
+        "--save",
+        metavar="DIR",
+        type=folder,
+        default="wforacle-regressions",
+        help="where findings are saved",
     )
     fuzz.add_argument(
         "--profile",

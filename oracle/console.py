@@ -10,6 +10,8 @@ other but the one registration call.
 from __future__ import annotations
 
 import json
+import math
+import re
 import sys
 from pathlib import Path
 from typing import Any
@@ -59,8 +61,39 @@ def read_json(source: str) -> Any:
 
 
 def emit_json(value: object) -> None:
-    """Print ``value`` as one deterministic JSON document."""
-    sys.stdout.write(json.dumps(value, indent=2, ensure_ascii=False) + "\n")
+    """Print ``value`` as one deterministic, strict JSON document (``json_text``)."""
+    sys.stdout.write(json_text(value, indent=2) + "\n")
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def json_text(value: object, **options: Any) -> str:
+    r"""``value`` as strict JSON text that UTF-8 can carry (docs/cli.md, "Output").
+
+    A number that is not finite (NaN, ±Infinity, which a computation such as
+    JSON Logic's ``*`` can reach) is written ``null``, as JavaScript's
+    ``JSON.stringify`` writes it; a string holding a lone surrogate has it
+    written as a ``\uXXXX`` escape.  Everything else is ``json.dumps``.
+    """
+    try:
+        text = json.dumps(value, ensure_ascii=False, allow_nan=False, **options)
+    except ValueError:  # a non-finite number somewhere (json's "not JSON compliant")
+        text = json.dumps(_finite(value), ensure_ascii=False, allow_nan=False, **options)
+    if _SURROGATE.search(text):  # only inside a string: json.dumps writes nothing else raw
+        text = _SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+    return text
+
+
+def _finite(value: Any) -> Any:
+    """``value`` with every non-finite float replaced by None (depth is bounded: A-154)."""
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, dict):
+        return {key: _finite(item) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [_finite(item) for item in value]
+    return value
 
 
 def specification(name: str | None) -> Specification:

@@ -57,8 +57,7 @@ from wforacle.properties.specification import (
     Prepared,
     Protocol,
     Specification,
-    finite_float,
-    unicode_only,
+    parse_json,
 )
 
 JSON = Any
@@ -261,12 +260,10 @@ class Engine:
         if len(line) > self.max_line:
             raise Fault("flood", f"a line longer than {self.max_line} bytes")
         try:
-            return unicode_only(
-                json.loads(line, parse_constant=_not_json, parse_float=finite_float)
-            )
-        except (ValueError, RecursionError) as exc:
+            return parse_json(line, "the message")
+        except InvalidInput as exc:
             # Not JSON, not UTF-8, NaN, Infinity or 1e400, an integer past Python's digit
-            # limit, or nesting past the recursion limit: an engine message is
+            # limit, or nesting deeper than MAX_DEPTH: an engine message is
             # hostile input, and each of these is the engine's fault (issue 19).
             raise Fault("protocol", f"not strict JSON: {line[:120]!r} ({exc})") from None
 
@@ -395,10 +392,6 @@ class Engine:
             else:
                 raise Fault("protocol", f"unknown message: {str(message)[:200]}")
         raise Fault("flood", f"more than {self.max_messages} messages in one run")
-
-
-def _not_json(name: str) -> JSON:
-    raise ValueError(f"{name} is not JSON")
 
 
 def _identifier(message: JSON, member: str) -> JSON:

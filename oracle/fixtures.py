@@ -28,11 +28,17 @@ from hypothesis import HealthCheck, Phase, given, seed, settings
 from wforacle.model.diagnostics import InvalidCase, InvalidInput
 from wforacle.model.kernel.explore import canonical
 from wforacle.model.kernel.lts import execute
+from wforacle.oracle.console import json_text
 from wforacle.oracle.engine import Engine, Judgement, judge
 from wforacle.oracle.explain import by_rule
 from wforacle.oracle.readings import Selection, describe
 from wforacle.properties.registry import SPECIFICATIONS
-from wforacle.properties.specification import CONFORMANCE, Specification
+from wforacle.properties.specification import (
+    CONFORMANCE,
+    Specification,
+    parse_json,
+    schedule_of,
+)
 from wforacle.properties.strategies.hermetic import hermetic
 
 JSON = Any
@@ -41,8 +47,8 @@ MAX_STATES = 200_000  # the exploration bound of a fixture's outcomes
 
 
 def dump(value: JSON) -> str:
-    """Canonical fixture JSON text."""
-    return json.dumps(value, sort_keys=True, indent=2, ensure_ascii=False) + "\n"
+    """Canonical fixture JSON text, strict and UTF-8 (``json_text``: docs/cli.md, "Output")."""
+    return json_text(value, sort_keys=True, indent=2) + "\n"
 
 
 def write_case(
@@ -157,15 +163,27 @@ class CaseResult:
     explanation: tuple[str, ...] = ()
 
 
+def read_fixture_json(path: Path) -> JSON:
+    """A fixture file's strict JSON (properties/specification.py ``parse_json``); InvalidCase.
+
+    Every JSON file of a case is read here, so a NaN, a lone surrogate or
+    nesting past MAX_DEPTH (A-154) makes the case unreadable, never an
+    internal error.
+    """
+    try:
+        return parse_json(path.read_bytes(), path.name)
+    except OSError as exc:
+        raise InvalidCase(f"{path.name}: {exc.strerror or exc}") from None
+    except InvalidInput as exc:
+        raise InvalidCase(str(exc)) from None
+
+
 def spec_of(here: Path) -> Specification:
     """The specification a case directory follows: its manifest's ``spec``."""
-    try:
-        manifest = json.loads((here / "manifest.json").read_text("utf-8"))
-    except (OSError, ValueError) as exc:
-        raise InvalidCase(f"manifest.json: {exc}") from None
+    manifest = read_fixture_json(here / "manifest.json")
     name = manifest.get("spec") if isinstance(manifest, dict) else None
-    if name not in SPECIFICATIONS:
-        raise InvalidCase(f"manifest.json names no known specification: {name!r}")
+    if not isinstance(name, str) or name not in SPECIFICATIONS:
+        raise InvalidCase(f"manifest.json names no known specification: {short(name, 80)}")
     return SPECIFICATIONS[name]
 
 
@@ -174,22 +192,22 @@ def load_case(spec: Specification, here: Path) -> JSON:
     layout = spec.layout
     try:
         case = {"document": layout.read_document((here / layout.document_file).read_text("utf-8"))}
-        for name in ("scenario", "schedule", *layout.optional):
-            path = here / f"{name}.json"
-            if name in ("scenario", "schedule") or path.is_file():
-                case[name] = json.loads(path.read_text("utf-8"))
     except (OSError, ValueError) as exc:
         raise InvalidCase(str(exc)) from None
+    for name in ("scenario", "schedule", *layout.optional):
+        path = here / f"{name}.json"
+        if name in ("scenario", "schedule") or path.is_file():
+            case[name] = read_fixture_json(path)
+    case["schedule"] = schedule_of(case["schedule"], "schedule.json")
     return case
 
 
 def load_outcomes(here: Path) -> set[str]:
     """The canonical texts of the outcomes ``outcomes.json`` permits; InvalidCase."""
+    outcomes = read_fixture_json(here / "outcomes.json")
     try:
-        return {
-            canonical(o["outcome"]) for o in json.loads((here / "outcomes.json").read_text("utf-8"))
-        }
-    except (OSError, ValueError, KeyError, TypeError) as exc:
+        return {canonical(o["outcome"]) for o in outcomes}
+    except (KeyError, TypeError) as exc:
         raise InvalidCase(f"outcomes.json: {exc}") from None
 
 
@@ -207,12 +225,44 @@ def conform(
     a run only another reading permits passes or is ``reading``, and is not
     held to ``outcomes.json`` (written under the model's readings).
     """
-    return [conform_case(engine, here, readings) for here in case_dirs(directory)]
+    return [conform_case(engine, here, readings) for here in suite_cases(directory)]
 
 
-def case_dirs(directory: Path) -> list[Path]:
-    """The cases of the suite at ``directory``: its folders with a manifest, in name order."""
-    return sorted(p for p in directory.iterdir() if (p / "manifest.json").is_file())
+def suite_cases(directory: Path) -> list[Path]:
+    """The case directories of a suite, in order; InvalidInput when its index is spoilt.
+
+    docs/fixtures.md: ``suite.json`` lists the suite's cases, so each case it
+    names is run, and one that is missing, not a directory or unreadable is
+    judged ``invalid`` (a case replaced by a file or emptied was silently
+    dropped, issue 19).  A directory with a ``manifest.json`` that the index
+    does not name (``fuzz --save`` into the suite) is run after them.  A
+    folder without ``suite.json`` (``fuzz --save DIR``) is every directory
+    holding a ``manifest.json``.
+    """
+    present = sorted(p for p in directory.iterdir() if (p / "manifest.json").is_file())
+    index_path = directory / "suite.json"
+    if not index_path.exists() and not index_path.is_symlink():
+        return present
+    try:
+        index = read_fixture_json(index_path)
+    except InvalidCase as exc:
+        raise InvalidInput(f"{index_path}: {exc}") from None
+    names = index.get("cases") if isinstance(index, dict) else None
+    if not isinstance(names, list) or not all(_case_name(n) for n in names):
+        raise InvalidInput(
+            f"{index_path}: cases must be an array of the suite's case directory names"
+        )
+    listed = set(names)
+    return [directory / name for name in names] + [p for p in present if p.name not in listed]
+
+
+def _case_name(name: JSON) -> bool:
+    """A name of a directory directly inside the suite (no path, no parent)."""
+    return (
+        isinstance(name, str)
+        and name not in ("", ".", "..")
+        and not any(c in name for c in "/\\\0")
+    )
 
 
 def conform_case(

@@ -2,15 +2,15 @@
 
 A folder holds ``index.json`` (the suite files in order) and the files it
 names.  Each file is a JSON array of cases ``{"description", "rule", "data",
-"result"}`` or ``{..., "error": {"type": …}}``, optionally led by a
-description string.  A case passes when the evaluator returns ``result``
-(numbers compared as JSON numbers; within 1e-9 relative when the case is
-marked ``"decimal": true``) or fails with the expected error ``type``.
+"result"}`` or ``{..., "error": {"type": …}}``, with description strings
+among them (an entry that is neither makes the folder unreadable).  A case
+passes when the evaluator returns ``result`` (numbers compared as JSON
+numbers; within 1e-9 relative when the case is marked ``"decimal": true``)
+or fails with the expected error ``type``.
 """
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Iterator
 from pathlib import Path
@@ -18,7 +18,9 @@ from typing import Any
 
 import attrs
 
+from wforacle.model.diagnostics import InvalidInput
 from wforacle.model.expr.jsonlogic import JsonLogicError, evaluate, to_json
+from wforacle.properties.specification import parse_json
 
 
 @attrs.frozen
@@ -50,22 +52,18 @@ class SuiteError(Exception):
 def load_cases(folder: Path) -> Iterator[Case]:
     """Every case of the suite folder, in index order."""
     index_path = folder / "index.json"
-    try:
-        names = json.loads(index_path.read_text("utf-8"))
-    except (OSError, ValueError) as exc:
-        raise SuiteError(f"{index_path}: {exc}") from None
+    names = _read(index_path)
     if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
         raise SuiteError(f"{index_path}: expected a JSON array of file names")
     for name in names:
-        try:
-            entries = json.loads((folder / name).read_text("utf-8"))
-        except (OSError, ValueError) as exc:
-            raise SuiteError(f"{folder / name}: {exc}") from None
+        entries = _read(folder / name)
         if not isinstance(entries, list):
             raise SuiteError(f"{folder / name}: expected a JSON array of cases")
         for position, entry in enumerate(entries):
+            if isinstance(entry, str):
+                continue  # a description or section heading
             if not isinstance(entry, dict):
-                continue  # the leading description string
+                raise SuiteError(f"{folder / name}[{position}]: expected a case object")
             if "result" in entry:
                 expected = {"result": entry["result"]}
             elif "error" in entry:
@@ -81,6 +79,16 @@ def load_cases(folder: Path) -> Iterator[Case]:
                 expected,
                 bool(entry.get("decimal", False)),
             )
+
+
+def _read(path: Path) -> Any:
+    """A suite file's strict JSON (lone surrogates allowed: JavaScript strings hold them)."""
+    try:
+        return parse_json(path.read_bytes(), str(path), surrogates=True)
+    except OSError as exc:
+        raise SuiteError(f"{path}: {exc.strerror or exc}") from None
+    except InvalidInput as exc:
+        raise SuiteError(str(exc)) from None
 
 
 def run_case(case: Case) -> Outcome:

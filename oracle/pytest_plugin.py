@@ -138,7 +138,8 @@ class Options:
     def of(cls, config: pytest.Config) -> Options:
         """Read and check the options; a pytest.UsageError says what to give instead."""
         # Imported here, not at the top: the registry loads every specification record.
-        from wforacle.oracle.fixtures import case_dirs
+        from wforacle.model.diagnostics import InvalidInput
+        from wforacle.oracle.fixtures import suite_cases
         from wforacle.properties.registry import SPECIFICATIONS
 
         engine = config.getoption("wforacle_engine")
@@ -164,7 +165,10 @@ class Options:
             directory = Path(suite).absolute()  # the same case paths in every worker
             if not directory.is_dir():
                 raise pytest.UsageError(f"--wforacle-suite {suite}: not a directory")
-            cases = tuple(case_dirs(directory))
+            try:
+                cases = tuple(suite_cases(directory))
+            except InvalidInput as exc:  # a spoilt suite.json
+                raise pytest.UsageError(f"--wforacle-suite {suite}: {exc}") from None
             if not cases:
                 raise pytest.UsageError(
                     f"--wforacle-suite {suite}: no cases (directories with a manifest.json)"

@@ -19,71 +19,58 @@ from __future__ import annotations
 
 import copy
 import json
-import math
-import re
 from collections.abc import Callable, Hashable, Iterator, Mapping
-from typing import Any, NoReturn
+from typing import Any
 
 import attrs
 
-from wforacle.model.diagnostics import InvalidInput, Report
+from wforacle.model.diagnostics import InvalidCase, InvalidInput, Report
 
 JSON = Any
 
 
 def parse_json(data: bytes | str, source: str, surrogates: bool = False) -> JSON:
-    """Strict JSON (no NaN, no Infinity, no number out of float range) from a file's bytes."""
+    """Strict JSON from a file's bytes: grammar/jsontext.py ``loads``, its refusal an InvalidInput.
+
+    No NaN, no Infinity, no number out of float range, no nesting deeper
+    than ``MAX_DEPTH`` (A-154).  A document, scenario or trace holds Unicode
+    text; a line tool's data may hold a lone surrogate, which it answers
+    escaped (``surrogates``, tests/oracle/test_line_tools).
+    """
+    # Imported here: the grammar package loads Lark, which --help must not (start-up).
+    from wforacle.grammar import jsontext
+
     if isinstance(data, bytes):
         try:
             data = data.decode("utf-8")
         except UnicodeDecodeError as exc:
             raise InvalidInput(f"cannot read {source}: not UTF-8 text ({exc.reason})") from None
     try:
-        value = json.loads(data, parse_constant=_reject_constant, parse_float=finite_float)
-        # A document, scenario or trace holds Unicode text; a line tool's data may hold a
-        # lone surrogate, which it answers escaped (``surrogates``, tests/oracle/test_line_tools).
-        return value if surrogates else unicode_only(value)
-    except json.JSONDecodeError as exc:
-        raise InvalidInput(
-            f"{source} is not JSON: {exc.msg} at line {exc.lineno} column {exc.colno}"
-        ) from None
-    except (ValueError, RecursionError) as exc:
+        return jsontext.loads(data, surrogates)
+    except jsontext.NotStrictJson as exc:
         raise InvalidInput(f"{source} is not JSON: {exc}") from None
 
 
-def _reject_constant(name: str) -> NoReturn:
-    raise ValueError(f"{name} is not JSON")
+def schedule_of(value: JSON, source: str = "the schedule") -> list[int]:
+    """A case's schedule: a JSON array of integers (the completion order); else InvalidCase.
 
-
-_SURROGATE = re.compile("[\ud800-\udfff]")
-
-
-def unicode_only(value: JSON) -> JSON:
-    """``value``, unless a string in it holds a lone surrogate (an escape such as D800): ValueError.
-
-    JSON's escapes can spell one, but it is no Unicode character, and no
-    UTF-8 output could carry it (issue 19).  One walk without recursion.
+    docs/fixtures.md: ``schedule.json`` is "the completion order the oracle
+    imposes at each wait", an array of integers each taken modulo the number
+    of outstanding calls (oracle/engine.py ``choose``).  A bool is not an
+    integer here, as in JSON.  Checked where a case is read (conform's
+    fixtures, shrink's ``--schedule``), never trusted by the engine driver.
     """
-    stack = [value]
-    while stack:
-        item = stack.pop()
-        if isinstance(item, str):
-            if _SURROGATE.search(item):
-                raise ValueError(f"a string holds a lone surrogate: {item[:40]!r}")
-        elif isinstance(item, dict):
-            stack.extend(item.keys())
-            stack.extend(item.values())
-        elif isinstance(item, list):
-            stack.extend(item)
+    if not isinstance(value, list):
+        raise InvalidCase(f"{source} is not an array of integers: {_short(value)}")
+    for index, item in enumerate(value):
+        if isinstance(item, bool) or not isinstance(item, int):
+            raise InvalidCase(f"{source}[{index}] is not an integer: {_short(item)}")
     return value
 
 
-def finite_float(text: str) -> float:
-    """A JSON number as a float; one too large for a float (1e400) has no JSON rendering."""
-    value = float(text)
-    if math.isinf(value):
-        raise ValueError(f"{text} is out of range: no finite number represents it")
-    return value
+def _short(value: JSON, limit: int = 80) -> str:
+    text = json.dumps(value, ensure_ascii=True)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 @attrs.frozen

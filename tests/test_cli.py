@@ -360,6 +360,12 @@ def test_the_w6w_launch_reading_is_selectable_on_the_command_line(tmp_path, caps
         (("run", "x", "--max-steps", "0"), "--max-steps"),
         (("run", "x", "--time-budget", "-1"), "--time-budget"),
         (("shrink", "x", "--engine", "x", "--budget", "-5"), "--budget"),
+        # A folder to save findings in that cannot be one (was an internal error at the
+        # first finding).
+        (("fuzz", "--spec", "w6w", "--engine", "x", "--save", ""), "--save"),
+        (("fuzz", "--spec", "w6w", "--engine", "x", "--save", "/dev/null"), "--save"),
+        (("fuzz", "--spec", "w6w", "--engine", "x", "--save", __file__), "--save"),
+        (("fuzz", "--spec", "w6w", "--engine", "x", "--save", __file__ + "/x"), "--save"),
     ],
 )
 def test_a_count_or_budget_that_means_nothing_is_a_usage_error(capsys, argv, option):
@@ -371,6 +377,28 @@ def test_a_count_or_budget_that_means_nothing_is_a_usage_error(capsys, argv, opt
     assert exited.value.code == 2
     err = capsys.readouterr().err
     assert f"argument {option}" in err and "internal error" not in err
+
+
+@pytest.mark.parametrize("command", ["run", "explore"])
+def test_a_budget_holds_inside_one_long_foreach_transition(capsys, tmp_path, command):
+    # Issue 19: the whole foreach is one transition; its 100,000 items ran past any budget.
+    import time
+
+    body = [{"id": "each", "uses": {"app": "demo", "action": "run"}}]
+    control = {"app": "@w6w/control", "action": "foreach"}
+    loop = {"id": "loop", "uses": control, "with": {"items": list(range(100_000)), "body": body}}
+    document = {"manifestVersion": "2", "id": "wf_h", "name": "h", "steps": [loop]}
+    path = write(tmp_path, document)
+    started = time.monotonic()
+    code, out, _ = run(capsys, command, path, "--time-budget", "0.5", "--json")
+    assert code == 0 and time.monotonic() - started < 20
+    assert "the time budget (0.5 s) was spent" in out
+
+
+def test_clauses_tests_of_the_empty_path_is_a_usage_error(capsys):
+    # Issue 19: Path("") is the current folder, which was scanned instead.
+    code, _, err = run(capsys, "clauses", "--tests", "")
+    assert code == 2 and "--tests ''" in err
 
 
 def test_run_stops_at_its_step_bound_and_says_it_is_incomplete(capsys):
@@ -397,7 +425,7 @@ def test_an_itf_file_that_cannot_be_written_is_a_usage_error(capsys, tmp_path, w
     "content, message",
     [
         ('[{"event": "run_started", "x": NaN}]', "NaN is not JSON"),
-        ("[" * 50_000 + "]" * 50_000, "recursion"),
+        ("[" * 50_000 + "]" * 50_000, "nest deeper than 256"),
         ('[{"event": "x", "n": ' + "9" * 5000 + "}]", "digits"),
     ],
 )

@@ -63,11 +63,11 @@ def to_number(value: Any) -> float:
     if kind is float:
         return value  # type: ignore[no-any-return]
     if kind is int:
-        return float(value) if -(2**1023) < value < 2**1023 else math.copysign(math.inf, value)
+        return integer_to_number(value)
     if isinstance(value, bool):
         return 1.0 if value else 0.0
     if isinstance(value, int):
-        return float(value) if abs(value) < 2**1023 else math.copysign(math.inf, value)
+        return integer_to_number(value)
     if isinstance(value, float):
         return value
     if value is None:
@@ -79,6 +79,18 @@ def to_number(value: Any) -> float:
     return math.nan  # undefined
 
 
+def integer_to_number(value: int) -> float:
+    """An integer as the nearest Number; one past the largest finite Number is ±Infinity.
+
+    As JavaScript reads an integer literal of any length (ECMA-262 §6.1.6.1:
+    a value too large rounds to Infinity); Python's ``float`` raises instead.
+    """
+    try:
+        return float(value)
+    except OverflowError:
+        return math.inf if value > 0 else -math.inf
+
+
 def _string_to_number(text: str) -> float:
     text = text.strip(_JS_WHITESPACE)
     if not text:
@@ -86,7 +98,7 @@ def _string_to_number(text: str) -> float:
     if _DECIMAL_LITERAL.fullmatch(text):
         return float(text.replace("Infinity", "inf"))
     if _RADIX_LITERAL.fullmatch(text):
-        return float(int(text, 0))
+        return integer_to_number(int(text, 0))
     return math.nan
 
 
@@ -95,7 +107,7 @@ def number_to_string(x: float | int) -> str:
     if isinstance(x, int):
         if abs(x) < 10**21:
             return str(x)
-        x = float(x)
+        x = integer_to_number(x)
     if math.isnan(x):
         return "NaN"
     if math.isinf(x):

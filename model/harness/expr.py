@@ -11,6 +11,7 @@ ordering compares two numbers or two strings, and is false otherwise.
 from __future__ import annotations
 
 import json
+import math
 from typing import Any
 
 import attrs
@@ -74,6 +75,10 @@ class _Build(lark.Transformer[Any, Expr]):
     def number(self, items: list[Any]) -> Lit:
         text = str(items[0])
         value = float(text)
+        if not math.isfinite(value):  # 1e999, a 400-digit integer: no JSON number (A-62)
+            raise ExprError(
+                f"the number {text[:24]}… is out of range: no finite number represents it"
+            )
         return Lit(
             int(value)
             if value.is_integer() and "." not in text and "e" not in text.lower()
@@ -126,7 +131,34 @@ def parse(text: str) -> Expr:
         raise ExprError(f"not an expression at column {exc.column}: {text!r}") from None
     except lark.exceptions.LarkError as exc:
         raise ExprError(f"not an expression: {text!r} ({exc})") from None
-    return _Build().transform(tree)
+    if _nesting(tree) > MAX_NESTING:
+        raise ExprError(f"operators nest deeper than {MAX_NESTING}: {text[:60]!r}…")
+    try:
+        return _Build().transform(tree)
+    except lark.exceptions.VisitError as exc:
+        if isinstance(exc.orig_exc, ExprError):
+            raise exc.orig_exc from None
+        raise
+
+
+MAX_NESTING = 64  # operators an operand sits under (A-62)
+
+
+def _nesting(tree: lark.Tree[Any]) -> int:
+    """An upper bound of the depth of the Expr ``tree`` builds, by one walk without recursion.
+
+    ``a and b and c`` is one Lark node with three children but builds
+    ``And(And(a, b), c)``: a chain of n operands counts n - 1 levels.
+    """
+    deepest = 0
+    stack: list[tuple[Any, int]] = [(tree, 0)]
+    while stack:
+        node, depth = stack.pop()
+        deepest = max(deepest, depth)
+        if isinstance(node, lark.Tree):
+            weight = max(1, len(node.children) - 1) if node.data in ("and_", "or_") else 1
+            stack.extend((child, depth + weight) for child in node.children)
+    return deepest
 
 
 def lookup(env: JSON, path: tuple[str, ...]) -> JSON:

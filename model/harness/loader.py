@@ -13,13 +13,13 @@ from a document with an error.
 
 from __future__ import annotations
 
-import json
 import xml.etree.ElementTree as ElementTree
 from typing import Any
 
 import defusedxml.ElementTree as SafeTree
 from defusedxml import DefusedXmlException
 
+from wforacle.grammar import jsontext
 from wforacle.model.diagnostics import Diagnostic, Gate, error
 from wforacle.model.harness.document import (
     Case,
@@ -278,10 +278,14 @@ class Loader:
         if text is None:
             return False, None
         try:
-            return True, json.loads(text)
-        except json.JSONDecodeError:
+            # Strict and bounded in depth (grammar/jsontext.py, A-154): NaN, 1e400 and
+            # nesting past MAX_DEPTH are no JSON value (docs/harness.md: the attribute is JSON).
+            return True, jsontext.loads(text, surrogates=False)
+        except jsontext.NotStrictJson as exc:
             self.fail(
-                "bad_value", f"{path}/@{name}", f"{name} is a JSON value; {text!r} is not JSON"
+                "bad_value",
+                f"{path}/@{name}",
+                f"{name} is a JSON value; {text[:80]!r} is not JSON ({str(exc)[:120]})",
             )
             return False, None
 

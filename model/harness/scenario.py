@@ -47,6 +47,8 @@ class Scenario:
                 raise InvalidScenario(
                     f"scenario nodes.{k}.attempts must be a JSON array", f"$.nodes.{k}.attempts"
                 )
+            for n, attempt in enumerate(attempts):
+                _check_attempt(attempt, f"$.nodes.{k}.attempts[{n}]")
             nodes[k] = tuple(attempts)
         resources = value.get("failingResources") or []
         for n, resource in enumerate(resources):
@@ -62,3 +64,23 @@ class Scenario:
         if not scripted:
             return {"outputs": {name: f"{node.id}.{name}" for name in node.outputs}}
         return scripted[min(invocation, len(scripted)) - 1]
+
+
+def _check_attempt(attempt: JSON, path: str) -> None:
+    """One invocation's result: ``{"outputs": {...}}`` or ``{"error": {"code", "message"}}``.
+
+    docs/harness.md (A-63) names these two shapes; an attempt of neither, or
+    with both, would run as something the scenario does not say (issue 19:
+    ``{"outputs": "true"}`` was an internal error, ``{"x": 1}`` a success).
+    """
+    shapes = [key for key in ("outputs", "error") if isinstance(attempt, dict) and key in attempt]
+    if len(shapes) != 1:
+        raise InvalidScenario(
+            f'{path} must be {{"outputs": {{...}}}} or {{"error": {{...}}}}', path
+        )
+    (key,) = shapes
+    if not isinstance(attempt[key], dict):
+        raise InvalidScenario(f"{path}.{key} must be a JSON object", f"{path}.{key}")
+    code = attempt[key].get("code") if key == "error" else None
+    if code is not None and not isinstance(code, str):
+        raise InvalidScenario(f"{path}.error.code must be a string", f"{path}.error.code")

@@ -9,7 +9,8 @@ The visited set holds 128-bit BLAKE2b digests of string keys, not the keys:
 a configuration's key grows with the document, its digest does not (the
 chance that two of a billion distinct states collide is below 10^-20).
 
-A bound (``max_states``, or a time budget set with ``time_budget``) that
+A bound (``max_states``, or a time budget set with ``time_budget``,
+model/kernel/budget.py) that
 stops the search is reported — the result says ``complete=False`` and why —
 never silently truncated.
 
@@ -22,16 +23,15 @@ one).  Without one, every interleaving is enumerated.
 
 from __future__ import annotations
 
-import contextlib
-import contextvars
 import hashlib
 import json
 import time
-from collections.abc import Callable, Hashable, Iterator, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from typing import Any, Generic, TypeVar
 
 import attrs
 
+from wforacle.model.kernel import budget
 from wforacle.model.kernel.lts import Event, Semantics, Transition
 
 C = TypeVar("C")
@@ -97,20 +97,7 @@ def _digest(key: Hashable) -> Hashable:
     return key
 
 
-# The time budget of the explorations in this context: (its seconds, its deadline).
-_BUDGET: contextvars.ContextVar[tuple[float, float] | None] = contextvars.ContextVar(
-    "explore_budget", default=None
-)
-
-
-@contextlib.contextmanager
-def time_budget(seconds: float) -> Iterator[None]:
-    """Explorations started inside stop (incomplete, saying why) after ``seconds``."""
-    token = _BUDGET.set((seconds, time.monotonic() + seconds))
-    try:
-        yield
-    finally:
-        _BUDGET.reset(token)
+time_budget = budget.time_budget  # kept here: the command line sets explore's budget by this name
 
 
 def explore(
@@ -124,15 +111,31 @@ def explore(
     """Every distinct terminal outcome reachable from the initial configuration.
 
     ``ample`` (named ``reduction`` in the figures) selects the transitions to
-    follow among the enabled ones; None follows them all.
+    follow among the enabled ones; None follows them all.  A time budget
+    spent, between transitions or inside one, ends the outermost bounded
+    computation (model/kernel/budget.py): this exploration, incomplete, or
+    the one it is nested in.
     """
+    with budget.bounded() as outermost:
+        return _explore(semantics, outcome, key, max_states, ample, reduction, outermost)
+
+
+def _explore(
+    semantics: Semantics[C],
+    outcome: Callable[[C], Any],
+    key: Callable[[C], Hashable],
+    max_states: int,
+    ample: Ample[C] | None,
+    reduction: str,
+    outermost: bool,
+) -> Exploration[C]:
     start = time.perf_counter()
     pruned = 0
-    budget = _BUDGET.get()
+    limit = budget.current()
 
     def choices_at(config: C) -> list[Transition[C]]:
         nonlocal pruned
-        enabled = semantics.enabled(config)
+        enabled = semantics.enabled(config)  # may raise BudgetSpent from inside a transition
         if ample is None or len(enabled) < 2:
             return list(enabled)
         chosen = list(ample(config, enabled))
@@ -144,10 +147,29 @@ def explore(
     found: dict[str, Outcome] = {}
     transitions = 0
     branching = 0
+
+    def stopped(reason: str) -> Exploration[C]:
+        return Exploration(
+            tuple(found.values()),
+            len(visited),
+            transitions,
+            time.perf_counter() - start,
+            complete=False,
+            stopped_because=reason,
+            max_branching=branching,
+            reduction=reduction,
+            pruned=pruned,
+        )
+
     # Each frame: a configuration's remaining transitions and the path to it, a
     # linked list (event, parent) so that a frame costs O(1) whatever its depth.
     stack: list[tuple[list[Transition[C]], _Path]] = []
-    first_choices = choices_at(initial)
+    try:
+        first_choices = choices_at(initial)
+    except budget.Stopped as exc:
+        if not outermost:
+            raise
+        return stopped(str(exc))
     if not first_choices:
         value = outcome(initial)
         found[canonical(value)] = Outcome(value, ())
@@ -165,26 +187,21 @@ def explore(
         target_key = _digest(key(target))
         if target_key in visited:
             continue
-        spent = budget is not None and len(visited) % 256 == 0 and time.monotonic() > budget[1]
-        if len(visited) >= max_states or spent:
-            return Exploration(
-                tuple(found.values()),
-                len(visited),
-                transitions,
-                time.perf_counter() - start,
-                complete=False,
-                stopped_because=(
-                    f"the time budget ({budget[0]:g} s) was spent"
-                    if spent and budget is not None
-                    else f"the state bound ({max_states}) was reached"
-                ),
-                max_branching=branching,
-                reduction=reduction,
-                pruned=pruned,
-            )
+        spent = limit is not None and len(visited) % 256 == 0 and time.monotonic() > limit[1]
+        if spent and not outermost:
+            raise budget.BudgetSpent(limit[0] if limit is not None else 0.0)
+        if spent and limit is not None:
+            return stopped(f"the time budget ({limit[0]:g} s) was spent")
+        if len(visited) >= max_states:
+            return stopped(f"the state bound ({max_states}) was reached")
         visited.add(target_key)
         trace: _Path = (transition.event, path)
-        next_choices = choices_at(target)
+        try:
+            next_choices = choices_at(target)
+        except budget.Stopped as exc:
+            if not outermost:
+                raise
+            return stopped(str(exc))
         if not next_choices:
             value = outcome(target)
             text = canonical(value)

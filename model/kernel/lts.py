@@ -13,12 +13,15 @@ traces of the same shape.
 
 from __future__ import annotations
 
+import contextlib
 import random
 import time
 from collections.abc import Callable, Sequence
 from typing import Any, Generic, Protocol, TypeVar
 
 import attrs
+
+from wforacle.model.kernel import budget
 
 C = TypeVar("C")
 Event = dict[str, Any]
@@ -97,13 +100,31 @@ def execute_bounded(
 
     The execution ends in a terminal configuration unless a bound stopped it
     first (``run --max-steps/--time-budget``, issue 19): then it holds the
-    path so far, and the reason says which bound.
+    path so far, and the reason says which bound.  The time budget is also
+    polled inside a transition (model/kernel/budget.py).
     """
+    timed = budget.time_budget(seconds) if seconds is not None else contextlib.nullcontext()
+    with timed, budget.bounded() as outermost:
+        return _execute_bounded(semantics, scheduler, max_steps, seconds, outermost)
+
+
+def _execute_bounded(
+    semantics: Semantics[C],
+    scheduler: Scheduler,
+    max_steps: int,
+    seconds: float | None,
+    outermost: bool,
+) -> tuple[Execution[C], str | None]:
     deadline = None if seconds is None else time.perf_counter() + seconds
     config = semantics.initial()
     taken: list[Transition[C]] = []
     for step in range(max_steps):
-        choices = semantics.enabled(config)
+        try:
+            choices = semantics.enabled(config)  # a long transition polls the budget inside
+        except budget.Stopped as spent:
+            if not outermost:
+                raise
+            return Execution(tuple(taken), config), str(spent)
         if not choices:
             return Execution(tuple(taken), config), None
         if deadline is not None and step % 64 == 0 and time.perf_counter() > deadline:
@@ -111,6 +132,12 @@ def execute_bounded(
         chosen = choices[scheduler(choices)]
         taken.append(chosen)
         config = chosen.target
-    if not semantics.enabled(config):
+    try:
+        more = semantics.enabled(config)
+    except budget.Stopped as spent:
+        if not outermost:
+            raise
+        return Execution(tuple(taken), config), str(spent)
+    if not more:
         return Execution(tuple(taken), config), None
     return Execution(tuple(taken), config), f"the step bound ({max_steps} transitions) was reached"

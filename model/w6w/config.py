@@ -35,6 +35,7 @@ from typing import Any
 
 import attrs
 
+from wforacle.model.diagnostics import InvalidInput
 from wforacle.model.w6w import fast
 from wforacle.model.w6w.document import Workflow
 from wforacle.model.w6w.scenario import StepError
@@ -142,7 +143,11 @@ class Replay:
     @classmethod
     def of(cls, run_state: JSON, workflow: Workflow, start: str | None = None) -> Replay:
         """The replay of a recorded RunState, optionally from step ``start``."""
-        records = run_state.get("steps", {}) if isinstance(run_state, dict) else {}
+        if not isinstance(run_state, dict):
+            raise InvalidInput("a replayed RunState is a JSON object")
+        records = run_state.get("steps", {})
+        if not isinstance(records, dict):  # issue 19: a list here was an internal error
+            raise InvalidInput("a replayed RunState's steps must be an object", "$.steps")
         outputs = {
             step_id: record.get("output")
             for step_id, record in records.items()

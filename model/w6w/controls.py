@@ -50,6 +50,7 @@ from typing import Any
 import attrs
 
 from wforacle.model.expr.js import truthy
+from wforacle.model.kernel import budget
 from wforacle.model.kernel.explore import canonical, explore
 from wforacle.model.kernel.lts import Event
 from wforacle.model.w6w.config import Config, Unsupported, config_key
@@ -264,6 +265,7 @@ def _foreach(
     done: list[Ending] = []
     frontier: list[tuple[_Start, list[JSON]]] = [(start, [])]
     for index, item in enumerate(items):
+        budget.check()  # one transition runs every item: a run's or explore's budget holds here
         following = []
         for partial, outputs in frontier:
             here = {**scope, "foreach": {"item": item, "index": index}}

@@ -195,7 +195,17 @@ def _outcome(value: JSON, path: tuple[str | int, ...], problems: list[Diagnostic
 def load_scenario(value: JSON) -> tuple[Scenario, list[Diagnostic]]:
     """Build a Scenario from JSON, with every problem at once (paths into the scenario)."""
     problems: list[Diagnostic] = []
-    root = _object(value, (), problems)
+    if not isinstance(value, dict):  # null too (a file holding null): the schema says object
+        problems.append(
+            error("wrong_type", json_path(()), "a scenario is an object", "A-40", Gate.RUN)
+        )
+        value = {}
+    root: dict[str, JSON] = value
+    for member, kind, name in (("runId", str, "a string"), ("trigger", dict, "an object")):
+        if member in root and not isinstance(root[member], kind):
+            problems.append(
+                error("wrong_type", json_path((member,)), f"expected {name}", "A-40", Gate.RUN)
+            )
     steps: dict[str, StepScript] = {}
     for step_id, raw in _object(root.get("steps"), ("steps",), problems).items():
         here: tuple[str | int, ...] = ("steps", step_id)
@@ -212,6 +222,16 @@ def load_scenario(value: JSON) -> tuple[Scenario, list[Diagnostic]]:
                 )
             )
             attempts = []
+        if not isinstance(script.get("idempotent", False), bool):
+            problems.append(
+                error(
+                    "wrong_type",
+                    json_path((*here, "idempotent")),
+                    "expected a boolean",
+                    "A-40",
+                    Gate.RUN,
+                )
+            )
         steps[step_id] = StepScript(
             tuple(_result(a, (*here, "attempts", i), problems) for i, a in enumerate(attempts)),
             script.get("idempotent") is True,
@@ -278,6 +298,7 @@ def load_scenario(value: JSON) -> tuple[Scenario, list[Diagnostic]]:
         depth = 4
     run_id = root.get("runId", "run_1")
     trigger = root.get("trigger", {"type": "manual"})
+    trigger = trigger if isinstance(trigger, dict) else {"type": "manual"}
     return (
         Scenario(
             run_id=run_id if isinstance(run_id, str) else "run_1",

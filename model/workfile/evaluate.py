@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import json
 import math
+import sys
 from collections.abc import Mapping
 from typing import Any
 
@@ -53,6 +54,7 @@ from wforacle.model.workfile.expr import (
 )
 
 JSON = Any
+_LARGEST_FLOAT = int(sys.float_info.max)
 FILTERS = ("default", "length", "lower", "upper", "string", "json", "keys", "join")
 
 
@@ -170,15 +172,24 @@ def _binary(op: str, left: JSON, right: JSON) -> JSON:
         raise _type_fault(f"{op} needs two numbers, not {_kind(left)} and {_kind(right)}")
     if op in ("/", "%") and right == 0:
         raise EvaluationFault("expression.division_by_zero", f"{op} by zero")
-    result = {
-        "+": lambda: left + right,
-        "-": lambda: left - right,
-        "*": lambda: left * right,
-        "/": lambda: left / right,
-        "%": lambda: left % right,
-    }[op]()
+    try:
+        result = {
+            "+": lambda: left + right,
+            "-": lambda: left - right,
+            "*": lambda: left * right,
+            "/": lambda: left / right,
+            "%": lambda: left % right,
+        }[op]()
+    except OverflowError:  # a quotient of two integers past the largest float
+        raise EvaluationFault(
+            "expression.overflow", f"{op} gives a number past the float range"
+        ) from None
     if isinstance(result, float) and not math.isfinite(result):
         raise EvaluationFault("expression.overflow", f"{op} gives {result}")
+    if isinstance(result, int) and abs(result) > _LARGEST_FLOAT:
+        # Past every finite JSON number a float reads (issue 19: an 8,000-digit product
+        # could not be written); counted as non-finite.
+        raise EvaluationFault("expression.overflow", f"{op} gives an integer past the float range")
     if (
         isinstance(result, float)
         and result.is_integer()

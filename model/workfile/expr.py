@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import functools
 import json
+import math
 from collections.abc import Iterator, Mapping
 from typing import Any
 
@@ -141,8 +142,15 @@ Expr = Lit | Name | Member | Index | Not | Minus | Bool | Binary | Cond | Filter
 class _Build(lark.Transformer[Any, Expr]):
     def number(self, items: list[Any]) -> Lit:
         text = str(items[0])
+        # A literal is a JSON number (A-100): finite, and an integer within Python's
+        # 4,300 digits (issue 19: 1e400 reached the output as Infinity).
+        value = float(text)
+        if not math.isfinite(value):
+            raise ExprError(
+                f"the number {text[:24]}… is out of range: no finite number represents it"
+            )
         if "." in text or "e" in text.lower():
-            return Lit(float(text))
+            return Lit(value)
         return Lit(int(text))
 
     def string(self, items: list[Any]) -> Lit:
@@ -246,8 +254,37 @@ def parse(text: str) -> Expr:
         raise ExprError(f"not an expression: {text.strip()!r} ({_brief(exc)})") from None
     except RecursionError:
         raise ExprError(f"expression nested too deeply: {text[:40]!r}…") from None
-    built = _Build().transform(tree)
-    return built if not isinstance(built, lark.Tree) else _Build().transform(built)
+    if _nesting(tree) > MAX_NESTING:
+        raise ExprError(f"operators nest deeper than {MAX_NESTING}: {text.strip()[:40]!r}…")
+    try:
+        built = _Build().transform(tree)
+        return built if not isinstance(built, lark.Tree) else _Build().transform(built)
+    except lark.exceptions.VisitError as exc:
+        if isinstance(exc.orig_exc, ExprError):
+            raise exc.orig_exc from None
+        raise
+
+
+MAX_NESTING = 64  # operators, accesses and literals an operand sits under (A-100)
+_CHAINS = {"or_": 1, "and_": 1, "sum": 2, "product": 2, "filtered": 1}  # children per link
+
+
+def _nesting(tree: lark.Tree[Any]) -> int:
+    """An upper bound of the depth of the Expr ``tree`` builds, by one walk without recursion.
+
+    A chain (``a + b + c``, ``x | f | g``) is one Lark node but builds a
+    left-deep tree, one level per link; every other node is one level.
+    """
+    deepest = 0
+    stack: list[tuple[Any, int]] = [(tree, 0)]
+    while stack:
+        node, depth = stack.pop()
+        deepest = max(deepest, depth)
+        if isinstance(node, lark.Tree):
+            per_link = _CHAINS.get(str(node.data))
+            weight = max(1, (len(node.children) - 1) // per_link) if per_link else 1
+            stack.extend((child, depth + weight) for child in node.children)
+    return deepest
 
 
 def _brief(exc: Exception) -> str:

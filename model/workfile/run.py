@@ -49,6 +49,7 @@ import attrs
 from immutables import Map
 
 from wforacle.model.diagnostics import InvalidCase, InvalidScenario
+from wforacle.model.kernel import budget
 from wforacle.model.kernel.lts import Transition
 from wforacle.model.workfile.codes import select
 from wforacle.model.workfile.document import (
@@ -79,6 +80,7 @@ JSON = Any
 Data = dict[str, Any]
 Loc = tuple[int, ...]
 MAX_DELAY_MS = 2**63 - 1  # a computed delay above this overflows
+MAX_ITERATIONS = 1_000  # items of one wf.for_each the model runs
 AMBIGUOUS = "flow.action_ambiguous"
 INPUT_TYPES: dict[str, Callable[[JSON], bool]] = {
     "string": lambda v: isinstance(v, str),
@@ -806,6 +808,13 @@ def _begin(run: WorkfileRun, step: Step, path: str, frame: Data) -> Data:
         items = resolve(body.items, env)
         if not isinstance(items, list):
             raise EvaluationFault("expression.type", "wf.for_each items is an array (A-127)")
+        if len(items) > MAX_ITERATIONS:
+            # Any unstarted iteration may start next: n items offer n transitions,
+            # each with its own list of the rest, which no memory holds for 100,000 (issue 19).
+            raise budget.ModelBound(
+                f"a wf.for_each over {len(items)} items is past the model's bound"
+                f" ({MAX_ITERATIONS} items, A-127)"
+            )
         pending = list(range(len(items)))
         cur.update(phase="children", items=items, pending=pending, children=[], failing=None)
     elif isinstance(body, Parallel):

@@ -9,8 +9,10 @@ Strictness: duplicate mapping keys are errors (PyYAML keeps the last one
 silently), and scalars are typed by the YAML 1.2 core schema, not 1.1: only
 ``true``/``false`` are booleans, so the Stateful Profile's ``on:`` key stays
 the string ``on``; ``24h``, ``1:30`` and ``2026-01-01`` stay strings;
-``012`` is twelve.  Every problem is a ``YamlProblem`` with a code, a
-location (line and column) and a message.
+``012`` is twelve; the tags ``!!binary``, ``!!set``, ``!!timestamp``,
+``!!omap`` and ``!!pairs`` are refused (their values are not JSON).  Every
+problem is a ``YamlProblem`` with a code, a location (line and column) and
+a message.
 """
 
 from __future__ import annotations
@@ -153,6 +155,18 @@ def _construct_float(loader: _StrictLoader, node: Any) -> float:
 _StrictLoader.add_constructor("tag:yaml.org,2002:int", _construct_int)
 _StrictLoader.add_constructor("tag:yaml.org,2002:bool", _construct_bool)
 _StrictLoader.add_constructor("tag:yaml.org,2002:float", _construct_float)
+
+# A Workfile value is JSON (A-107): bytes, sets, dates and ordered pairs are not, and
+# would reach the run and the JSON output (issue 19).  Their tags are refused like an
+# unknown tag: PyYAML's "could not determine a constructor", code document.tag.
+_NOT_JSON_TAGS = {
+    f"tag:yaml.org,2002:{name}" for name in ("binary", "set", "timestamp", "omap", "pairs")
+}
+_StrictLoader.yaml_constructors = {
+    tag: constructor
+    for tag, constructor in _StrictLoader.yaml_constructors.items()
+    if tag not in _NOT_JSON_TAGS
+}
 
 
 def _depth_problem(root: Any) -> tuple[YamlProblem | None, bool]:

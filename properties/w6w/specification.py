@@ -15,7 +15,7 @@ import json
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from wforacle.model.diagnostics import InvalidCase, InvalidScenario, Report
+from wforacle.model.diagnostics import InvalidCase, InvalidInput, InvalidScenario, Report
 from wforacle.properties.specification import (
     Divergence,
     Layout,
@@ -212,13 +212,15 @@ def prepare(case: JSON, options: Any = None) -> Prepared:
     run = W6wRun(result.workflow, result.plan, scenario, options=readings, validate=rules.validate)
     replay = case.get("replay")
     files: dict[str, JSON] = {}
+    if replay is not None and not isinstance(replay, dict):
+        raise InvalidCase(f"replay.json must be an object, not {type(replay).__name__}")
     if isinstance(replay, dict):
         request = replay
         if "runState" not in replay:
             state = run_state(run, execute(run).final)
             request = {"runState": state, "from": replay.get("from")}
-        start = request["from"]
-        if start is not None and start not in result.plan:
+        start = request.get("from")
+        if start is not None and (not isinstance(start, str) or start not in result.plan):
             raise InvalidCase(f"the case replays from {start!r}, which is not a step")
         run = W6wRun(
             result.workflow,
@@ -473,9 +475,9 @@ def _read(data: bytes, source: str) -> JSON:
 
 def _read_fixture(text: str) -> JSON:
     try:
-        return json.loads(text)
-    except ValueError as exc:
-        raise InvalidCase(f"document.json is not JSON: {exc}") from None
+        return parse_json(text, "document.json")
+    except InvalidInput as exc:
+        raise InvalidCase(str(exc)) from None
 
 
 def _dump(document: JSON) -> str:

@@ -112,3 +112,13 @@ def test_utf16_semantics():
     assert sorted(["\uffff", "😀"], key=js.utf16_key) == ["😀", "\uffff"]
     assert js.compare_strings("😀", "\uffff") == -1
     assert js.compare_strings("a", "b") == -1 and js.compare_strings("b", "b") == 0
+
+
+@pytest.mark.parametrize("sign", [1, -1])
+def test_an_integer_past_the_largest_number_is_infinity_not_an_overflow(sign):
+    # Issue 19: float(10**400) raises OverflowError; JavaScript reads the literal as ±Infinity.
+    huge = sign * 10**400
+    assert js.to_number(huge) == sign * math.inf
+    assert js.number_to_string(huge) == ("Infinity" if sign > 0 else "-Infinity")
+    assert js.to_number("0x" + "f" * 400) == math.inf
+    assert js.to_number(sign * 2**1023 * 3 // 2) == sign * float(2**1023 * 3 // 2)  # finite

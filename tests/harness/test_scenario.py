@@ -17,6 +17,19 @@ from wforacle.model.harness.semantics import Scenario
         ({"failingResources": "db"}, "$.failingResources"),
         ({"nodes": {"a": {"attempts": 5}}}, "$.nodes.a.attempts"),
         ({"failingResources": [{"db": 1}]}, "$.failingResources[0]"),
+        # Issue 19: an attempt is {"outputs": {...}} or {"error": {...}} (docs/harness.md).
+        (
+            {"nodes": {"q": {"attempts": [{"outputs": {}}, {"outputs": "true"}]}}},
+            "$.nodes.q.attempts[1].outputs",
+        ),
+        ({"nodes": {"a": {"attempts": [{"x": 1}]}}}, "$.nodes.a.attempts[0]"),
+        ({"nodes": {"a": {"attempts": ["ok"]}}}, "$.nodes.a.attempts[0]"),
+        ({"nodes": {"a": {"attempts": [{"outputs": {}, "error": {}}]}}}, "$.nodes.a.attempts[0]"),
+        ({"nodes": {"a": {"attempts": [{"error": "x"}]}}}, "$.nodes.a.attempts[0].error"),
+        (
+            {"nodes": {"a": {"attempts": [{"error": {"code": 7}}]}}},
+            "$.nodes.a.attempts[0].error.code",
+        ),
     ],
 )
 def test_a_bad_scenario_is_invalid_with_its_path(value, path):

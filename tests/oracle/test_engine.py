@@ -66,6 +66,12 @@ def fake(tmp_path, body: str) -> str:
             'print(json.dumps({"type": "event", "event": {"x": chr(0xDC00)}}), flush=True)\n',
             "protocol",
         ),
+        # Nested past MAX_DEPTH: refused where it is read, not in the checker.
+        (
+            "print('{\"type\": \"event\", \"event\": {\"x\": ' + '[' * 300 + ']' * 300 + '}}',"
+            " flush=True)\n",
+            "protocol",
+        ),
     ],
 )
 def test_a_misbehaving_engine_gets_a_classified_fault_and_is_restarted(tmp_path, body, kind):

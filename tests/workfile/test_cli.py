@@ -141,3 +141,40 @@ def test_shrink_reduces_a_workfile_bug_report_to_what_the_bug_needs(tmp_path, ca
     assert list(case["manifests"]) == ["crm"]
     assert case["scenario"]["attempts"] == {"account": [{"error": "crm.rate_limited"}]}
     assert case["document"].count("crm.") == 1  # one step is left
+
+
+def test_a_for_each_past_the_model_bound_is_incomplete_never_out_of_memory(tmp_path, capsys):
+    # Issue 19: 100,000 items were a MemoryError; run and explore now stop and say why,
+    # and check, which cannot report an incomplete result, cannot decide (exit 2).
+    import json
+
+    document = tmp_path / "many.workfile.yaml"
+    document.write_text(
+        "inputs: { xs: { type: array } }\n"
+        "steps:\n"
+        "  - e:\n"
+        "      wf.for_each:\n"
+        '        items: "{{ inputs.xs }}"\n'
+        "        steps: [ { t: { svc.get: {} } } ]\n"
+    )
+    (tmp_path / "manifests").mkdir()
+    (tmp_path / "manifests" / "svc.yaml").write_text(
+        "connector: svc\nactions:\n  get: { effects: read, idempotency: inherent }\n"
+    )
+    scenario = tmp_path / "scenario.json"
+    scenario.write_text(json.dumps({"inputs": {"xs": list(range(1001))}}))
+    common = [
+        str(document),
+        "--manifests",
+        str(tmp_path / "manifests"),
+        "--scenario",
+        str(scenario),
+    ]
+    assert main(["run", *common, "--json"]) == 0
+    ran = json.loads(capsys.readouterr().out)
+    assert "past the model's bound (1000 items" in ran["stoppedBecause"]
+    assert main(["explore", *common, "--json"]) == 0
+    assert "past the model's bound" in capsys.readouterr().out
+    (tmp_path / "trace.json").write_text(json.dumps(ran["trace"]))
+    assert main(["check", *common, "--trace", str(tmp_path / "trace.json")]) == 2
+    assert "cannot decide" in capsys.readouterr().err

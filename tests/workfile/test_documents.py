@@ -85,6 +85,12 @@ def test_yaml_core_schema_keeps_on_yes_times_and_dates_as_strings():
         ("x: -.Inf", "document.syntax"),
         ("x: .nan", "document.syntax"),
         ("x: 1e400", "document.syntax"),
+        # Standard tags whose values are not JSON: bytes, a set, a date, pairs.
+        ("x: !!binary aGVsbG8=", "document.tag"),
+        ("x: !!set {a, b}", "document.tag"),
+        ("x: !!timestamp 2026-01-01", "document.tag"),
+        ("x: !!omap [a: 1]", "document.tag"),
+        ("x: !!pairs [a: 1]", "document.tag"),
     ],
 )
 def test_hostile_yaml_is_refused_with_a_code(text, code):

@@ -63,12 +63,23 @@ def test_operators_and_filters(text, expected):
         ("inputs.name < 3", "expression.type"),
         ("inputs.n | shout", "expression.filter"),
         ("fetch.items['x']", "expression.type"),
+        # Issue 19: integers past the float range (an 8,000-digit product could not be written).
+        (f"{'9' * 300} * {'9' * 300}", "expression.overflow"),
+        (f"{'9' * 300} * {'9' * 300} / 1", "expression.overflow"),
     ],
 )
 def test_faults_have_codes(text, code):
     with pytest.raises(EvaluationFault) as caught:
         value(text)
     assert caught.value.code == code
+
+
+@pytest.mark.parametrize("text", ["n / 1", "n + 0.5", "n * 1"])
+def test_arithmetic_on_an_integer_past_the_float_range_is_an_overflow(text):
+    # A scenario's output may hold such an integer (strict JSON allows 4,300 digits).
+    with pytest.raises(EvaluationFault) as caught:
+        evaluate(parse(text), {"n": 10**400})
+    assert caught.value.code == "expression.overflow"
 
 
 def test_short_circuit_skips_the_faulting_operand():
@@ -97,3 +108,31 @@ def test_an_unknown_filter_is_refused_when_the_document_is_validated():
 
     report = validate('steps:\n  - a: { crm.x: { v: "{{ 1 | shout | length }}" } }').report
     assert [(d.code, d.clause) for d in report.diagnostics] == [("document.expression", "A-117")]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "-" * 3000 + "1",
+        "not " * 3000 + "x",
+        " + ".join(["1"] * 20_000),
+        "[" * 2000 + "]" * 2000,
+        "x" + "[0]" * 5000,
+        "x" + ".a" * 20_000,
+        "x" + " | default(1)" * 1000,
+        "1 if x else " * 100 + "2",
+        "9" * 5000,
+        "1e400",
+    ],
+)
+def test_a_hostile_expression_is_refused_when_parsed(text):
+    # Issue 19: nesting past 64 and non-finite literals, never a RecursionError.
+    from wforacle.model.workfile.expr import ExprError
+
+    with pytest.raises(ExprError):
+        parse(text)
+
+
+def test_expressions_within_the_nesting_bound_parse():
+    parse(" + ".join(["1"] * 64))
+    parse("[" * 63 + "]" * 63)

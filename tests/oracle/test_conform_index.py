@@ -1,0 +1,40 @@
+"""Issue 19: conform reads suite.json, so a spoilt case is judged, never silently dropped."""
+
+from __future__ import annotations
+
+import pytest
+
+from wforacle.model.diagnostics import InvalidInput
+from wforacle.oracle.fixtures import conform_case, suite_cases
+
+
+def suite(tmp_path, cases: str):
+    (tmp_path / "suite.json").write_text(f'{{"format": "wforacle-fixture/1", "cases": {cases}}}')
+    return tmp_path
+
+
+def test_every_listed_case_is_run_and_a_spoilt_one_is_invalid(tmp_path):
+    (suite(tmp_path, '["a-file", "b-empty", "c-missing", "d-link"]') / "a-file").write_text("x")
+    (tmp_path / "b-empty").mkdir()
+    (tmp_path / "d-link").symlink_to("/")
+    (tmp_path / "e-unlisted").mkdir()
+    (tmp_path / "e-unlisted" / "manifest.json").write_text('{"spec": "nope"}')
+    cases = suite_cases(tmp_path)
+    assert [c.name for c in cases] == ["a-file", "b-empty", "c-missing", "d-link", "e-unlisted"]
+    for here in cases:  # each is unreadable before any engine is needed
+        assert conform_case(None, here).verdict == "invalid"  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    "cases", ['"x"', '["../../etc"]', '["/etc"]', '["a/b"]', '[""]', "[1]", "[NaN]"]
+)
+def test_a_spoilt_index_is_a_usage_error(tmp_path, cases):
+    with pytest.raises(InvalidInput, match=r"suite\.json"):
+        suite_cases(suite(tmp_path, cases))
+
+
+def test_a_folder_without_an_index_runs_its_case_directories(tmp_path):
+    (tmp_path / "one").mkdir()
+    (tmp_path / "one" / "manifest.json").write_text("{}")
+    (tmp_path / "stray").mkdir()
+    assert [c.name for c in suite_cases(tmp_path)] == ["one"]
