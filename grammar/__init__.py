@@ -46,3 +46,22 @@ def matches(grammar: str, start: str, text: str) -> bool:
     except lark.exceptions.LarkError:
         return False
     return True
+
+
+def nesting(tree: lark.Tree, chains: dict[str, int]) -> int:  # type: ignore[type-arg]
+    """An upper bound of the depth of the expression ``tree`` builds, by one walk without recursion.
+
+    A chain (``a and b and c``, ``a + b + c``) is one Lark node whose
+    builder makes a left-deep tree, one level per link: ``chains`` names
+    such nodes with their children per link.  Every other node is one level.
+    """
+    deepest = 0
+    stack: list[tuple[object, int]] = [(tree, 0)]
+    while stack:
+        node, depth = stack.pop()
+        deepest = max(deepest, depth)
+        if isinstance(node, lark.Tree):
+            per_link = chains.get(str(node.data))
+            weight = max(1, (len(node.children) - 1) // per_link) if per_link else 1
+            stack.extend((child, depth + weight) for child in node.children)
+    return deepest

@@ -17,7 +17,7 @@ from typing import Any
 import attrs
 import lark
 
-from wforacle.grammar import parser
+from wforacle.grammar import nesting, parser
 
 JSON = Any
 
@@ -145,20 +145,8 @@ MAX_NESTING = 64  # operators an operand sits under (A-62)
 
 
 def _nesting(tree: lark.Tree[Any]) -> int:
-    """An upper bound of the depth of the Expr ``tree`` builds, by one walk without recursion.
-
-    ``a and b and c`` is one Lark node with three children but builds
-    ``And(And(a, b), c)``: a chain of n operands counts n - 1 levels.
-    """
-    deepest = 0
-    stack: list[tuple[Any, int]] = [(tree, 0)]
-    while stack:
-        node, depth = stack.pop()
-        deepest = max(deepest, depth)
-        if isinstance(node, lark.Tree):
-            weight = max(1, len(node.children) - 1) if node.data in ("and_", "or_") else 1
-            stack.extend((child, depth + weight) for child in node.children)
-    return deepest
+    """The depth of the Expr ``tree`` builds (A-62): ``a and b and c`` counts two levels."""
+    return nesting(tree, {"and_": 1, "or_": 1})
 
 
 def lookup(env: JSON, path: tuple[str, ...]) -> JSON:

@@ -32,7 +32,7 @@ from typing import Any
 import attrs
 import lark
 
-from wforacle.grammar import parser
+from wforacle.grammar import nesting, parser
 from wforacle.model.diagnostics import InvalidInput
 
 JSON = Any
@@ -270,21 +270,8 @@ _CHAINS = {"or_": 1, "and_": 1, "sum": 2, "product": 2, "filtered": 1}  # childr
 
 
 def _nesting(tree: lark.Tree[Any]) -> int:
-    """An upper bound of the depth of the Expr ``tree`` builds, by one walk without recursion.
-
-    A chain (``a + b + c``, ``x | f | g``) is one Lark node but builds a
-    left-deep tree, one level per link; every other node is one level.
-    """
-    deepest = 0
-    stack: list[tuple[Any, int]] = [(tree, 0)]
-    while stack:
-        node, depth = stack.pop()
-        deepest = max(deepest, depth)
-        if isinstance(node, lark.Tree):
-            per_link = _CHAINS.get(str(node.data))
-            weight = max(1, (len(node.children) - 1) // per_link) if per_link else 1
-            stack.extend((child, depth + weight) for child in node.children)
-    return deepest
+    """The depth of the Expr ``tree`` builds (A-100): ``a and b and c`` counts two levels."""
+    return nesting(tree, _CHAINS)
 
 
 def _brief(exc: Exception) -> str:
