@@ -26,6 +26,7 @@ import attrs
 from hypothesis import HealthCheck, Phase, given, seed, settings
 
 from wforacle.model.diagnostics import InvalidCase, InvalidInput
+from wforacle.model.kernel.budget import Stopped
 from wforacle.model.kernel.explore import canonical
 from wforacle.model.kernel.lts import execute
 from wforacle.oracle.console import json_text
@@ -279,7 +280,12 @@ def conform_case(
         permitted = load_outcomes(here)
     except InvalidInput as exc:
         return CaseResult(here.name, "invalid", f"unreadable case: {exc}", 0.0)
-    judgement = judge(engine, spec, case, prepared, selection)
+    except Stopped as exc:  # a bound of the model: this case, not the whole run
+        return CaseResult(here.name, "invalid", f"the model cannot decide: {exc}", 0.0)
+    try:
+        judgement = judge(engine, spec, case, prepared, selection)
+    except Stopped as exc:
+        return CaseResult(here.name, "invalid", f"the model cannot decide: {exc}", 0.0)
     if judgement.verdict == "divergence":  # explained by the rule the engine broke
         divergence = by_rule(spec, prepared.semantics, judgement.divergence)
         judgement = attrs.evolve(judgement, divergence=divergence)

@@ -38,3 +38,22 @@ def test_a_folder_without_an_index_runs_its_case_directories(tmp_path):
     (tmp_path / "one" / "manifest.json").write_text("{}")
     (tmp_path / "stray").mkdir()
     assert [c.name for c in suite_cases(tmp_path)] == ["one"]
+
+
+def test_a_case_the_model_cannot_decide_is_invalid_not_the_end_of_the_run(tmp_path, monkeypatch):
+    # A bound of the model met while judging one case (a wf.for_each over more than
+    # 1,000 items, A-127) makes that case invalid; conform goes on with the others.
+    from tests.oracle.test_engine import ONE_STEP
+    from wforacle.model.kernel.budget import Stopped
+    from wforacle.oracle import fixtures
+    from wforacle.oracle.fixtures import write_case
+    from wforacle.properties.w6w.specification import W6W
+
+    here = write_case(W6W, tmp_path, ONE_STEP)
+
+    def bounded(*args, **kwargs):
+        raise Stopped("a wf.for_each over more than 1,000 items")
+
+    monkeypatch.setattr(fixtures, "judge", bounded)
+    result = conform_case(None, here)  # type: ignore[arg-type]
+    assert result.verdict == "invalid" and "cannot decide" in result.detail
