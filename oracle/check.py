@@ -27,6 +27,7 @@ from typing import Any, Generic, TypeVar
 
 import attrs
 
+from wforacle.model.kernel.budget import check as spent
 from wforacle.model.kernel.lts import Event, Semantics, Transition
 from wforacle.properties.specification import Divergence
 
@@ -77,6 +78,7 @@ def check(
     frontier[key(initial)] = initial
     largest = 1
     for index, observed in enumerate(trace):
+        spent()  # a time budget in force (check --time-budget) holds per event
         choices: list[Transition[C]] = []
         matched: list[C] = []
         wanted = projection(observed)

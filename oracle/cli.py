@@ -455,8 +455,10 @@ def cmd_check(args: argparse.Namespace) -> int:
     trace = _read_trace(args.trace)
     chosen = selection(args, spec)
     departures: tuple[tuple[str, str], ...] = ()
+    from wforacle.model.kernel.budget import time_budget
+
     try:
-        with _within_limits(spec):
+        with _within_limits(spec), time_budget(args.time_budget):
             verdict = check(semantics, spec.key, trace)
             # Readings are not bugs (issue 18): a trace another reading permits.
             alternatives = chosen.alternatives() if verdict.divergence is not None else ()
@@ -836,6 +838,13 @@ def build_parser() -> argparse.ArgumentParser:
         help="the trace: a JSON array of events, run --json output, or JSON lines ('-': stdin)",
     )
     add_readings(check_cmd)
+    check_cmd.add_argument(
+        "--time-budget",
+        type=positive_seconds,
+        default=60.0,
+        metavar="S",
+        help="give up after S seconds (default 60): 'cannot decide', exit 2",
+    )
     check_cmd.add_argument("--json", action="store_true", help="print a JSON verdict")
 
     explore_cmd = document_and_scenario(

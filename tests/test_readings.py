@@ -286,3 +286,18 @@ def test_fuzz_reports_which_reading_of_each_assumption_the_engine_needed(tmp_pat
     assert table["A-41"]["needed"]["retried"] >= 1 and table["A-41"]["model"] == "never"
     assert table["A-50"]["needed"] == {} and table["A-74"]["needed"] == {}
     assert report["finding"] is None and report["readingMode"] == ANY
+
+
+def test_check_gives_up_within_its_time_budget(tmp_path):
+    # Issue 19: every command is bounded; check says it cannot decide (exit 2).
+    steps = [{"id": f"s{n}", "uses": {"app": "demo", "action": "run"}} for n in range(400)]
+    edges = [{"from": f"s{n}", "to": f"s{n + 1}"} for n in range(399)]
+    document = {"manifestVersion": "2", "id": "wf", "name": "chain", "steps": steps, "edges": edges}
+    (tmp_path / "doc.json").write_text(json.dumps(document))
+    made = wforacle("run", "--json", str(tmp_path / "doc.json"))
+    assert made.returncode == 0, made.stderr
+    (tmp_path / "t.json").write_text(made.stdout)
+    common = ["--trace", str(tmp_path / "t.json"), str(tmp_path / "doc.json")]
+    assert wforacle("check", *common).returncode == 0
+    spent = wforacle("check", "--time-budget", "0.001", *common)
+    assert spent.returncode == 2 and "cannot decide" in spent.stderr
