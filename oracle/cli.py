@@ -17,7 +17,7 @@ import gc
 import json
 import os
 import sys
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -369,8 +369,10 @@ def _within_limits(spec: Any) -> Iterator[None]:
         raise UsageError(f"{prefix}{exc}") from None
 
 
-def _load(args: argparse.Namespace) -> tuple[Any, Any]:
-    """Validate DOC and load the scenario: the specification and its semantics, or an exit code.
+def _load(args: argparse.Namespace) -> tuple[Any, Any, Callable[[Mapping[str, Any]], Any]]:
+    """Validate DOC and load the scenario: the specification, its semantics or an exit code.
+
+    The third member builds the same run under other readings (``check``).
 
     A document with an error is never run (HX-INST-3: "A runtime MUST NOT
     execute a document that fails validation"; w6w the same): its
@@ -385,7 +387,7 @@ def _load(args: argparse.Namespace) -> tuple[Any, Any]:
             emit_json({"valid": False, **loaded.report.to_json()})
         else:
             print_report(args.file, loaded.report)
-        return spec, EXIT_FINDING
+        return spec, EXIT_FINDING, lambda readings: None
     replay = None
     if getattr(args, "replay", None):
         recorded = read_json(args.replay)
@@ -393,13 +395,13 @@ def _load(args: argparse.Namespace) -> tuple[Any, Any]:
         replay = {"runState": recorded, "from": args.replay_from}
     elif getattr(args, "replay_from", None):
         raise UsageError("--replay-from needs --replay RUNSTATE")
-    chosen = selection(args, spec)
-    args.under_reading = lambda readings: spec.semantics(
-        loaded, scenario, spec.options(readings), replay
-    )  # cmd_check: the same run under other readings
+
+    def under(readings: Mapping[str, Any]) -> Any:
+        return spec.semantics(loaded, scenario, spec.options(readings), replay)
+
     try:
         with _within_limits(spec):
-            return spec, spec.semantics(loaded, scenario, chosen.options(), replay)
+            return spec, under(selection(args, spec).primary()), under
     except InvalidScenario as exc:
         raise UsageError(
             "\n".join(f"{args.scenario}: {line}" for line in exc.message.splitlines())
@@ -412,7 +414,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     """One reference execution of a document under a scenario: the trace and the final state."""
     from wforacle.model.kernel.lts import execute_bounded, first, seeded
 
-    spec, semantics = _load(args)
+    spec, semantics, _ = _load(args)
     if isinstance(semantics, int):
         return semantics
     scheduler = seeded(args.seed) if args.schedule == "random" else first
@@ -447,27 +449,28 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 def cmd_check(args: argparse.Namespace) -> int:
     """Check whether a recorded trace is one the specification permits for DOC."""
+    from wforacle.model.kernel.budget import time_budget
     from wforacle.oracle.check import FrontierTooLarge, check
 
-    spec, semantics = _load(args)
+    spec, semantics, under = _load(args)
     if isinstance(semantics, int):
         return semantics
     trace = _read_trace(args.trace)
     chosen = selection(args, spec)
     departures: tuple[tuple[str, str], ...] = ()
-    from wforacle.model.kernel.budget import time_budget
+
+    def permits(readings: dict[str, Any]) -> Any:
+        other = check(under(readings), spec.key, trace)
+        return other if other.divergence is None else None
 
     try:
         with _within_limits(spec), time_budget(args.time_budget):
             verdict = check(semantics, spec.key, trace)
             # Readings are not bugs (issue 18): a trace another reading permits.
-            alternatives = chosen.alternatives() if verdict.divergence is not None else ()
-            for readings in alternatives:
-                other = check(args.under_reading(readings), spec.key, trace)
-                if other.divergence is None:
-                    departures = chosen.departures(readings)
-                    verdict = other if chosen.mode == ANY else verdict
-                    break
+            rescued = chosen.rescue(permits) if verdict.divergence is not None else None
+            if rescued is not None:
+                departures, passed = rescued
+                verdict = passed if chosen.mode == ANY else verdict
     except FrontierTooLarge as exc:
         raise UsageError(str(exc)) from None
     if verdict.divergence is not None and not departures:
@@ -568,7 +571,7 @@ def cmd_explore(args: argparse.Namespace) -> int:
     """Every distinct terminal outcome the specification permits for DOC under a scenario."""
     from wforacle.model.kernel.explore import time_budget
 
-    spec, semantics = _load(args)
+    spec, semantics, _ = _load(args)
     if isinstance(semantics, int):
         return semantics
     with _within_limits(spec), time_budget(args.time_budget):

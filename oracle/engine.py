@@ -529,18 +529,22 @@ def judge(
     found = assess(spec, case, prepared, seen)
     if found.verdict == "pass" or selection is None:
         return found
-    for chosen in selection.alternatives():
+
+    def permits(chosen: dict[str, Any]) -> Judgement | None:
         try:
             other = spec.prepare(case, spec.options(chosen))
         except InvalidInput:
-            continue  # a case this reading's model does not run
+            return None  # a case this reading's model does not run
         again = assess(spec, case, other, seen)
-        if again.verdict == "pass":
-            departures = selection.departures(chosen)
-            if selection.mode == ANY:
-                return attrs.evolve(again, reading=departures)
-            return attrs.evolve(found, verdict="reading", reading=departures)
-    return found
+        return again if again.verdict == "pass" else None
+
+    rescued = selection.rescue(permits)
+    if rescued is None:
+        return found
+    departures, passed = rescued
+    if selection.mode == ANY:
+        return attrs.evolve(passed, reading=departures)
+    return attrs.evolve(found, verdict="reading", reading=departures)
 
 
 def assess(spec: Specification, case: JSON, prepared: Prepared, seen: Observation) -> Judgement:

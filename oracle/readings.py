@@ -22,13 +22,14 @@ for it.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterator, Mapping, Sequence
-from typing import Any
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from typing import Any, TypeVar
 
 import attrs
 
 from wforacle.properties.specification import Reading, Specification
 
+V = TypeVar("V")
 ANY, DEFAULT = "any", "default"
 MODES = (ANY, DEFAULT)
 # At most this many combinations are tried for one trace (2^6: every reading of
@@ -93,6 +94,21 @@ class Selection:
         )
         for values in combinations[1:MOST_COMBINATIONS]:
             yield {**primary, **{r.dest: v for r, v in zip(free, values, strict=True)}}
+
+    def rescue(
+        self, permits: Callable[[dict[str, Any]], V | None]
+    ) -> tuple[tuple[tuple[str, str], ...], V] | None:
+        """The first other combination whose verdict permits a run the primary rejected.
+
+        ``permits`` judges the run under one combination and returns its passing
+        verdict, or None; the result is that combination's departures and the
+        verdict, or None when no recorded reading permits the run (a bug).
+        """
+        for chosen in self.alternatives():
+            verdict = permits(chosen)
+            if verdict is not None:
+                return self.departures(chosen), verdict
+        return None
 
     def departures(self, chosen: Mapping[str, Any]) -> tuple[tuple[str, str], ...]:
         """(assumption, reading name) for every reading in ``chosen`` that is not the model's."""
