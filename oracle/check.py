@@ -34,6 +34,10 @@ from wforacle.properties.specification import Divergence
 __all__ = ["Divergence", "FrontierTooLarge", "Verdict", "check", "matches", "projection"]
 
 C = TypeVar("C")
+# The two messages of a divergent event, which oracle/explain.py tells apart: the
+# model has an event of the engine's kind here (fields differ), or none at all.
+DIFFERS = "{} differs from what the model permits here"
+NO_EVENT = "the model permits no {} event here"
 IGNORED = frozenset({"at"})
 
 
@@ -139,9 +143,9 @@ def _diverged(index: int, observed: Event | None, choices: list[Transition[Any]]
         if not choices:
             message = "the model's run had already ended"
         elif governing is not choices:
-            message = f"{observed.get('event')} differs from what the model permits here"
+            message = DIFFERS.format(observed.get("event"))
         else:
-            message = f"the model permits no {observed.get('event')} event here"
+            message = NO_EVENT.format(observed.get("event"))
     # The governing rules' clauses in the order each rule lists them (its own rule
     # first), each once; assumptions after the specification's clauses.
     cited = list(dict.fromkeys(clause for c in governing for clause in c.clauses))

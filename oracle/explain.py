@@ -28,6 +28,7 @@ from typing import Any
 import attrs
 
 from wforacle.model.diagnostics import InvalidInput
+from wforacle.oracle.check import DIFFERS, NO_EVENT
 from wforacle.properties.specification import Divergence, Specification
 
 JSON = Any
@@ -43,13 +44,11 @@ def by_rule(spec: Specification, semantics: Any, divergence: Divergence | None) 
     """``divergence`` with the clauses of the rule that makes the engine's event first."""
     if divergence is None or divergence.observed is None:
         return divergence
-    if divergence.message.endswith(" differs from what the model permits here"):
-        return _by_field(divergence)
-    if not divergence.message.startswith("the model permits no "):
-        return divergence
     observed = divergence.observed
     name = observed.get("event")
-    if not isinstance(name, str):
+    if divergence.message == DIFFERS.format(name):
+        return _by_field(divergence)
+    if divergence.message != NO_EVENT.format(name) or not isinstance(name, str):
         return divergence
     found = _in_run(spec, semantics, observed)
     where = "at another point of this run, not here"

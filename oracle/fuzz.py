@@ -85,11 +85,11 @@ class Campaign:
     nondeterministic: str | None = None
     # Readings (oracle/readings.py): the examples whose verdict needed readings other
     # than the model's, per set of departures, and each set's smallest case found.
-    readings: tuple[Reading, ...] = ()
+    readings: tuple[Witness, ...] = ()
 
 
 @attrs.frozen
-class Reading:
+class Witness:
     """A set of readings other than the model's that some examples of a campaign needed."""
 
     departures: tuple[tuple[str, str], ...]  # (assumption, reading name) each
@@ -369,23 +369,22 @@ def _witnesses(
     read: dict[tuple[tuple[str, str], ...], list[Any]],
     selection: Selection | None,
     budget: float,
-) -> tuple[Reading, ...]:
+) -> tuple[Witness, ...]:
     """Each set of readings the campaign's examples needed, its first case reduced."""
     found = []
     for n, (departures, (count, case, judgement)) in enumerate(read.items()):
-        last = {"case": case, "judgement": judgement}
+        # reduce_case returns the last candidate kept (or ``case``): its judgement is last's.
+        last = {"judgement": judgement}
 
         def still_reads(candidate: JSON, wanted: Any = departures, last: Any = last) -> bool:
             again = judge_case(spec, engine, candidate, selection=selection)
             if again.reading == wanted and again.verdict in ("pass", "reading"):
-                last.update(case=candidate, judgement=again)
+                last["judgement"] = again
                 return True
             return False
 
         smallest = reduce_case(spec, case, still_reads, budget=budget if n < 3 else 0.0)
-        # reduce_case returns the last candidate kept, or a copy of ``case`` if none was.
-        kept = last["judgement"] if last["case"] is smallest else judgement
-        found.append(Reading(departures, count, smallest, kept))
+        found.append(Witness(departures, count, smallest, last["judgement"]))
     return tuple(found)
 
 
