@@ -148,13 +148,14 @@ def _explore(
     transitions = 0
     branching = 0
 
-    def stopped(reason: str) -> Exploration[C]:
+    def stopped(reason: str | None) -> Exploration[C]:
+        """The result so far: incomplete for ``reason``, or complete (None)."""
         return Exploration(
             tuple(found.values()),
             len(visited),
             transitions,
             time.perf_counter() - start,
-            complete=False,
+            complete=reason is None,
             stopped_because=reason,
             max_branching=branching,
             reduction=reduction,
@@ -210,13 +211,4 @@ def _explore(
             continue
         branching = max(branching, len(next_choices))
         stack.append((next_choices, trace))
-    return Exploration(
-        tuple(found.values()),
-        len(visited),
-        transitions,
-        time.perf_counter() - start,
-        complete=True,
-        max_branching=branching,
-        reduction=reduction,
-        pruned=pruned,
-    )
+    return stopped(None)
