@@ -5,6 +5,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+from tests.test_readings import RESOLUTION
 from wforacle.model.kernel.lts import execute
 from wforacle.oracle.check import check
 from wforacle.oracle.engine import Engine, judge
@@ -14,15 +15,10 @@ from wforacle.properties.w6w.specification import W6W
 
 ENGINES = Path(__file__).resolve().parents[1] / "examples" / "engines"
 
+# One step with a retry policy whose first attempt fails in the auth phase
+# (tests/test_readings.py's case, with another phase).
 AUTH = {
-    "document": {
-        "manifestVersion": "2",
-        "id": "wf",
-        "name": "auth",
-        "steps": [
-            {"id": "a", "uses": {"app": "demo", "action": "run"}, "retry": {"maxAttempts": 2}}
-        ],
-    },
+    **RESOLUTION,
     "scenario": {
         "steps": {
             "a": {
@@ -33,7 +29,6 @@ AUTH = {
             }
         }
     },
-    "schedule": [],
 }
 
 
