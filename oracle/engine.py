@@ -530,9 +530,14 @@ def judge(
     if found.verdict == "pass" or selection is None:
         return found
 
+    # The case as the engine was sent it: a w6w replay's run state is the selected
+    # readings' reference run, and another reading's model replays that state,
+    # not a reference run of its own (what the engine was given is fixed).
+    sent = {**case, **prepared.files}
+
     def permits(chosen: dict[str, Any]) -> Judgement | None:
         try:
-            other = spec.prepare(case, spec.options(chosen))
+            other = spec.prepare(sent, spec.options(chosen))
         except InvalidInput:
             return None  # a case this reading's model does not run
         again = assess(spec, case, other, seen)

@@ -191,6 +191,22 @@ def test_one_run_passes_under_any_depends_under_default_and_diverges_when_pinned
     assert held.verdict == "divergence"
 
 
+def test_a_replay_is_judged_under_another_reading_against_the_run_state_the_engine_was_sent(
+    toyflow_retries,
+):
+    # The reference run under "never" fails a (onError continue); the engine replays
+    # that state and retries a.  Under "retried" the reference run would have a
+    # succeed (replayed, not re-run), so the other reading's model must replay the
+    # state the engine was sent, not a state of its own (a false alarm before).
+    case = copy.deepcopy(RESOLUTION)
+    case["document"]["steps"][0]["onError"] = "continue"
+    case["replay"] = {"from": None}
+    anyway = judge(toyflow_retries, W6W, case, None, Selection.of(W6W))
+    assert anyway.verdict == "pass" and anyway.reading == (("A-41", "retried"),)
+    events = [e["event"] for e in anyway.observation.trace]
+    assert "retry_scheduled" in events and "step_replayed" not in events
+
+
 def test_a_campaign_passes_an_engine_taking_another_reading_and_reports_it(toyflow_retries):
     for mode in (ANY, DEFAULT):
         result = campaign(

@@ -4,6 +4,10 @@ Usage: python coin_flip.py SEED 'CMD A' 'CMD B'.  Both engines are started;
 the proxy says ready once, then sends each ``run`` (and what follows it) to
 A or B at random, forwarding every line both ways.  An engine author's
 engine that is right only some of the time looks like this to wforacle.
+
+With ``first`` for SEED, a run goes to B the first time its ``run`` message
+is seen and to A on every rerun: nondeterministic in the same way whatever
+order a campaign draws and replays its cases in.
 """
 
 import random
@@ -14,7 +18,9 @@ import threading
 
 
 def main():
-    coin = random.Random(int(sys.argv[1]))
+    first = sys.argv[1] == "first"
+    coin = random.Random(0 if first else int(sys.argv[1]))
+    seen = set()
     engines = [
         subprocess.Popen(shlex.split(cmd), stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
         for cmd in sys.argv[2:4]
@@ -35,7 +41,11 @@ def main():
     current = engines[0]
     for line in sys.stdin:
         if '"type": "run"' in line or '"type":"run"' in line:
-            current = engines[coin.randrange(2)]
+            if first:
+                current = engines[0 if line in seen else 1]
+                seen.add(line)
+            else:
+                current = engines[coin.randrange(2)]
         current.stdin.write(line)
         current.stdin.flush()
     for engine in engines:
