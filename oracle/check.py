@@ -63,6 +63,9 @@ class Verdict(Generic[C]):
     events: int  # events checked
     max_frontier: int  # the largest set of consistent configurations tracked
     finals: tuple[C, ...] = attrs.field(eq=False, default=())  # terminal configurations reached
+    # The clauses of the model's transitions that matched an observed event (coverage:
+    # oracle/coverage.py); up to the divergence when there is one.
+    exercised: frozenset[str] = attrs.field(eq=False, default=frozenset())
 
     @property
     def permitted(self) -> bool:
@@ -81,6 +84,7 @@ def check(
     initial = semantics.initial()
     frontier[key(initial)] = initial
     largest = 1
+    exercised: set[str] = set()
     for index, observed in enumerate(trace):
         spent()  # a time budget in force (check --time-budget) holds per event
         choices: list[Transition[C]] = []
@@ -93,6 +97,7 @@ def check(
                 event = transition.event
                 if event.get("event") == name and projection(event) == wanted:
                     matched.append(transition.target)
+                    exercised.update(transition.clauses)
         # One match needs no key: keys only deduplicate several (the common case
         # of a trace that has already told the interleavings apart costs no key).
         if len(matched) == 1:
@@ -102,7 +107,8 @@ def check(
             for target in matched:
                 following.setdefault(key(target), target)
         if not following:
-            return Verdict(_diverged(index, observed, choices), index, largest)
+            divergence = _diverged(index, observed, choices)
+            return Verdict(divergence, index, largest, exercised=frozenset(exercised))
         if len(following) > max_frontier:
             raise FrontierTooLarge(
                 f"more than {max_frontier} configurations are consistent with the first "
@@ -114,8 +120,8 @@ def check(
     if not finals:
         choices = [t for c in frontier.values() for t in semantics.enabled(c)]
         divergence = _diverged(len(trace), None, choices)
-        return Verdict(divergence, len(trace), largest)
-    return Verdict(None, len(trace), largest, finals)
+        return Verdict(divergence, len(trace), largest, exercised=frozenset(exercised))
+    return Verdict(None, len(trace), largest, finals, frozenset(exercised))
 
 
 class FrontierTooLarge(Exception):

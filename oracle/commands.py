@@ -133,6 +133,7 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
                     "readingMode": chosen.mode,
                     "readingTable": reading_table(result.readings, chosen),
                     "readings": [found.to_json() for found in result.readings],
+                    "coverage": result.coverage.to_json() if result.coverage else None,
                     "finding": None
                     if found is None
                     else {
@@ -170,6 +171,9 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
             print("  on document:", _document_line(case["document"]))
         for line in reading_lines(result.readings, chosen):
             print(line)
+        if result.coverage is not None:
+            for line in result.coverage.lines():
+                print(line)
         if result.finding is None and not result.fault_cases:
             print("no divergence: every run matched the model")
         elif result.finding is None:

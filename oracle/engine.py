@@ -92,6 +92,8 @@ class Judgement:
     # The readings other than the model's that the run needed, (assumption, name)
     # each: of a pass under ``--readings any``, or of the verdict "reading".
     reading: tuple[tuple[str, str], ...] = ()
+    # The clauses of the model's rules the observed run went through (oracle/coverage.py).
+    exercised: frozenset[str] = attrs.field(default=frozenset(), eq=False)
 
     def to_json(self) -> dict[str, JSON]:
         """The judgement as JSON."""
@@ -558,9 +560,12 @@ def assess(spec: Specification, case: JSON, prepared: Prepared, seen: Observatio
     if screened is not None:
         return Judgement("divergence", divergence=screened, observation=seen)
     verdict = check(prepared.semantics, spec.key, list(seen.trace))
+    exercised = verdict.exercised
     if verdict.divergence is not None:
-        return Judgement("divergence", divergence=verdict.divergence, observation=seen)
+        return Judgement(
+            "divergence", divergence=verdict.divergence, observation=seen, exercised=exercised
+        )
     mismatch = spec.compare(prepared, seen, verdict.finals)
     if mismatch is not None:
-        return Judgement("divergence", divergence=mismatch, observation=seen)
-    return Judgement("pass", observation=seen, finals=verdict.finals)
+        return Judgement("divergence", divergence=mismatch, observation=seen, exercised=exercised)
+    return Judgement("pass", observation=seen, finals=verdict.finals, exercised=exercised)

@@ -31,6 +31,7 @@ from hypothesis import HealthCheck, Phase, assume, given, seed, settings
 
 from wforacle.model.diagnostics import InvalidCase
 from wforacle.model.kernel.explore import canonical
+from wforacle.oracle.coverage import Coverage, Tally
 from wforacle.oracle.engine import Engine, Judgement, judge
 from wforacle.oracle.explain import by_rule
 from wforacle.oracle.fixtures import short, write_case
@@ -86,6 +87,8 @@ class Campaign:
     # Readings (oracle/readings.py): the examples whose verdict needed readings other
     # than the model's, per set of departures, and each set's smallest case found.
     readings: tuple[Witness, ...] = ()
+    # The clauses the searching runs exercised (oracle/coverage.py).
+    coverage: Coverage | None = attrs.field(default=None, eq=False)
 
 
 @attrs.frozen
@@ -210,6 +213,7 @@ def campaign(
     if selection is not None:
         options = selection.options()
     read: dict[tuple[tuple[str, str], ...], list[Any]] = {}  # departures → [count, case, j]
+    tally = Tally()
 
     @seed(seed_value)
     @settings(
@@ -241,6 +245,8 @@ def campaign(
         judgement = judge(engine, spec, case, prepared, selection)
         if judgement.observation is not None:
             engine_seconds[0] += judgement.observation.seconds
+            if not first:
+                tally.add(judgement.exercised)
         if judgement.reading and not first:
             seen = read.setdefault(judgement.reading, [0, copy.deepcopy(case), judgement])
             seen[0] += 1
@@ -300,6 +306,7 @@ def campaign(
             engine_seconds=engine_seconds[0],
             budget_spent=spent["budget"],
             readings=readings,
+            coverage=tally.freeze(spec.name),
         )
     wanted = first["signature"]
     best, best_judgement = (
@@ -349,6 +356,7 @@ def campaign(
         budget_spent=spent["budget"],
         nondeterministic=nondeterministic,
         readings=readings,
+        coverage=tally.freeze(spec.name),
     )
 
 

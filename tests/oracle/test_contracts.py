@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 from pathlib import Path
 
@@ -138,3 +139,95 @@ def test_the_oracle_s_state_form_messages_match_the_protocol_schema():
         check.validate(message)
     with pytest.raises(ValidationError):
         check.validate({"type": "accept", "at": 0, "event": "chat.decision", "payload": {}})
+
+
+# -- the trace schema of each specification (issue 18, part 3) ---------------------------
+
+TRACE_SCHEMAS = {
+    "w6w": "trace.schema.json",
+    "harness": "harness-trace.schema.json",
+    "workfile": "workfile-trace.schema.json",
+}
+
+
+def _model_traces(spec_name: str, profile: str | None, count: int) -> list[list[dict]]:
+    """The model's traces of ``count`` campaign cases (``profile``: a fixture profile's)."""
+    from hypothesis import HealthCheck, Phase, given, seed, settings
+
+    from wforacle.model.diagnostics import InvalidCase
+    from wforacle.properties.registry import SPECIFICATIONS
+    from wforacle.properties.strategies.hermetic import hermetic
+
+    spec = SPECIFICATIONS[spec_name]
+    traces = []
+
+    @seed(5)
+    @settings(
+        max_examples=count,
+        database=None,
+        deadline=None,
+        phases=[Phase.generate],
+        suppress_health_check=list(HealthCheck),
+    )
+    @given(spec.cases() if profile is None else spec.suites[profile]())
+    def collect(case: dict) -> None:
+        with contextlib.suppress(InvalidCase):  # a case the model cannot run
+            traces.append(execute(spec.prepare(case, None).semantics).trace)
+
+    with hermetic():
+        collect()
+    return traces
+
+
+@pytest.mark.parametrize(
+    ("spec", "profile"),
+    [("w6w", None), ("harness", None), ("workfile", None), ("workfile", "workfile-stateful")],
+)
+def test_every_event_the_model_emits_matches_its_specification_s_trace_schema(spec, profile):
+    # The campaigns' own cases: what an engine is sent and must answer with these events.
+    check = validator(TRACE_SCHEMAS[spec])
+    traces = _model_traces(spec, profile, 80)
+    assert len(traces) > 40
+    for trace in traces:
+        check.validate(trace)
+
+
+@pytest.mark.parametrize("spec", sorted(TRACE_SCHEMAS))
+def test_the_hand_written_cases_events_match_the_trace_schema(spec):
+    # The conformance and protocol-selftest cases reach events campaigns rarely draw
+    # (Workfile's timer_fired and child_cancel_requested, Harness's node_cancelled).
+    from wforacle.model.diagnostics import InvalidCase
+    from wforacle.properties.registry import SPECIFICATIONS
+
+    chosen = SPECIFICATIONS[spec]
+    named, concurrent = chosen.selftest()
+    cases = [c.case for c in chosen.conformance()] + [case for _, case in named] + [concurrent]
+    check, events = validator(TRACE_SCHEMAS[spec]), set()
+    for case in filter(None, cases):
+        try:
+            trace = execute(chosen.prepare(dict(case, schedule=[]), None).semantics).trace
+        except InvalidCase:
+            continue
+        check.validate(trace)
+        events |= {e["event"] for e in trace}
+    assert len(events) >= 4
+
+
+@pytest.mark.parametrize(
+    ("spec", "damaged"),
+    [
+        ("w6w", {"event": "teleported"}),
+        ("harness", {"event": "node_started", "inputs": {}}),  # which node
+        ("harness", {"event": "node_started", "node": "a", "inputs": {}, "bogus": 1}),
+        ("harness", {"event": "node_started", "node": "a", "attempt": 1, "retry": True}),
+        ("harness", {"event": "node_failed", "node": "a", "error": "HX-4101", "resource": "r"}),
+        ("harness", {"event": "instance_completed", "status": "done"}),
+        ("workfile", {"event": "attempt_started", "step": "a", "attempt": 0, "input": {}}),
+        ("workfile", {"event": "attempt_finished", "step": "a", "attempt": 1, "result": "ok"}),
+        ("workfile", {"event": "entry_exited", "entry": "S[1]", "by": "immediate"}),
+        ("workfile", {"event": "run_finished", "outcome": "completed"}),
+    ],
+)
+def test_a_trace_schema_rejects_a_damaged_event(spec, damaged):
+    with pytest.raises(ValidationError):
+        validator(TRACE_SCHEMAS[spec]).validate([damaged])

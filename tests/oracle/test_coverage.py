@@ -1,0 +1,103 @@
+"""Campaign coverage by clause (issue 17, part 3; docs/coverage.md)."""
+
+from __future__ import annotations
+
+import json
+import sys
+
+import pytest
+
+from wforacle.model.kernel.lts import execute
+from wforacle.oracle.check import check
+from wforacle.oracle.cli import main
+from wforacle.oracle.coverage import CATALOGUES, RUN_RULES, Tally, catalogue_ids, run_clauses
+from wforacle.oracle.fuzz import campaign
+from wforacle.oracle.power import ENGINES, example_engine
+from wforacle.properties.clauses import package_sources
+from wforacle.properties.registry import SPECIFICATIONS
+from wforacle.properties.w6w.specification import W6W
+
+STEP = {"uses": {"app": "demo", "action": "run"}}
+# Two steps; a fails (no retry, onError continue) and b runs after it anyway.
+CASE = {
+    "document": {
+        "manifestVersion": "2",
+        "id": "wf",
+        "name": "coverage",
+        "steps": [{"id": "a", "onError": "continue", **STEP}, {"id": "b", **STEP}],
+    },
+    "scenario": {
+        "steps": {"a": {"attempts": [{"error": {"code": "x", "message": "m", "phase": "execute"}}]}}
+    },
+    "schedule": [],
+}
+
+
+def test_a_checked_trace_exercises_the_clauses_of_the_transitions_it_matched():
+    prepared = W6W.prepare(CASE, None)
+    run = execute(prepared.semantics)
+    cited = {c for step in run.steps for c in step.clauses}
+    verdict = check(prepared.semantics, W6W.key, run.trace)
+    assert verdict.permitted and verdict.exercised == cited
+    # W6W-FIELD-13: onError "continue" swallows the failure; its rule was gone through.
+    assert "W6W-FIELD-13" in verdict.exercised
+
+
+def test_a_divergent_trace_exercises_only_what_came_before_the_divergence():
+    prepared = W6W.prepare(CASE, None)
+    run = execute(prepared.semantics)
+    failed = next(i for i, e in enumerate(run.trace) if e["event"] == "step_failed")
+    cut = [*run.trace[:failed], {**run.trace[failed], "routing": "fail"}]
+    verdict = check(prepared.semantics, W6W.key, cut)
+    assert not verdict.permitted and verdict.divergence.index == failed
+    before = {c for step in run.steps[:failed] for c in step.clauses}
+    assert verdict.exercised == before
+    assert "W6W-FIELD-13" not in verdict.exercised  # the step_failed rule was not matched
+
+
+@pytest.mark.parametrize("spec", sorted(CATALOGUES))
+def test_the_run_rules_of_every_specification_are_sources_that_cite_its_clauses(spec):
+    # A renamed or moved rule module would leave the denominator silently empty.
+    names = {name for name, _ in package_sources()}
+    assert set(RUN_RULES[spec]) <= names
+    cited = run_clauses(spec)
+    assert cited and cited <= set(catalogue_ids(spec))
+
+
+def test_a_tally_counts_runs_not_transitions_and_keeps_assumptions_apart():
+    tally = Tally()
+    tally.add(["W6W-FIELD-13", "W6W-FIELD-13", "A-41"])
+    tally.add(["W6W-FIELD-13"])
+    coverage = tally.freeze("w6w")
+    assert coverage.runs == 2
+    assert coverage.exercised() == [("W6W-FIELD-13", 2)]
+    assert coverage.assumptions() == [("A-41", 1)]
+    assert "W6W-FIELD-13" not in coverage.never_reached()
+    assert set(coverage.never_reached()) == run_clauses("w6w") - {"W6W-FIELD-13"}
+
+
+@pytest.mark.parametrize("spec", ["w6w", "harness"])
+def test_a_campaign_reports_what_its_runs_exercised_and_what_they_never_reached(spec):
+    engine = example_engine(spec)
+    try:
+        result = campaign(SPECIFICATIONS[spec], engine, examples=40, seed_value=3)
+    finally:
+        engine.stop()
+    coverage = result.coverage
+    assert result.finding is None and coverage is not None
+    assert coverage.runs == result.examples
+    exercised = dict(coverage.exercised())
+    assert exercised and all(0 < n <= coverage.runs for n in exercised.values())
+    never = set(coverage.never_reached())
+    assert never <= run_clauses(spec) and not never & set(exercised)
+
+
+def test_fuzz_json_and_text_carry_the_coverage(capsys):
+    engine = f"{sys.executable} {ENGINES / 'w6w_engine.py'}"
+    assert main(["fuzz", "--engine", engine, "--examples", "20", "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)["coverage"]
+    assert report["runs"] == 20 and report["exercised"]
+    assert report["exercisedRunClauses"] + len(report["neverReached"]) == report["runClauses"]
+    assert main(["fuzz", "--engine", engine, "--examples", "20"]) == 0
+    printed = capsys.readouterr().out
+    assert "clauses (docs/coverage.md): 20 runs exercised" in printed
