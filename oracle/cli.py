@@ -26,7 +26,13 @@ import attrs
 from wforacle.model.diagnostics import InvalidInput, InvalidScenario
 from wforacle.model.kernel.budget import Stopped
 from wforacle.oracle.arguments import positive_int, positive_seconds
-from wforacle.oracle.commands import add_commands, add_inputs, add_readings, selection
+from wforacle.oracle.commands import (
+    add_commands,
+    add_inputs,
+    add_readings,
+    cmd_review,
+    selection,
+)
 from wforacle.oracle.console import (
     EXIT_FINDING,
     EXIT_INTERNAL,
@@ -880,6 +886,22 @@ def build_parser() -> argparse.ArgumentParser:
     )
     readings_cmd.add_argument("--spec", choices=[*SPECIFICATIONS, "all"], help="default: all")
     readings_cmd.add_argument("--json", action="store_true", help="print JSON")
+
+    review = add(
+        "review",
+        cmd_review,
+        "the reviewer's view: clause coverage, assumptions, every spec-review finding re-checked",
+    )
+    review.add_argument(
+        "--spec", choices=[*SPECIFICATIONS, "all"], default="all", help="specification"
+    )
+    review.add_argument(
+        "--docs",
+        metavar="DIR",
+        help="the folder of spec-review.md, assumptions.md and findings/ "
+        "(default: the source checkout's docs/)",
+    )
+    review.add_argument("--json", action="store_true", help="print JSON")
 
     add_commands(add)
     for spec in SPECIFICATIONS.values():

@@ -21,6 +21,7 @@ from wforacle.oracle.console import (
     EXIT_FINDING,
     EXIT_OK,
     UsageError,
+    emit_json,
     json_text,
     read_document,
     read_json,
@@ -567,3 +568,58 @@ def add_commands(add: Any) -> None:
         "--spec", default=DEFAULT, choices=names, help="the specification the engine implements"
     )
     engine_option(selftest)
+
+
+def cmd_review(args: argparse.Namespace) -> int:
+    """The reviewer's view: catalogue coverage, assumptions, and every finding re-checked."""
+    from wforacle.oracle.coverage import CATALOGUES
+    from wforacle.oracle.review import assumptions, checked, default_docs, review_specs
+    from wforacle.properties.clauses import Coverage, default_tests_dir
+
+    docs = Path(args.docs) if args.docs else default_docs()
+    if docs is None or not (docs / "spec-review.md").is_file():
+        where = "the source checkout's docs/" if docs is None else str(docs)
+        raise UsageError(f"--docs {where}: no spec-review.md there (pass --docs DIR)")
+    tests = default_tests_dir()
+    recorded = (docs / "assumptions.md").read_text("utf-8")
+    report = []
+    for name in review_specs(args.spec):
+        spec = specification(name)
+        catalogues = {c: Coverage.compute(c, tests).figures() for c in CATALOGUES[name]}
+        found = [c.to_json() for c in checked(docs, [name])]
+        report.append(
+            {
+                "spec": name,
+                "catalogues": catalogues,
+                "assumptions": [{"id": a, "title": t} for a, t in assumptions(recorded, name)],
+                "readings": [label(r) for r in spec.readings],
+                "findings": found,
+            }
+        )
+    failing = [f for part in report for f in part["findings"] if f["status"] != "holds"]
+    if args.json:
+        emit_json({"specs": report, "holds": not failing})
+        return EXIT_FINDING if failing else EXIT_OK
+    for part in report:
+        print(f"{part['spec']}:")
+        for catalogue, figures in part["catalogues"].items():
+            print(
+                f"  clauses of {catalogue}: {figures['clauses']}; covered (a rule and a test) "
+                f"{figures['covered']}, rules only {figures['rules_only']}, tests only "
+                f"{figures['tests_only']}, uncovered {figures['uncovered']} "
+                f"(wforacle clauses --spec {catalogue})"
+            )
+        readings = ", ".join(part["readings"]) or "none"
+        print(
+            f"  assumptions: {len(part['assumptions'])} recorded (docs/assumptions.md); "
+            f"selectable readings: {readings} (wforacle readings)"
+        )
+        print("  findings (docs/spec-review.md), each witness re-run:")
+        for found in part["findings"]:
+            status = found["status"] if found["status"] == "holds" else found["status"].upper()
+            print(f"    {found['finding']:<5} {status:<16} {found['title']}")
+            for problem in found["problems"]:
+                print(f"          {problem}")
+    total = sum(len(part["findings"]) for part in report)
+    print(f"{total - len(failing)}/{total} findings hold")
+    return EXIT_FINDING if failing else EXIT_OK
