@@ -62,8 +62,10 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
     """A seeded campaign: generate, drive, check, shrink, reduce, explain, save."""
     from wforacle.oracle.fuzz import (
         SHRINK_ALLOWANCE,
+        Campaign,
         campaign,
         explain,
+        replay_regressions,
         save,
         save_unshrunk,
         terminal_progress,
@@ -83,19 +85,25 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
         if args.save:
             first_saved["path"] = save_unshrunk(spec, case, judgement, Path(args.save))
 
+    replayed = None
     try:
-        result = campaign(
-            spec,
-            engine,
-            examples=args.examples,
-            seed_value=args.seed,
-            time_budget=args.time_budget,
-            progress=None if args.json else terminal_progress(),
-            stop_on_fault=args.stop_on_fault,
-            first_seen=keep_first,
-            cases=None if args.profile is None else spec.suites[args.profile](),
-            selection=chosen,
-        )
+        if args.regressions is not None:
+            replayed = replay_regressions(spec, engine, Path(args.regressions), chosen)
+        if replayed is not None and replayed.finding is not None:
+            result = Campaign(0, replayed.seconds, replayed.finding, 0)
+        else:
+            result = campaign(
+                spec,
+                engine,
+                examples=args.examples,
+                seed_value=args.seed,
+                time_budget=args.time_budget,
+                progress=None if args.json else terminal_progress(),
+                stop_on_fault=args.stop_on_fault,
+                first_seen=keep_first,
+                cases=None if args.profile is None else spec.suites[args.profile](),
+                selection=chosen,
+            )
     finally:
         engine.stop()
     saved, existed = None, False
@@ -135,6 +143,7 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
                     "readingTable": reading_table(result.readings, chosen),
                     "readings": [found.to_json() for found in result.readings],
                     "coverage": result.coverage.to_json() if result.coverage else None,
+                    "regressions": None if replayed is None else regressions_json(replayed),
                     "finding": None
                     if found is None
                     else {
@@ -152,9 +161,13 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
             )
         )
     else:
+        if replayed is not None:
+            print(regressions_line(replayed, args.regressions))
         rate = result.examples / result.seconds_searching if result.seconds_searching else 0.0
         summary = f"{result.examples} examples in {result.seconds_searching:.1f} s ({rate:.0f}/s)"
-        if result.finding is not None:
+        if replayed is not None and replayed.finding is not None:
+            summary = "no search: a saved regression fails"
+        elif result.finding is not None:
             summary += (
                 f", the first finding at example {result.finding.examples}; then "
                 f"{result.shrink_runs} shrinking runs in {result.seconds_shrinking:.1f} s"
@@ -197,6 +210,28 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
             if first_saved:
                 print(f"the case as first found, before shrinking: {first_saved['path']}")
     return EXIT_OK if result.finding is None and not result.fault_cases else EXIT_FINDING
+
+
+def regressions_json(replayed: Any) -> dict[str, JSON]:
+    """``fuzz --json``'s account of the regression fixtures replayed first."""
+    return {
+        "replayed": replayed.cases,
+        "failed": replayed.name,
+        "skipped": list(replayed.skipped),
+        "seconds": round(replayed.seconds, 3),
+    }
+
+
+def regressions_line(replayed: Any, directory: Path) -> str:
+    """The text line: how many fixtures were replayed, and the one the engine failed."""
+    line = f"replayed {replayed.cases} regression fixture(s) from {directory} first"
+    if replayed.name is not None:
+        line += f": the engine fails {replayed.name} (not searched further)"
+    else:
+        line += ": the engine passes them all"
+    if replayed.skipped:
+        line += f"; skipped {len(replayed.skipped)} of another specification or unreadable"
+    return line
 
 
 def reading_table(readings: Any, chosen: Selection) -> dict[str, dict[str, JSON]]:
@@ -504,6 +539,13 @@ def add_commands(add: Any) -> None:
         "--time-budget", type=positive_seconds, help="stop trying new examples after S seconds"
     )
     fuzz.add_argument("--seed", type=int, default=0, help="the campaign's seed")
+    fuzz.add_argument(
+        "--regressions",
+        metavar="DIR",
+        type=folder,
+        help="replay the regression fixtures saved in DIR (an earlier --save) before searching; "
+        "the first the engine fails is the finding",
+    )
     fuzz.add_argument(
         "--stop-on-fault",
         action="store_true",

@@ -29,7 +29,7 @@ from typing import Any
 import attrs
 from hypothesis import HealthCheck, Phase, assume, given, seed, settings
 
-from wforacle.model.diagnostics import InvalidCase
+from wforacle.model.diagnostics import InvalidCase, InvalidInput
 from wforacle.model.kernel.explore import canonical
 from wforacle.oracle.coverage import Coverage, Tally
 from wforacle.oracle.engine import Engine, Judgement, judge
@@ -463,6 +463,60 @@ def terminal_progress(every: int = 25) -> Callable[[int, float], None]:
             print(f"  {count} examples, {seconds:.1f} s, {rate:.0f}/s", file=sys.stderr)
 
     return show
+
+
+@attrs.frozen
+class Replayed:
+    """What replaying a folder of regression fixtures found (``fuzz --regressions DIR``)."""
+
+    cases: int  # the fixtures of the campaign's specification replayed
+    finding: Finding | None  # the first that the engine fails, as the campaign's finding
+    name: str | None  # its directory
+    seconds: float
+    skipped: tuple[str, ...] = ()  # fixtures of another specification, or unreadable
+
+
+def replay_regressions(
+    spec: Specification, engine: Engine, directory: Path, selection: Selection | None = None
+) -> Replayed:
+    """Judge ``engine`` on the regression fixtures in ``directory`` before a campaign searches.
+
+    Like Hypothesis's example database: the cases earlier campaigns saved
+    (``--save``) come first, so a bug found once is found again at once, at
+    its minimal case, before any generation.  The first fixture the engine
+    fails (a divergence, or a fault) is the finding; it is already minimal
+    and is not shrunk again.  Fixtures of another specification, and
+    unreadable ones, are skipped and named.
+    """
+    from wforacle.oracle.fixtures import load_case, spec_of, suite_cases
+
+    start = time.perf_counter()
+    replayed, skipped = 0, []
+    options = selection.options() if selection is not None else None
+    if not directory.is_dir():  # no campaign has saved anything there yet
+        return Replayed(0, None, None, 0.0)
+    try:
+        fixtures = suite_cases(directory)
+    except InvalidInput as exc:  # a spoilt suite.json
+        raise InvalidInput(f"--regressions {directory}: {exc}") from None
+    for here in fixtures:
+        try:
+            if spec_of(here).name != spec.name:
+                skipped.append(here.name)
+                continue
+            case = load_case(spec, here)
+            prepared = spec.prepare(case, options)
+        except InvalidCase:
+            skipped.append(here.name)
+            continue
+        replayed += 1
+        judgement = judge(engine, spec, case, prepared, selection)
+        if judgement.verdict in ("divergence", "fault"):
+            seconds = time.perf_counter() - start
+            judgement = explained(spec, case, judgement, options)
+            finding = Finding(spec, case, judgement, replayed, seconds, 0.0)
+            return Replayed(replayed, finding, here.name, seconds, tuple(skipped))
+    return Replayed(replayed, None, None, time.perf_counter() - start, tuple(skipped))
 
 
 def save(finding: Finding, directory: Path) -> tuple[Path, bool]:

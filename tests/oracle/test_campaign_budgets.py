@@ -79,3 +79,43 @@ def test_fuzz_json_carries_first_finding_figures_and_separate_counts(tmp_path, c
     # A second campaign finding the same minimal case says it is already saved.
     assert main(args[:-1]) == 1
     assert "an earlier run saved" in capsys.readouterr().out
+
+
+def test_saved_regressions_are_replayed_first_and_a_failing_one_is_the_finding(tmp_path, capsys):
+    # Issue 17 §6, like Hypothesis's example database: a campaign saves its minimal
+    # case; the next replays the folder before searching and finds it at once.
+    buggy = f"{sys.executable} {ENGINES / SPECIFICATIONS['w6w'].example_engine} --bug no-skip"
+    first = ["fuzz", "--engine", buggy, "--examples", "400", "--save", str(tmp_path)]
+    assert main([*first, "--regressions", str(tmp_path / "none-yet"), "--json"]) == 1
+    report = json.loads(capsys.readouterr().out)
+    assert report["regressions"]["replayed"] == 0 and report["examples"] > 0
+    saved = Path(report["finding"]["saved"])
+    again = ["fuzz", "--engine", buggy, "--regressions", str(tmp_path), "--json"]
+    assert main(again) == 1
+    report = json.loads(capsys.readouterr().out)
+    assert report["regressions"] == {
+        "replayed": 1,
+        "failed": saved.name,
+        "skipped": [],
+        "seconds": report["regressions"]["seconds"],
+    }
+    assert report["examples"] == 0  # no search
+    assert report["finding"]["judgement"]["verdict"] == "divergence"
+    # The engine fixed: every saved case passes, and the campaign searches as usual.
+    fixed = f"{sys.executable} {ENGINES / SPECIFICATIONS['w6w'].example_engine}"
+    args = ["fuzz", "--engine", fixed, "--regressions", str(tmp_path), "--examples", "20"]
+    assert main(args) == 0
+    printed = capsys.readouterr().out
+    assert f"replayed 1 regression fixture(s) from {tmp_path} first: the engine passes" in printed
+    assert "20 examples in" in printed
+
+
+def test_regressions_of_another_specification_are_skipped_and_named(tmp_path, capsys):
+    from wforacle.oracle.fixtures import write_suite
+
+    write_suite(SPECIFICATIONS["harness"], tmp_path / "hx", 2, seed_value=0)
+    engine = f"{sys.executable} {ENGINES / SPECIFICATIONS['w6w'].example_engine}"
+    args = ["fuzz", "--engine", engine, "--regressions", str(tmp_path / "hx"), "--examples", "5"]
+    assert main([*args, "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)["regressions"]
+    assert report["replayed"] == 0 and len(report["skipped"]) == 2
