@@ -724,6 +724,18 @@ class Parser(argparse.ArgumentParser):
         super().__init__(*args, **kwargs)
 
 
+def cmd_completion(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
+    """Print a completion script for ``args.shell``, generated from the parser by shtab.
+
+    ``eval "$(wforacle completion bash)"`` in ~/.bashrc (docs/cli.md): every
+    command, option and choice completes, and file arguments complete paths.
+    """
+    import shtab  # start-up time: only this command needs it
+
+    sys.stdout.write(shtab.complete(parser, shell=args.shell))
+    return EXIT_OK
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of every subcommand."""
     parser = Parser(
@@ -902,6 +914,13 @@ def build_parser() -> argparse.ArgumentParser:
         "(default: the source checkout's docs/)",
     )
     review.add_argument("--json", action="store_true", help="print JSON")
+
+    completion = add(
+        "completion",
+        lambda args: cmd_completion(args, parser),
+        "print a shell completion script (bash, zsh, tcsh)",
+    )
+    completion.add_argument("shell", choices=("bash", "zsh", "tcsh"), help="the shell")
 
     add_commands(add)
     for spec in SPECIFICATIONS.values():

@@ -23,6 +23,7 @@ from wforacle.oracle.console import (
     UsageError,
     emit_json,
     json_text,
+    progress_bar,
     read_document,
     read_json,
     specification,
@@ -68,7 +69,6 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
         replay_regressions,
         save,
         save_unshrunk,
-        terminal_progress,
     )
 
     spec = specification(args.spec)
@@ -92,18 +92,19 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
         if replayed is not None and replayed.finding is not None:
             result = Campaign(0, replayed.seconds, replayed.finding, 0)
         else:
-            result = campaign(
-                spec,
-                engine,
-                examples=args.examples,
-                seed_value=args.seed,
-                time_budget=args.time_budget,
-                progress=None if args.json else terminal_progress(),
-                stop_on_fault=args.stop_on_fault,
-                first_seen=keep_first,
-                cases=None if args.profile is None else spec.suites[args.profile](),
-                selection=chosen,
-            )
+            with progress_bar("examples", args.examples, quiet=args.json) as update:
+                result = campaign(
+                    spec,
+                    engine,
+                    examples=args.examples,
+                    seed_value=args.seed,
+                    time_budget=args.time_budget,
+                    progress=update,
+                    stop_on_fault=args.stop_on_fault,
+                    first_seen=keep_first,
+                    cases=None if args.profile is None else spec.suites[args.profile](),
+                    selection=chosen,
+                )
     finally:
         engine.stop()
     saved, existed = None, False
@@ -395,7 +396,8 @@ def cmd_conform(args: argparse.Namespace) -> int:
         results = _conform_junit(engine, directory, Path(args.junit), args)
     else:
         try:
-            results = conform(engine, directory, lambda spec: selection(args, spec))
+            with progress_bar("cases", len(cases), quiet=args.json) as update:
+                results = conform(engine, directory, lambda spec: selection(args, spec), update)
         finally:
             engine.stop()
     passed = sum(r.verdict in ("pass", "reading") for r in results)

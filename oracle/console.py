@@ -13,6 +13,8 @@ import json
 import math
 import re
 import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -150,3 +152,38 @@ def print_report(source: str, report: Any) -> None:
     print(f"{source}: {verdict} — {counts}")
     for d in report.diagnostics:
         print(f"  {d.severity.value:<7} {d.code:<28} {d.path}  {d.message}  [{d.clause}]")
+
+
+@contextmanager
+def progress_bar(
+    what: str, total: int | None, quiet: bool = False
+) -> Iterator[Callable[[int, float], None]]:
+    """A progress bar on stderr (rich) while a long command works: ``update(done, seconds)``.
+
+    Only on a terminal: when stderr is not one (a pipe, a CI log, a test) or
+    the command prints JSON (``quiet``), nothing is drawn and ``update`` does
+    nothing.  The bar is removed when the command ends, so what it prints
+    after is what stays on the screen.
+    """
+    if quiet or not sys.stderr.isatty():
+        yield lambda done, seconds: None
+        return
+    from rich.console import Console  # start-up time: only a terminal pays for rich
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    columns = (
+        TextColumn(what),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("{task.fields[rate]}"),
+        TimeElapsedColumn(),
+    )
+    console = Console(file=sys.stderr, force_terminal=True)
+    with Progress(*columns, console=console, transient=True) as bar:
+        task = bar.add_task(what, total=total, rate="")
+
+        def update(done: int, seconds: float) -> None:
+            rate = f"{done / seconds:.0f}/s" if seconds > 0 else ""
+            bar.update(task, completed=done, rate=rate)
+
+        yield update

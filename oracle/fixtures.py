@@ -18,6 +18,7 @@ from __future__ import annotations
 import hashlib
 import json
 import shutil
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -216,6 +217,7 @@ def conform(
     engine: Engine,
     directory: Path,
     readings: Callable[[Specification], Selection] | None = None,
+    progress: Callable[[int, float], None] | None = None,
 ) -> list[CaseResult]:
     """Run ``engine`` over every case of the suite at ``directory``.
 
@@ -226,7 +228,12 @@ def conform(
     a run only another reading permits passes or is ``reading``, and is not
     held to ``outcomes.json`` (written under the model's readings).
     """
-    return [conform_case(engine, here, readings) for here in suite_cases(directory)]
+    results, start = [], time.perf_counter()
+    for here in suite_cases(directory):
+        results.append(conform_case(engine, here, readings))
+        if progress is not None:
+            progress(len(results), time.perf_counter() - start)
+    return results
 
 
 def suite_cases(directory: Path) -> list[Path]:

@@ -20,7 +20,6 @@ import copy
 import functools
 import hashlib
 import re
-import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -452,17 +451,6 @@ def _assumptions() -> dict[str, str]:
         return {}
     found = re.findall(r"^## (A-\d+) — (.+)$", text, flags=re.MULTILINE)
     return dict(found)
-
-
-def terminal_progress(every: int = 25) -> Callable[[int, float], None]:
-    """A progress line on stderr every ``every`` examples."""
-
-    def show(count: int, seconds: float) -> None:
-        if count % every == 0:
-            rate = count / seconds if seconds else 0.0
-            print(f"  {count} examples, {seconds:.1f} s, {rate:.0f}/s", file=sys.stderr)
-
-    return show
 
 
 @attrs.frozen

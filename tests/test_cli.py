@@ -436,3 +436,38 @@ def test_a_trace_that_is_not_strict_json_is_a_usage_error(capsys, tmp_path, cont
     trace.write_text(content)
     code, _, err = run(capsys, "check", str(EXAMPLE), "--trace", str(trace))
     assert code == 2 and message in err and "internal error" not in err
+
+
+# -- shell completion (issue 17 §6) ----------------------------------------------------------
+
+
+def _complete(script: str, words: list[str]) -> list[str]:
+    """What bash completes for ``words`` (the last one being typed) with ``script`` loaded."""
+    import shlex
+
+    line = " ".join(words)
+    program = (
+        f"source /dev/stdin <<'EOF'\n{script}\nEOF\n"
+        f"COMP_WORDS=({' '.join(shlex.quote(w) for w in words)}); "
+        f"COMP_CWORD={len(words) - 1}; COMP_LINE={shlex.quote(line)}; "
+        "COMP_POINT=${#COMP_LINE}; _shtab_wforacle; printf '%s\\n' \"${COMPREPLY[@]}\""
+    )
+    done = subprocess.run(["bash", "-c", program], capture_output=True, text=True, timeout=30)
+    assert done.returncode == 0, done.stderr
+    return done.stdout.split()
+
+
+def test_bash_completes_commands_options_and_choices(capsys):
+    assert main(["completion", "bash"]) == 0
+    script = capsys.readouterr().out
+    assert _complete(script, ["wforacle", "rev"]) == ["review"]
+    assert _complete(script, ["wforacle", "fuzz", "--regr"]) == ["--regressions"]
+    assert _complete(script, ["wforacle", "fuzz", "--spec", ""]) == ["w6w", "harness", "workfile"]
+
+
+@pytest.mark.parametrize("shell", ["zsh", "tcsh"])
+def test_zsh_and_tcsh_scripts_name_every_command(shell, capsys):
+    assert main(["completion", shell]) == 0
+    script = capsys.readouterr().out
+    for command in ("validate", "fuzz", "conform", "review", "readings"):
+        assert command in script

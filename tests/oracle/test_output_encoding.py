@@ -85,3 +85,31 @@ def test_fixture_files_are_strict_json_too():
     text = dump({"b": math.inf, "a": "\ud800"})
     assert strict(text) == {"a": "\ud800", "b": None} and text.startswith('{\n  "a"')
     text.encode("utf-8")
+
+
+# -- progress (issue 17 §6) ----------------------------------------------------------------
+
+
+def test_progress_is_drawn_only_on_a_terminal_and_never_with_json(monkeypatch, capsys):
+    import io
+    import sys
+
+    from wforacle.oracle.console import progress_bar
+
+    with progress_bar("examples", 10) as update:  # pytest's stderr is not a terminal
+        update(5, 1.0)
+    assert capsys.readouterr().err == ""
+
+    class Terminal(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    screen = Terminal()
+    monkeypatch.setattr(sys, "stderr", screen)
+    with progress_bar("examples", 10, quiet=True) as update:
+        update(5, 1.0)
+    assert screen.getvalue() == ""
+    with progress_bar("examples", 10) as update:
+        update(5, 1.0)
+    drawn = screen.getvalue()
+    assert "examples" in drawn and "5/10" in drawn and "5/s" in drawn
