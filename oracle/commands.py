@@ -626,7 +626,7 @@ def cmd_review(args: argparse.Namespace) -> int:
         raise UsageError(f"--docs {where}: no spec-review.md there (pass --docs DIR)")
     tests = default_tests_dir()
     recorded = (docs / "assumptions.md").read_text("utf-8")
-    report = []
+    report: list[dict[str, Any]] = []
     for name in review_specs(args.spec):
         spec = specification(name)
         catalogues = {c: Coverage.compute(c, tests).figures() for c in CATALOGUES[name]}
