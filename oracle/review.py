@@ -211,15 +211,22 @@ def invoke(args: Sequence[str], stdin: str | None = None) -> tuple[int, str, str
 
     from wforacle.oracle.cli import main  # the command line is the layer above review
 
-    out, err = io.StringIO(), io.StringIO()
+    # Text streams with bytes beneath, as a real stdin and stdout: the line tools
+    # (w6w resolve, jsonlogic eval) read sys.stdin.buffer and write sys.stdout.buffer,
+    # and a FILE of '-' reads sys.stdin.buffer.
+    written = io.BytesIO()
+    out = io.TextIOWrapper(written, encoding="utf-8", write_through=True)
+    err = io.StringIO()
     saved = sys.stdin
-    sys.stdin = io.StringIO(stdin or "")
+    sys.stdin = io.TextIOWrapper(io.BytesIO((stdin or "").encode("utf-8")), encoding="utf-8")
     try:
         with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
             code = main(list(args))
+        out.flush()
+        text = written.getvalue().decode("utf-8", errors="replace")
     finally:
         sys.stdin = saved
-    return code, out.getvalue(), err.getvalue()
+    return code, text, err.getvalue()
 
 
 def pointed(document: JSON, pointer: str) -> JSON:

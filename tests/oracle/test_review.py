@@ -11,7 +11,7 @@ import pytest
 from jsonschema import Draft202012Validator
 
 from wforacle.oracle.cli import main
-from wforacle.oracle.review import assumptions, findings, pointed
+from wforacle.oracle.review import assumptions, findings, invoke, pointed
 
 DOCS = Path(__file__).resolve().parents[2] / "docs"
 WITNESS = json.loads((DOCS / "findings" / "witness.schema.json").read_text())
@@ -103,3 +103,17 @@ def test_a_pointer_reads_objects_and_arrays_and_says_when_nothing_is_there():
     document = {"a": [{"b/c": 1}], "~": 2}
     assert pointed(document, "/a/0/b~1c") == 1 and pointed(document, "/~0") == 2
     assert pointed(document, "/a/1") == "<absent>" and pointed(document, "") == document
+
+
+def test_the_stdin_of_a_run_reaches_the_line_tools_that_read_bytes():
+    # w6w resolve and jsonlogic eval read sys.stdin.buffer; a '-' file reads it too.
+    line = '{"scope": {"vars": {"x": "é"}}, "with": "{{ vars.x }}"}\n'
+    assert invoke(["w6w", "resolve"], line) == (0, '{"value":"é"}\n', "")
+    document = {
+        "manifestVersion": "2",
+        "id": "w",
+        "name": "w",
+        "steps": [{"id": "a", "uses": {"app": "x", "action": "y"}}],
+    }
+    code, out, _ = invoke(["plan", "-", "--json"], json.dumps(document))
+    assert code == 0 and json.loads(out) == {"order": ["a"]}
