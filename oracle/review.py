@@ -15,6 +15,7 @@ docs/findings/witness.schema.json)::
                "stdin": "...",                    # optional
                "exit": 0,                         # the exit code expected
                "json": {"/order": ["a", "b"]},    # JSON pointers into stdout → values
+               "some": {"/outcomes": [{"/status": "failed"}]},  # a member of the array has these
                "stdout": ["text"],                # substrings stdout must hold
                "absent": ["text"]}]}              # substrings it must not
 
@@ -193,7 +194,8 @@ def _run(run: Mapping[str, JSON], paths: Mapping[str, str]) -> list[str]:
         if text in out:
             problems.append(f"stdout holds {text!r}")
     expected = run.get("json") or {}
-    if expected:
+    some = run.get("some") or {}
+    if expected or some:
         try:
             document = json.loads(out)
         except ValueError:
@@ -202,7 +204,26 @@ def _run(run: Mapping[str, JSON], paths: Mapping[str, str]) -> list[str]:
             found = pointed(document, pointer)
             if found != value:
                 problems.append(f"{pointer} is {json.dumps(found)}, expected {json.dumps(value)}")
+        for pointer, wanted in some.items():
+            problems += _some(pointed(document, pointer), pointer, wanted)
     return problems
+
+
+def _some(members: JSON, pointer: str, wanted: JSON) -> list[str]:
+    """``some``: each pattern matches at least one member of the array at ``pointer``.
+
+    A pattern maps JSON pointers into a member to the values expected there,
+    so a witness names an outcome of ``explore`` by what it is, not by where
+    the search happened to list it.
+    """
+    if not isinstance(members, list):
+        return [f"{pointer} is not an array"]
+    patterns = wanted if isinstance(wanted, list) else [wanted]
+    return [
+        f"no member of {pointer} has {json.dumps(pattern)}"
+        for pattern in patterns
+        if not any(all(pointed(m, k) == v for k, v in pattern.items()) for m in members)
+    ]
 
 
 def invoke(args: Sequence[str], stdin: str | None = None) -> tuple[int, str, str]:

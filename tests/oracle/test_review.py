@@ -117,3 +117,14 @@ def test_the_stdin_of_a_run_reaches_the_line_tools_that_read_bytes():
     }
     code, out, _ = invoke(["plan", "-", "--json"], json.dumps(document))
     assert code == 0 and json.loads(out) == {"order": ["a"]}
+
+
+def test_some_names_a_member_by_what_it_holds_in_any_position():
+    from wforacle.oracle.review import _some
+
+    outcomes = [{"error": {"code": "b"}}, {"error": {"code": "a"}, "steps": {"b": "failed"}}]
+    assert _some(outcomes, "/o", [{"/error/code": "a", "/steps/b": "failed"}]) == []
+    assert _some(outcomes, "/o", {"/error/code": "b", "/steps": "<absent>"}) == []
+    missing = _some(outcomes, "/o", [{"/error/code": "a", "/steps/b": "succeeded"}])
+    assert missing == ['no member of /o has {"/error/code": "a", "/steps/b": "succeeded"}']
+    assert _some({"not": "a list"}, "/o", {}) == ["/o is not an array"]
