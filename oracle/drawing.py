@@ -87,7 +87,8 @@ def source(diagram: Diagram) -> str:
                 label=_text(arrow.label),
                 **ARROW_STYLES[arrow.role],
             )
-    return graph.source
+    text: str = graph.source
+    return text
 
 
 def draw(diagram: Diagram, dot: str | None = None) -> Drawing:
@@ -131,9 +132,11 @@ def inline(svg: str) -> str:
 
 def _text(text: str) -> str:
     """A label shown as written: backslashes and ``<…>`` lose their DOT meaning."""
-    return graphviz.nohtml(graphviz.escape(text))  # a str that graphviz never reads as HTML
+    shown: str = graphviz.nohtml(graphviz.escape(text))  # a str graphviz never reads as HTML
+    return shown
 
 
 def _lines(first: str, second: str) -> str:
     r"""Two lines (DOT's ``\n`` between them), each shown as written."""
-    return graphviz.nohtml(graphviz.escape(first) + "\\n" + graphviz.escape(second))
+    shown: str = graphviz.nohtml(graphviz.escape(first) + "\\n" + graphviz.escape(second))
+    return shown

@@ -65,6 +65,7 @@ class Row:
     model: Event | None
     engine: Event | None
     divergent: bool = False
+    differs: str = ""  # at the divergent row: the fields in which the two events differ
 
 
 @attrs.frozen
@@ -144,12 +145,13 @@ def _model_events(
 ) -> tuple[list[JSON] | None, str]:
     """The model's run beside the engine's (``check.model_run``), or None and why not."""
     index = divergence.index if divergence is not None else len(trace)
+    bounds: tuple[type[Exception], ...] = (Stopped, *spec.limits())
     try:
         semantics = spec.prepare(case, options).semantics
         return model_run(semantics, spec.key, trace, index), ""
     except InvalidInput as exc:
         return None, f"The model cannot run this case ({exc})."
-    except (Stopped, *spec.limits()) as exc:
+    except bounds as exc:  # what the model does not cover (spec.limits), a budget
         return None, f"The model's run could not be followed ({exc})."
 
 
@@ -166,6 +168,9 @@ def _rows(
             _event(model[i]) if i < len(model) else None,
             _event(trace[i]) if i < len(trace) else None,
             divergent=i == index,
+            differs=_differs(model[i], trace[i])
+            if i == index < min(len(model), len(trace))
+            else "",
         )
         for i in range(min(count, MAX_ROWS))
     ]
@@ -183,6 +188,16 @@ def _rows(
             )
         )
     return tuple(rows), note
+
+
+def _differs(model: JSON, engine: JSON) -> str:
+    """The fields two events of one kind differ in (``at`` aside: check ignores it)."""
+    if not (isinstance(model, dict) and isinstance(engine, dict)):
+        return ""
+    if model.get("event") != engine.get("event"):
+        return "event"
+    keys = (set(model) | set(engine)) - {"at"}
+    return ", ".join(sorted(k for k in keys if model.get(k) != engine.get(k)))
 
 
 def _event(value: JSON) -> Event:
@@ -305,15 +320,15 @@ def conformance_page(
     where = {path.name: path for path in cases}
     rows = []
     by_clause: dict[str, list[str]] = {}
-    exhibits = []
+    exhibits: list[Exhibit] = []
     for result in results:
         here = where.get(result.case)
         clauses, name = _manifest(here)
         rows.append((result.case, name, result.verdict, result.detail, result.explanation))
         for clause in clauses:
             by_clause.setdefault(clause, []).append(result.verdict)
-        failing = result.verdict not in PASSING and result.judgement is not None
-        if failing and here is not None and len(exhibits) < MAX_EXHIBITS:
+        drawn = result.verdict not in PASSING and result.judgement is not None
+        if drawn and here is not None and len(exhibits) < MAX_EXHIBITS:
             found = _case_exhibit(here, result, reproduce, options)
             if found is not None:
                 exhibits.append(found)

@@ -4,7 +4,8 @@ Notation: a box's id is the node's id (unique, HX-GRAPH rules), a loop
 body node's is ``loop/node``.  Each ``<edge>`` is an arrow of its type
 (control, data, dependency, error, compensation; §5.3) labelled with its
 condition and ports; each decision case is an arrow of kind ``case``
-labelled with its ``when`` (document order, HX-SCHED-4); a loop's body
+labelled with its place and its ``when`` (the first that holds routes,
+HX-SCHED-4; an absent ``when`` always holds); a loop's body
 nodes are a group the loop points into (A-65).
 """
 
@@ -32,9 +33,10 @@ def diagram(harness: Harness | None) -> Diagram:
     ids = {node.id for node in harness.nodes}
     for node in harness.nodes:
         boxes.append(Box(node.id, node.id, _detail(node, harness.entry), _role(node)))
-        for case in node.cases:
+        for k, case in enumerate(node.cases, start=1):
             if case.to in ids:
-                arrows.append(Arrow(node.id, case.to, "case", "condition", case.text or "else"))
+                label = f"case {k}: {case.text or 'always'}"  # an absent when holds (HX-SCHED-4)
+                arrows.append(Arrow(node.id, case.to, "case", "condition", label))
         if node.body:
             group = f"{node.id}/body"
             groups.append(Group(group, f"{node.id}: body"))

@@ -8,8 +8,9 @@ or, for a state-form document, ``state:NAME``.
   and ``wf.repeat`` steps, ``wf.parallel`` branches, ``wf.choose`` arms,
   ``wf.route`` cases, ``else``) are groups the construct points into,
   labelled with the branch, the arm's guard or the case value; each
-  ``catch`` handler is a group a ``failure`` arrow labelled with its
-  error-code pattern points into.  A reference to an earlier step's
+  ``catch`` handler is a box a ``failure`` arrow labelled with its
+  error-code pattern points to (in declaration order: ``handler 1 of 2``),
+  its steps a group the handler points into.  A reference to an earlier step's
   binding (``{{ account.id }}``, model/workfile/expr.py ``template_refs``)
   is a ``data`` arrow from that step, by name.
 - A state-form document (the Stateful Profile) is its states; each
@@ -76,17 +77,24 @@ class _Steps:
         self.named.setdefault(step.id, here)
         for label, inner in _branches(step):
             self.nested(here, f"{here}/{label}", f"{step.id}: {label}", inner, group, label)
-        for handler in step.modifiers.catch:
-            inner_group = f"{here}/catch {handler.pattern.text}"
+        handlers = step.modifiers.catch
+        for number, handler in enumerate(handlers, start=1):
+            # A handler is a box of its own (its steps may be none): the pattern it catches.
+            catch = f"{here}/catch[{number}]"
+            count = f"{len(handler.steps)} step(s)" if handler.steps else "no steps"
+            result = "" if handler.result is ABSENT else f", result {_text(handler.result)}"
+            detail = f"handler {number} of {len(handlers)}, {count}{result}"
+            self.boxes.append(
+                Box(catch, f"catch {handler.pattern.text}", detail, "construct", group)
+            )
+            self.arrows.append(Arrow(here, catch, "catch", "failure", handler.pattern.text))
             self.nested(
-                here,
-                inner_group,
+                catch,
+                f"{catch}/steps",
                 f"{step.id}: catch {handler.pattern.text}",
                 handler.steps,
                 group,
-                handler.pattern.text,
-                kind="catch",
-                role="failure",
+                "steps",
             )
         return here
 
@@ -98,14 +106,12 @@ class _Steps:
         steps: tuple[Step, ...],
         parent: str,
         label: str,
-        kind: str = "nested",
-        role: str = "nested",
     ) -> None:
-        """A nested step list as a group, the owner pointing at its first step."""
-        self.groups.append(Group(group, title, parent))
+        """A nested step list as a group, the owner pointing at its first step (none: nothing)."""
         if steps:
+            self.groups.append(Group(group, title, parent))
             self.steps(steps, group)
-            self.arrows.append(Arrow(owner, steps[0].path, kind, role, label))
+            self.arrows.append(Arrow(owner, steps[0].path, "nested", "nested", label))
 
 
 def _branches(step: Step) -> Iterator[tuple[str, tuple[Step, ...]]]:
