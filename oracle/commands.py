@@ -97,7 +97,7 @@ def _write_report(args: argparse.Namespace, page: Callable[[], str]) -> Path | N
     """Write ``--report DIR``'s page, if asked; its path.  UsageError when it cannot be written."""
     if not args.report:
         return None
-    from wforacle.oracle.report import write
+    from wforacle.oracle.report import write  # start-up time: Jinja2, graphviz
 
     try:
         return write(Path(args.report), page())
@@ -157,7 +157,7 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
     reproduce.append(("run the campaign again", rerun_campaign(args, engine.command)))
 
     def page() -> str:
-        from wforacle.oracle.report import campaign_page
+        from wforacle.oracle.report import campaign_page  # start-up time
 
         asked = [
             ("engine", engine.command),
@@ -442,7 +442,7 @@ def cmd_conform(args: argparse.Namespace) -> int:
     passed = sum(r.verdict in ("pass", "reading") for r in results)
 
     def page() -> str:
-        from wforacle.oracle.report import conformance_page
+        from wforacle.oracle.report import conformance_page  # start-up time
 
         def rerun(case: Path) -> list[tuple[str, str]]:
             return [("judge this case again", reproduce_case(args, engine.command, case))]

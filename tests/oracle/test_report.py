@@ -256,3 +256,35 @@ def test_a_report_folder_that_cannot_be_one_is_a_usage_error_before_the_run(wher
     with pytest.raises(SystemExit) as stopped:
         main(["fuzz", "--engine", W6W_BUGGY, "--report", target])
     assert stopped.value.code == 2
+
+
+def test_a_campaign_without_a_finding_and_one_whose_finding_is_a_fault(monkeypatch):
+    monkeypatch.setattr(drawing, "dot_program", lambda: None)
+    spec = SPECIFICATIONS["harness"]
+    quiet = campaign_page(spec, Campaign(40, 1.0, None, 0), [("seed", "3")])
+    assert '<span class="verdict passed" id="verdict">no finding</span>' in quiet
+    assert 'class="finding"' not in quiet and '<section id="faults">' not in quiet
+    case = {"document": (EXAMPLES / "harness" / "decision.xml").read_text(), "scenario": {}}
+    fault = Judgement("fault", fault=EngineFault("hang", "no message within 10 s"))
+    found = Campaign(2, 1.0, Finding(spec, case, fault, 2, 0.5, 0.1), 1)
+    page = campaign_page(spec, found, [])
+    assert "<h2>engine fault (hang)</h2>" in page and "no message within 10 s" in page
+    # No divergence: the model's run beside an engine that said nothing, no row marked.
+    assert 'class="divergent"' not in page and "instance_started" in page
+
+
+@pytest.mark.parametrize("name", list(SPECIFICATIONS))
+def test_every_specification_draws_its_generated_documents(name):
+    from wforacle.oracle.fixtures import generate
+
+    spec = SPECIFICATIONS[name]
+    for profile in spec.suites:
+        for case in generate(spec, 8, 0, profile):
+            found = spec.diagram(spec.validate(case["document"]).model)
+            ids = {box.id for box in found.boxes}
+            groups = {group.id for group in found.groups}
+            assert found.boxes, case["document"]
+            assert len(ids) == len(found.boxes)  # a box per unit, none twice
+            assert all(a.tail in ids and a.head in ids for a in found.arrows)
+            assert all(box.group in groups | {""} for box in found.boxes)
+            assert all(group.parent in groups | {""} for group in found.groups)
