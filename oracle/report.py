@@ -159,26 +159,31 @@ def _rows(
     model: list[JSON] | None, trace: list[JSON], divergence: Any
 ) -> tuple[tuple[Row, ...], str]:
     """The events side by side; the first divergent one marked (a final state: a row after)."""
-    index = divergence.index if divergence is not None else -1
     model = model or []
-    count = max(len(model), len(trace), index + 1 if divergence is not None else 0)
+    # Past the trace with something observed: not an event the trace check refused but
+    # what the run ended in or what it invoked (spec.compare, spec.screen): a row "end".
+    ending = (
+        divergence is not None
+        and divergence.index >= len(trace)
+        and divergence.observed is not None
+    )
+    marked = divergence.index if divergence is not None and not ending else -1
+    count = max(len(model), len(trace), marked + 1)
     rows = [
         Row(
             str(i),
             _event(model[i]) if i < len(model) else None,
             _event(trace[i]) if i < len(trace) else None,
-            divergent=i == index,
+            divergent=i == marked,
             differs=_differs(model[i], trace[i])
-            if i == index < min(len(model), len(trace))
+            if i == marked < min(len(model), len(trace))
             else "",
         )
         for i in range(min(count, MAX_ROWS))
     ]
     note = f"The first {MAX_ROWS} of {count} events are shown." if count > MAX_ROWS else ""
-    if divergence is not None and index >= len(trace) and divergence.observed is not None:
-        # Not an event the trace check refused: what the run ended in, or what it invoked.
+    if ending:
         expected = divergence.permitted[0] if divergence.permitted else None
-        rows = [r for r in rows if r.index != str(index) or r.model is not None]
         rows.append(
             Row(
                 "end",

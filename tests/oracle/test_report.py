@@ -288,3 +288,14 @@ def test_every_specification_draws_its_generated_documents(name):
             assert all(a.tail in ids and a.head in ids for a in found.arrows)
             assert all(box.group in groups | {""} for box in found.boxes)
             assert all(group.parent in groups | {""} for group in found.groups)
+
+
+def test_a_divergence_in_the_final_state_is_a_row_after_the_events(monkeypatch):
+    monkeypatch.setattr(drawing, "dot_program", lambda: None)
+    spec = SPECIFICATIONS["harness"]
+    case = {"document": (EXAMPLES / "harness" / "decision.xml").read_text(), "scenario": {}}
+    final = Divergence(0, {"final": {"status": "odd"}}, ({"final": {"status": "ok"}},), (), "x")
+    judged = Judgement("divergence", divergence=final, observation=Observation((), (), {}))
+    page = campaign_page(spec, Campaign(1, 1.0, Finding(spec, case, judged, 1, 0, 0), 0), [])
+    marked = re.findall(r'<tr class="divergent"[^>]*>\s*<td class="index">(\w+)</td>', page)
+    assert marked == ["end"]
