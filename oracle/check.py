@@ -31,7 +31,15 @@ from wforacle.model.kernel.budget import check as spent
 from wforacle.model.kernel.lts import Event, Semantics, Transition
 from wforacle.properties.specification import Divergence
 
-__all__ = ["Divergence", "FrontierTooLarge", "Verdict", "check", "matches", "projection"]
+__all__ = [
+    "Divergence",
+    "FrontierTooLarge",
+    "Verdict",
+    "check",
+    "matches",
+    "model_run",
+    "projection",
+]
 
 C = TypeVar("C")
 # The two messages of a divergent event, which oracle/explain.py tells apart: the
@@ -122,6 +130,50 @@ def check(
         divergence = _diverged(len(trace), None, choices)
         return Verdict(divergence, len(trace), largest, exercised=frozenset(exercised))
     return Verdict(None, len(trace), largest, finals, frozenset(exercised))
+
+
+def model_run(
+    semantics: Semantics[C],
+    key: Callable[[C], Hashable],
+    trace: Sequence[Event],
+    index: int,
+    max_frontier: int = 10_000,
+    max_steps: int = 1_000,
+) -> list[Event]:
+    """The model's events of one run that agrees with the first ``index`` observed events.
+
+    Beside a divergence at event ``index`` (a report shows them side by
+    side): the configurations consistent with the prefix are followed as
+    ``check`` follows them, each with the model's own events (its clock
+    stamps, not the engine's); from the first of them the run goes on by the
+    first permitted transition each time (so its event at ``index`` is one
+    the divergence lists as permitted), to a terminal configuration or
+    ``max_steps`` events.  A prefix the model does not permit ends the run
+    where it stops matching.
+    """
+    initial = semantics.initial()
+    frontier: dict[Hashable, tuple[C, tuple[Event, ...]]] = {key(initial): (initial, ())}
+    for observed in trace[:index]:
+        wanted = projection(observed)
+        following: dict[Hashable, tuple[C, tuple[Event, ...]]] = {}
+        for config, events in frontier.values():
+            for transition in semantics.enabled(config):
+                if projection(transition.event) == wanted and len(following) < max_frontier:
+                    following.setdefault(
+                        key(transition.target), (transition.target, (*events, transition.event))
+                    )
+        if not following:
+            break
+        frontier = following
+    config, events = next(iter(frontier.values()))
+    path = list(events)
+    while len(path) < max_steps:
+        choices = semantics.enabled(config)
+        if not choices:
+            break
+        path.append(choices[0].event)
+        config = choices[0].target
+    return path
 
 
 class FrontierTooLarge(Exception):

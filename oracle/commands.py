@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import argparse
 import json
+import shlex
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -57,6 +59,56 @@ def _engine(args: argparse.Namespace, spec: Specification) -> Any:
 def _document_line(document: JSON) -> str:
     """A document on one line: text as it is, JSON compact."""
     return document if isinstance(document, str) else json.dumps(document, ensure_ascii=False)
+
+
+def reproduce_case(args: argparse.Namespace, engine: str, case: Path) -> str:
+    """The command line that judges one saved case again: ``conform CASE --engine CMD``.
+
+    With the options the verdict depends on (``--timeout``, ``--readings``,
+    ``--reading``) as the campaign or conformance run had them.  ``fuzz``
+    prints it under a finding and ``--report`` shows it (docs/report.md).
+    """
+    words = ["wforacle", "conform", str(case), "--engine", engine, *_judging(args)]
+    return shlex.join(words)
+
+
+def rerun_campaign(args: argparse.Namespace, engine: str) -> str:
+    """The command line that runs the same campaign again (same seed, same examples)."""
+    words = ["wforacle", "fuzz", "--spec", args.spec, "--engine", engine, "--seed", str(args.seed)]
+    words += ["--examples", str(args.examples)]
+    if args.time_budget is not None:
+        words += ["--time-budget", f"{args.time_budget:g}"]
+    if args.profile is not None:
+        words += ["--profile", args.profile]
+    if args.stop_on_fault:
+        words.append("--stop-on-fault")
+    if args.regressions is not None:
+        words += ["--regressions", args.regressions]
+    return shlex.join([*words, *_judging(args)])
+
+
+def _judging(args: argparse.Namespace) -> list[str]:
+    """The options of ``fuzz`` and ``conform`` a verdict depends on, where not the defaults."""
+    words = [] if args.timeout == 10.0 else ["--timeout", f"{args.timeout:g}"]
+    if args.readings != ANY:
+        words += ["--readings", args.readings]
+    for pin in args.reading:
+        words += ["--reading", pin]
+    return words
+
+
+def _write_report(args: argparse.Namespace, page: Callable[[], str]) -> Path | None:
+    """Write ``--report DIR``'s page, if asked; its path.  UsageError when it cannot be written."""
+    if not args.report:
+        return None
+    from wforacle.oracle.report import write  # start-up time: Jinja2, graphviz
+
+    try:
+        return write(Path(args.report), page())
+    except OSError as exc:
+        raise UsageError(
+            f"--report {args.report}: cannot write the report: {exc.strerror or exc}"
+        ) from None
 
 
 def cmd_fuzz(args: argparse.Namespace) -> int:
@@ -110,6 +162,31 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
     saved, existed = None, False
     if result.finding is not None and args.save:
         saved, existed = save(result.finding, Path(args.save))
+    reproduce = []
+    if saved is not None:
+        again = reproduce_case(args, engine.command, saved)
+        reproduce.append(("judge the saved case again", again))
+    reproduce.append(("run the campaign again", rerun_campaign(args, engine.command)))
+
+    def page() -> str:
+        from wforacle.oracle.report import campaign_page  # start-up time
+
+        asked = [
+            ("engine", engine.command),
+            ("seed", str(args.seed)),
+            ("examples asked", str(args.examples)),
+            ("time budget", "none" if args.time_budget is None else f"{args.time_budget:g} s"),
+            ("profile", args.profile or "the campaign's default"),
+            ("readings", chosen.mode),
+        ]
+        if saved is not None:
+            asked.append(("saved as", str(saved)))
+        table = reading_table(result.readings, chosen)
+        return campaign_page(
+            spec, result, asked, reproduce if result.finding else (), table, chosen.options()
+        )
+
+    report = _write_report(args, page)
     faults = [
         {"case": case, "judgement": judgement.to_json()} for case, judgement in result.fault_cases
     ]
@@ -157,7 +234,9 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
                         "nondeterministic": result.nondeterministic,
                         "saved": str(saved) if saved else None,
                         "savedUnshrunk": str(first_saved["path"]) if first_saved else None,
+                        "reproduce": reproduce_case(args, engine.command, saved) if saved else None,
                     },
+                    "report": str(report) if report else None,
                 },
             )
         )
@@ -210,6 +289,10 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
                 print(f"saved as a regression fixture: {saved}{again}")
             if first_saved:
                 print(f"the case as first found, before shrinking: {first_saved['path']}")
+            if saved:
+                print(f"reproduce: {reproduce_case(args, engine.command, saved)}")
+        if report:
+            print(f"HTML report: {report}")
     return EXIT_OK if result.finding is None and not result.fault_cases else EXIT_FINDING
 
 
@@ -401,12 +484,26 @@ def cmd_conform(args: argparse.Namespace) -> int:
         finally:
             engine.stop()
     passed = sum(r.verdict in ("pass", "reading") for r in results)
+
+    def page() -> str:
+        from wforacle.oracle.report import conformance_page  # start-up time
+
+        def rerun(case: Path) -> list[tuple[str, str]]:
+            return [("judge this case again", reproduce_case(args, engine.command, case))]
+
+        asked = [("engine", engine.command), ("readings", args.readings)]
+        return conformance_page(
+            directory, cases, results, asked, rerun, lambda spec: selection(args, spec).options()
+        )
+
+    report = _write_report(args, page)
     if args.json:
         print(
             json_text(
                 {
                     "passed": passed,
                     "total": len(results),
+                    "report": str(report) if report else None,
                     "cases": [
                         {
                             "case": r.case,
@@ -427,6 +524,8 @@ def cmd_conform(args: argparse.Namespace) -> int:
             for line in r.explanation:
                 print(f"{'':<{width}}    {line}")
         print(f"\n{passed}/{len(results)} passed")
+        if report:
+            print(f"HTML report: {report}")
     return EXIT_OK if passed == len(results) else EXIT_FINDING
 
 
@@ -515,6 +614,16 @@ def add_inputs(command: Any) -> None:
             )
 
 
+def report_option(command: Any) -> None:
+    """``--report DIR``: an HTML page of the run (docs/report.md)."""
+    command.add_argument(
+        "--report",
+        metavar="DIR",
+        type=folder,
+        help="also write a self-contained HTML report, DIR/index.html (docs/report.md)",
+    )
+
+
 def add_commands(add: Any) -> None:
     """Register the commands on the CLI's ``add(name, handler, help)``."""
     names = list(SPECIFICATIONS)
@@ -568,6 +677,7 @@ def add_commands(add: Any) -> None:
     )
     add_readings(fuzz)
     fuzz.add_argument("--json", action="store_true", help="print a JSON report")
+    report_option(fuzz)
 
     shrink = add("shrink", cmd_shrink, "reduce a failing case while the divergence persists")
     shrink.add_argument("file", metavar="DOC", help="the document")
@@ -604,6 +714,7 @@ def add_commands(add: Any) -> None:
     add_readings(conform)
     conform.add_argument("--junit", metavar="FILE", help="also write JUnit XML")
     conform.add_argument("--json", action="store_true", help="print a JSON report")
+    report_option(conform)
 
     selftest = add(
         "protocol-selftest", cmd_protocol_selftest, "check an engine adapter against the protocol"

@@ -163,6 +163,8 @@ class CaseResult:
     seconds: float
     # A divergence's explanation: the engine's event, what the model permits, the clauses.
     explanation: tuple[str, ...] = ()
+    # The judgement behind the verdict, when the case ran (an HTML report draws it).
+    judgement: Judgement | None = attrs.field(default=None, eq=False, repr=False)
 
 
 def read_fixture_json(path: Path) -> JSON:
@@ -245,8 +247,11 @@ def suite_cases(directory: Path) -> list[Path]:
     dropped, issue 19).  A directory with a ``manifest.json`` that the index
     does not name (``fuzz --save`` into the suite) is run after them.  A
     folder without ``suite.json`` (``fuzz --save DIR``) is every directory
-    holding a ``manifest.json``.
+    holding a ``manifest.json``.  A directory that holds a ``manifest.json``
+    itself is one case, the whole suite (``conform`` of one saved finding).
     """
+    if (directory / "manifest.json").is_file():
+        return [directory]
     present = sorted(p for p in directory.iterdir() if (p / "manifest.json").is_file())
     index_path = directory / "suite.json"
     if not index_path.exists() and not index_path.is_symlink():
@@ -304,7 +309,13 @@ def conform_case(
         )
     ):
         seconds = judgement.observation.seconds if judgement.observation else 0.0
-        return CaseResult(here.name, "divergence", "outcome not among outcomes.json", seconds)
+        return CaseResult(
+            here.name,
+            "divergence",
+            "outcome not among outcomes.json",
+            seconds,
+            judgement=judgement,
+        )
     return _case_result(here, judgement)
 
 
@@ -328,7 +339,7 @@ def _case_result(here: Path, judgement: Judgement) -> CaseResult:
         detail = f"depends on reading {describe(judgement.reading)}" + (
             f"; under the model's: {detail}" if detail else ""
         )
-    return CaseResult(here.name, judgement.verdict, detail, seconds, explanation)
+    return CaseResult(here.name, judgement.verdict, detail, seconds, explanation, judgement)
 
 
 def short(value: JSON, limit: int = 220) -> str:

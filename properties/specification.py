@@ -236,6 +236,54 @@ class Reading:
         )
 
 
+# -- a document as a graph to draw (oracle/drawing.py lays it out: docs/report.md) ----------
+
+# What an arrow does, whatever the specification calls it; the drawing styles each alike.
+ARROW_ROLES = ("next", "failure", "data", "condition", "nested", "other")
+# What a box is: a unit of work, a choice between routes, a construct that owns others, an end.
+BOX_ROLES = ("work", "choice", "construct", "final")
+
+
+@attrs.frozen
+class Box:
+    """A unit of a document drawn as a box: a step, a node, a state."""
+
+    id: str  # unique within its diagram (a document path where ids may repeat)
+    label: str  # the unit's own name: its id
+    detail: str = ""  # what it does, in the specification's words ("crm.send", "join any")
+    role: str = attrs.field(default="work", validator=attrs.validators.in_(BOX_ROLES))
+    group: str = ""  # the Group it is drawn inside ("" the top level)
+
+
+@attrs.frozen
+class Arrow:
+    """A typed edge between two boxes: its kind in the specification's words and its role."""
+
+    tail: str  # Box.id
+    head: str  # Box.id
+    kind: str  # "success", "error", "data", "case", "timeout" …
+    role: str = attrs.field(default="next", validator=attrs.validators.in_(ARROW_ROLES))
+    label: str = ""  # what the edge carries: a condition, a port, an error-code pattern
+
+
+@attrs.frozen
+class Group:
+    """Boxes drawn together: a control's sub-block, a loop's body, a catch handler's steps."""
+
+    id: str
+    label: str
+    parent: str = ""  # the enclosing Group's id
+
+
+@attrs.frozen
+class Diagram:
+    """A document as a graph: boxes, typed arrows, groups (``Specification.diagram``)."""
+
+    boxes: tuple[Box, ...] = ()
+    arrows: tuple[Arrow, ...] = ()
+    groups: tuple[Group, ...] = ()
+
+
 CONFORMANCE = "conformance"  # the fixture profile of the hand-written cases
 
 
@@ -380,3 +428,5 @@ class Specification:
     # The specification's own sub-commands (``wforacle workfile refs``): given
     # argparse's sub-parsers, it adds them (each sets its ``handler``).
     tools: Callable[[Any], None] | None = None
+    # The document model (``Loaded.model``) as a graph to draw in a report (docs/report.md).
+    diagram: Callable[[Any], Diagram] = lambda model: Diagram()

@@ -28,6 +28,12 @@ def _selftest() -> Any:
     return selftest()
 
 
+def _diagram(harness: Any) -> Any:
+    from wforacle.properties.harness.diagram import diagram  # start-up time
+
+    return diagram(harness)
+
+
 def _conformance() -> Any:
     from wforacle.properties.strategies.harness import conformance_cases  # start-up time
 
@@ -102,4 +108,5 @@ HARNESS = Specification(
     ends=lambda outcome: f"instance {outcome['status']}",
     allowed="an execution chapter 5 allows",
     selftest=_selftest,
+    diagram=_diagram,
 )

@@ -490,6 +490,12 @@ def _conformance() -> Any:
     return conformance_cases()
 
 
+def _diagram(workflow: Any) -> Any:
+    from wforacle.properties.w6w.diagram import diagram  # start-up time
+
+    return diagram(workflow)
+
+
 W6W = Specification(
     name="w6w",
     sniffs=_sniffs,
@@ -523,4 +529,5 @@ W6W = Specification(
     ends=lambda state: f"run {state['status']}",
     allowed="a run the specification allows",
     selftest=_selftest,
+    diagram=_diagram,
 )

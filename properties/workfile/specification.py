@@ -67,6 +67,12 @@ def _selftest() -> Any:
     return selftest()
 
 
+def _diagram(document: Any) -> Any:
+    from wforacle.properties.workfile.diagram import diagram  # start-up time
+
+    return diagram(document)
+
+
 def _sniffs(head: bytes) -> bool:
     """YAML that is neither JSON (w6w) nor XML (Harness): tried last."""
     start = head.lstrip(b"\xef\xbb\xbf \t\r\n")
@@ -254,6 +260,7 @@ WORKFILE = Specification(
     allowed="a run Workfile Core (and, for a state-form document, its Stateful Profile) allows",
     selftest=lambda: _selftest(),
     conformance=lambda: _conformance(),
+    diagram=_diagram,
     inputs=(
         Input(
             "--manifests",

@@ -57,3 +57,11 @@ def test_a_case_the_model_cannot_decide_is_invalid_not_the_end_of_the_run(tmp_pa
     monkeypatch.setattr(fixtures, "judge", bounded)
     result = conform_case(None, here)  # type: ignore[arg-type]
     assert result.verdict == "invalid" and "cannot decide" in result.detail
+
+
+def test_a_case_directory_is_a_suite_of_one(tmp_path):
+    # `wforacle conform SAVED_CASE`: the command fuzz prints to judge one finding again.
+    (tmp_path / "0000-ab12cd34").mkdir()
+    (tmp_path / "0000-ab12cd34" / "manifest.json").write_text("{}")
+    here = tmp_path / "0000-ab12cd34"
+    assert suite_cases(here) == [here]
