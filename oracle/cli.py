@@ -901,7 +901,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     review = add(
         "review",
-        cmd_review,
+        lambda args: cmd_review(args, main),  # a witness's runs are this command line's
         "the reviewer's view: clause coverage, assumptions, every spec-review finding re-checked",
     )
     review.add_argument(

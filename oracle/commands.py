@@ -725,7 +725,7 @@ def add_commands(add: Any) -> None:
     engine_option(selftest)
 
 
-def cmd_review(args: argparse.Namespace) -> int:
+def cmd_review(args: argparse.Namespace, command: Callable[[list[str]], int]) -> int:
     """The reviewer's view: catalogue coverage, assumptions, and every finding re-checked."""
     from wforacle.oracle.coverage import CATALOGUES
     from wforacle.oracle.review import assumptions, checked, default_docs, review_specs
@@ -741,7 +741,7 @@ def cmd_review(args: argparse.Namespace) -> int:
     for name in review_specs(args.spec):
         spec = specification(name)
         catalogues = {c: Coverage.compute(c, tests).figures() for c in CATALOGUES[name]}
-        found = [c.to_json() for c in checked(docs, [name])]
+        found = [c.to_json() for c in checked(docs, [name], command)]
         report.append(
             {
                 "spec": name,

@@ -33,7 +33,7 @@ import io
 import json
 import re
 import tempfile
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -52,6 +52,9 @@ SPEC_NAMES = {
 }
 PREFIXES = {"w6w": ("W6W-",), "harness": ("HX-",), "workfile": ("WF-", "WFS-")}
 PLACEHOLDER = re.compile(r"\{([A-Za-z0-9_.-]+)\}")
+# The command line's ``main`` (argv → exit code), given by the command line that
+# runs review: review sits below it and never imports it (docs/architecture.md).
+Command = Callable[[list[str]], int]
 
 
 class BadWitness(ValueError):
@@ -125,7 +128,7 @@ def assumptions(text: str, spec: str) -> list[tuple[str, str]]:
     return chosen
 
 
-def check_finding(finding: Finding, directory: Path) -> Checked:
+def check_finding(finding: Finding, directory: Path, command: Command) -> Checked:
     """Run ``finding``'s witness under ``directory`` (docs/findings) and say whether it holds."""
     path = directory / f"{finding.id}.json"
     if not path.is_file():
@@ -140,7 +143,7 @@ def check_finding(finding: Finding, directory: Path) -> Checked:
     with tempfile.TemporaryDirectory(prefix=f"wforacle-{finding.id}-") as folder:
         paths = _write_files(witness.get("files") or {}, Path(folder))
         for number, run in enumerate(runs, start=1):
-            problems += [f"run {number} ({_shown(run)}): {p}" for p in _run(run, paths)]
+            problems += [f"run {number} ({_shown(run)}): {p}" for p in _run(run, paths, command)]
     status = "holds" if not problems else "no longer holds"
     return Checked(finding, status, observation, tuple(problems))
 
@@ -178,10 +181,10 @@ def _shown(run: Mapping[str, JSON]) -> str:
     return "wforacle " + " ".join(run["args"])
 
 
-def _run(run: Mapping[str, JSON], paths: Mapping[str, str]) -> list[str]:
+def _run(run: Mapping[str, JSON], paths: Mapping[str, str], command: Command) -> list[str]:
     """Run one command of a witness; what it gave that the witness does not expect."""
     args = [PLACEHOLDER.sub(lambda m: paths.get(m.group(1), m.group(0)), a) for a in run["args"]]
-    code, out, err = invoke(args, run.get("stdin"))
+    code, out, err = invoke(command, args, run.get("stdin"))
     problems = []
     if code != run["exit"]:
         problems.append(
@@ -226,11 +229,12 @@ def _some(members: JSON, pointer: str, wanted: JSON) -> list[str]:
     ]
 
 
-def invoke(args: Sequence[str], stdin: str | None = None) -> tuple[int, str, str]:
-    """``wforacle ARGS`` in this process: the exit code, stdout and stderr."""
-    import sys
+def invoke(command: Command, args: Sequence[str], stdin: str | None = None) -> tuple[int, str, str]:
+    """``wforacle ARGS`` in this process, ``command`` being the CLI's ``main``.
 
-    from wforacle.oracle.cli import main  # the command line is the layer above review
+    The exit code, stdout and stderr.
+    """
+    import sys
 
     # Text streams with bytes beneath, as a real stdin and stdout: the line tools
     # (w6w resolve, jsonlogic eval) read sys.stdin.buffer and write sys.stdout.buffer,
@@ -242,7 +246,7 @@ def invoke(args: Sequence[str], stdin: str | None = None) -> tuple[int, str, str
     sys.stdin = io.TextIOWrapper(io.BytesIO((stdin or "").encode("utf-8")), encoding="utf-8")
     try:
         with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-            code = main(list(args))
+            code = command(list(args))
         out.flush()
         text = written.getvalue().decode("utf-8", errors="replace")
     finally:
@@ -279,8 +283,8 @@ def review_specs(spec: str) -> list[str]:
     return list(PREFIXES) if spec == "all" else [spec]
 
 
-def checked(docs: Path, specs: Sequence[str]) -> Iterator[Checked]:
+def checked(docs: Path, specs: Sequence[str], command: Command) -> Iterator[Checked]:
     """Every finding of ``specs`` in docs/spec-review.md, its witness re-run."""
     for finding in findings((docs / "spec-review.md").read_text("utf-8")):
         if finding.spec in specs:
-            yield check_finding(finding, docs / "findings")
+            yield check_finding(finding, docs / "findings", command)

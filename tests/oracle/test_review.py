@@ -108,14 +108,14 @@ def test_a_pointer_reads_objects_and_arrays_and_says_when_nothing_is_there():
 def test_the_stdin_of_a_run_reaches_the_line_tools_that_read_bytes():
     # w6w resolve and jsonlogic eval read sys.stdin.buffer; a '-' file reads it too.
     line = '{"scope": {"vars": {"x": "é"}}, "with": "{{ vars.x }}"}\n'
-    assert invoke(["w6w", "resolve"], line) == (0, '{"value":"é"}\n', "")
+    assert invoke(main, ["w6w", "resolve"], line) == (0, '{"value":"é"}\n', "")
     document = {
         "manifestVersion": "2",
         "id": "w",
         "name": "w",
         "steps": [{"id": "a", "uses": {"app": "x", "action": "y"}}],
     }
-    code, out, _ = invoke(["plan", "-", "--json"], json.dumps(document))
+    code, out, _ = invoke(main, ["plan", "-", "--json"], json.dumps(document))
     assert code == 0 and json.loads(out) == {"order": ["a"]}
 
 
