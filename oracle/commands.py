@@ -251,7 +251,7 @@ def _fuzz_shards(
     started = time.perf_counter()
     try:
         if args.cluster is not None:
-            planned, summaries = shards.run_cluster(
+            _, summaries = shards.run_cluster(
                 args.cluster, job, args.seed, args.examples, args.workers, progress
             )
         else:
