@@ -17,6 +17,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import attrs
+
 from wforacle.model.diagnostics import InvalidInput
 from wforacle.oracle.arguments import command_line, folder, positive_int, positive_seconds
 from wforacle.oracle.console import (
@@ -84,6 +86,10 @@ def rerun_campaign(args: argparse.Namespace, engine: str) -> str:
         words.append("--stop-on-fault")
     if args.regressions is not None:
         words += ["--regressions", args.regressions]
+    if args.workers not in (None, 1):  # the same shards (docs/cluster.md)
+        words += ["--workers", str(args.workers)]
+    if args.cluster is not None:
+        words += ["--cluster", args.cluster]
     return shlex.join([*words, *_judging(args)])
 
 
@@ -137,12 +143,18 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
         if args.save:
             first_saved["path"] = save_unshrunk(spec, case, judgement, Path(args.save))
 
-    replayed = None
+    replayed, sharded = None, None
     try:
         if args.regressions is not None:
             replayed = replay_regressions(spec, engine, Path(args.regressions), chosen)
         if replayed is not None and replayed.finding is not None:
             result = Campaign(0, replayed.seconds, replayed.finding, 0)
+        elif args.workers not in (None, 1) or args.cluster is not None:
+            sharded = _fuzz_shards(args, spec, chosen, engine.command)
+            result = sharded.campaign
+            if args.save and sharded.first_seen is not None:
+                case, judgement = sharded.first_seen
+                first_saved["path"] = save_unshrunk(spec, case, judgement, Path(args.save))
         else:
             with progress_bar("examples", args.examples, quiet=args.json) as update:
                 result = campaign(
@@ -187,6 +199,7 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
         )
 
     report = _write_report(args, page)
+    others = _other_findings(sharded, args.save)
     faults = [
         {"case": case, "judgement": judgement.to_json()} for case, judgement in result.fault_cases
     ]
@@ -237,6 +250,7 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
                         "reproduce": reproduce_case(args, engine.command, saved) if saved else None,
                     },
                     "report": str(report) if report else None,
+                    **({} if sharded is None else shards_json(sharded, others)),
                 },
             )
         )
@@ -255,6 +269,9 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
         if result.budget_spent:
             summary += f"; the {args.time_budget:g} s budget stopped the search"
         print(f"{summary}; seed {args.seed}")
+        if sharded is not None:
+            for line in shards_lines(sharded, others):
+                print(line)
         if result.fault_cases:
             case, judgement = result.fault_cases[0]
             assert judgement.fault is not None
@@ -294,6 +311,111 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
         if report:
             print(f"HTML report: {report}")
     return EXIT_OK if result.finding is None and not result.fault_cases else EXIT_FINDING
+
+
+def _fuzz_shards(
+    args: argparse.Namespace, spec: Specification, chosen: Selection, engine: str
+) -> Any:
+    """``fuzz --workers N`` / ``--cluster ADDRESS``: the campaign in shards (docs/cluster.md)."""
+    # Lazy, as cmd_fuzz's own imports: the shards import Hypothesis through oracle/fuzz.py.
+    from wforacle.oracle import shards
+
+    job = shards.Job(
+        spec.name,
+        engine,
+        timeout=args.timeout,
+        time_budget=args.time_budget,
+        stop_on_fault=args.stop_on_fault,
+        profile=args.profile,
+        pinned=dict(chosen.pinned),
+        mode=chosen.mode,
+        unshrunk=args.save if args.cluster is None else None,
+    )
+
+    def progress(part: Any, done: int, n: int) -> None:
+        print(shards.progress_line(part, done, n), file=sys.stderr, flush=True)
+
+    started = time.perf_counter()
+    try:
+        if args.cluster is not None:
+            _, summaries = shards.run_cluster(
+                args.cluster, job, args.seed, args.examples, args.workers, progress
+            )
+        else:
+            planned = shards.plan(args.seed, args.examples, args.workers)
+            summaries = shards.run_local(job, planned, progress)
+    except shards.CannotShard as exc:
+        raise UsageError(str(exc)) from None
+    merged = shards.merge(spec, summaries)
+    wall = time.perf_counter() - started
+    return attrs.evolve(merged, campaign=attrs.evolve(merged.campaign, seconds=wall))
+
+
+def _other_findings(sharded: Any, save_to: str | None) -> list[tuple[int, Any, Path | None]]:
+    """The other shards' findings (shard, finding, where saved), each saved under ``--save``."""
+    from wforacle.oracle.fuzz import save  # lazy: see cmd_fuzz
+
+    if sharded is None:
+        return []
+    return [
+        (k, found, save(found, Path(save_to))[0] if save_to else None)
+        for k, found in sharded.others
+    ]
+
+
+def shards_json(sharded: Any, others: list[tuple[int, Any, Path | None]]) -> dict[str, JSON]:
+    """``fuzz --json``'s members for a sharded campaign: the shards and their other findings."""
+    parts = sharded.shards
+    return {
+        "shards": [
+            {
+                "seed": s["seed"],
+                "examples": s["examples"],
+                "planned": s["planned"],
+                "finding": s["finding"] is not None,
+                "seconds": round(s["seconds"], 3),
+            }
+            for s in parts
+        ],
+        "findingShard": sharded.finder,
+        "otherFindings": [
+            {
+                "shard": k,
+                "seed": parts[k]["seed"],
+                "case": found.case,
+                "judgement": found.judgement.to_json(),
+                "size": found.size,
+                "examplesToFind": found.examples,
+                "saved": str(saved) if saved else None,
+            }
+            for k, found, saved in others
+        ],
+    }
+
+
+def shards_lines(sharded: Any, others: list[tuple[int, Any, Path | None]]) -> list[str]:
+    """The text report's shards: one line each, then the other shards' findings."""
+    from wforacle.oracle.shards import other_line  # lazy: see _fuzz_shards
+
+    n = len(sharded.shards)
+    lines = [f"{n} shards (docs/cluster.md), each reproducible alone as a campaign:"]
+    for s in sharded.shards:
+        mark = ""
+        if s["finding"] is not None:
+            mark = "; the finding below" if s["shard"] == sharded.finder else "; a finding"
+        lines.append(
+            f"  shard {s['shard']}: --seed {s['seed']} --examples {s['planned']}: "
+            f"{s['examples']} examples in {s['seconds']:.1f} s{mark}"
+        )
+    best = sharded.campaign.finding
+    for k, found, saved in others:
+        if best is not None and found.case == best.case:
+            lines.append(f"  shard {k}'s finding: the same minimal case as shard {sharded.finder}")
+            continue
+        lines.append(f"  shard {k}'s finding: {other_line(found)}")
+        if saved:
+            lines.append(f"    saved as a regression fixture: {saved}")
+    return lines
 
 
 def regressions_json(replayed: Any) -> dict[str, JSON]:
@@ -674,6 +796,20 @@ def add_commands(add: Any) -> None:
         choices=sorted({p for s in SPECIFICATIONS.values() for p in s.suites}),
         help="draw the cases of this fixture profile (the specification's own; e.g. "
         "workfile-stateful: state-form Workfiles) instead of the campaign's default mix",
+    )
+    fuzz.add_argument(
+        "--workers",
+        type=positive_int,
+        metavar="N",
+        help="run the campaign as N seeded shards, in N processes of this machine (or on "
+        "--cluster), merged deterministically: same seed and N, same findings (docs/cluster.md); "
+        "default 1, or with --cluster one shard per worker thread",
+    )
+    fuzz.add_argument(
+        "--cluster",
+        metavar="ADDRESS",
+        help="run the shards on the Dask distributed scheduler at ADDRESS "
+        "(tcp://host:8786; pip install 'wforacle[cluster]'; docs/cluster.md)",
     )
     add_readings(fuzz)
     fuzz.add_argument("--json", action="store_true", help="print a JSON report")

@@ -76,6 +76,11 @@ class EngineFault:
         """The fault as JSON."""
         return {"verdict": "fault", "kind": self.kind, "message": self.message}
 
+    @classmethod
+    def from_json(cls, found: dict[str, JSON]) -> EngineFault:
+        """The fault ``to_json`` wrote."""
+        return cls(found["kind"], found["message"])
+
 
 @attrs.frozen
 class Judgement:
@@ -105,6 +110,22 @@ class Judgement:
         if self.reading:
             found["readings"] = dict(self.reading)
         return found
+
+    @classmethod
+    def from_json(cls, found: dict[str, JSON]) -> Judgement:
+        """The judgement ``to_json`` wrote: verdict, divergence, fault and readings.
+
+        What ``to_json`` leaves out (the observation, the model's final
+        configurations, the clauses exercised) is left empty: a campaign
+        shard's report (oracle/shards.py) carries the verdict, not the run.
+        """
+        divergence, fault = found.get("divergence"), found.get("fault")
+        return cls(
+            found["verdict"],
+            Divergence.from_json(divergence) if divergence is not None else None,
+            EngineFault.from_json(fault) if fault is not None else None,
+            reading=tuple((found.get("readings") or {}).items()),
+        )
 
 
 class Fault(Exception):

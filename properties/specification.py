@@ -93,6 +93,17 @@ class Divergence:
             "message": self.message,
         }
 
+    @classmethod
+    def from_json(cls, found: dict[str, Any]) -> Divergence:
+        """The divergence ``to_json`` wrote (a campaign shard's report, oracle/shards.py)."""
+        return cls(
+            found["index"],
+            found["observed"],
+            tuple(found["permitted"]),
+            tuple(found["clauses"]),
+            found["message"],
+        )
+
 
 @attrs.frozen
 class Observation:
