@@ -36,9 +36,9 @@ What is kept is bounded: at most ``CACHED`` rules weighing ``KEPT`` in
 all (when a new one would exceed either, all are forgotten and compiled
 again as they come back), and a rule weighing more than ``HEAVIEST`` is
 left to the plain path, as is every rule under a ``max_depth`` above
-``DEEPEST``.  A
-rule is a JSON value read from a document and never changed afterwards; a
-rule object changed after its second evaluation here keeps its old meaning.
+``DEEPEST``.  A rule is a JSON value read from a document and never
+changed afterwards; a rule object changed after its second evaluation
+here keeps its old meaning.
 """
 
 from __future__ import annotations
