@@ -15,13 +15,15 @@ from __future__ import annotations
 import enum
 import functools
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import attrs
-import lark
 
 from wforacle.grammar import jsontext, parser
 from wforacle.grammar.parts import ExprPart, Part, RenderPart, SecretPart, TextPart, VarPart
+
+if TYPE_CHECKING:
+    import lark
 
 SECRETS_PREFIX = "secrets."
 
@@ -169,6 +171,8 @@ def has_chain_token(body: str) -> bool:
     """
     if "||" not in body and "??" not in body:
         return False  # no operator anywhere, so none at the top level
+    import lark  # only a body with a chain token is lexed (start-up time)
+
     try:
         tokens = list(_chain_parser().lex(body))
     except lark.exceptions.LarkError:
@@ -183,6 +187,8 @@ def chain_operands(body: str) -> tuple[str, list[Any]] | None:
     non-empty operands, no operand beginning ``secrets.``.  An operand that is
     JSON is a literal; any other is a ``{"var": path}`` (W6W-CHAIN-7).
     """
+    import lark  # only a body with a chain token is parsed (start-up time)
+
     try:
         tree = _chain_parser().parse(body)
     except lark.exceptions.LarkError:

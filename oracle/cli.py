@@ -743,7 +743,9 @@ def build_parser() -> argparse.ArgumentParser:
         description="Executable reference model and conformance oracle "
         "for workflow specifications.",
     )
-    parser.add_argument("--version", action="version", version=f"wforacle {_version()}")
+    parser.add_argument(
+        "--version", action=Version, nargs=0, help="show program's version number and exit"
+    )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
 
     def add(name: str, handler: Callable[[argparse.Namespace], int], help: str) -> Any:
@@ -1010,7 +1012,22 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+class Version(argparse.Action):
+    """``--version``: print the installed version and exit.
+
+    As argparse's own version action, which takes the text when the parser
+    is built: reading the installed metadata then would cost every command's
+    start-up, so it is read only when asked for.
+    """
+
+    def __call__(self, parser: argparse.ArgumentParser, *args: Any, **kwargs: Any) -> None:
+        """Print ``wforacle VERSION`` and exit 0."""
+        print(f"wforacle {_version()}")
+        parser.exit()
+
+
 def _version() -> str:
+    # Imported here: importlib.metadata is read only by --version (start-up time).
     from importlib.metadata import PackageNotFoundError, version
 
     try:

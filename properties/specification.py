@@ -24,6 +24,7 @@ from typing import Any
 
 import attrs
 
+from wforacle.grammar import jsontext
 from wforacle.model.diagnostics import InvalidCase, InvalidInput, Report
 
 JSON = Any
@@ -37,9 +38,6 @@ def parse_json(data: bytes | str, source: str, surrogates: bool = False) -> JSON
     text; a line tool's data may hold a lone surrogate, which it answers
     escaped (``surrogates``, tests/oracle/test_line_tools).
     """
-    # Imported here: the grammar package loads Lark, which --help must not (start-up).
-    from wforacle.grammar import jsontext
-
     if isinstance(data, bytes):
         try:
             data = data.decode("utf-8")

@@ -179,6 +179,48 @@ def test_validate_imports_no_solver_graph_library_or_catalogue():
     assert result.stderr.strip().splitlines()[-1] == "[]"
 
 
+# Issue 16: start-up.  One step of each specification, with nothing to solve
+# (no guard, condition, decision or quorum), no cycle to name, no expression
+# to parse and nothing to generate.
+ONE_STEP = {
+    "one.json": '{"manifestVersion": "2", "id": "wf_one", "name": "one", '
+    '"steps": [{"id": "only", "uses": {"app": "slack", "action": "send-message"}}]}',
+    "one.xml": '<harness id="one"><node id="only" impl="work"/></harness>',
+    "one.workfile.yaml": "steps:\n  - only: { chat.post: { text: hi } }\n",
+}
+NOT_NEEDED = {"z3", "networkx", "hypothesis", "lark"}
+
+
+def imported(argv: list[str]) -> set[str]:
+    """The top-level packages ``python -X importtime -m wforacle.oracle ARGV`` imports."""
+    result = subprocess.run(
+        [sys.executable, "-X", "importtime", "-m", "wforacle.oracle", *argv],
+        capture_output=True,
+        text=True,
+    )
+    assert result.returncode == 0, result.stderr[-2000:]
+    lines = [line for line in result.stderr.splitlines() if line.startswith("import time:")]
+    # "import time: self [us] | cumulative | imported package": the first line is the header.
+    return {line.split("|")[2].strip().split(".")[0] for line in lines[1:]}
+
+
+@pytest.mark.parametrize("command", ["validate", "run"])
+@pytest.mark.parametrize("name", list(ONE_STEP))
+def test_a_one_step_document_loads_no_solver_graph_library_parser_or_generator(
+    tmp_path, name, command
+):
+    document = write(tmp_path, ONE_STEP[name], name)
+    assert imported([command, document]) & NOT_NEEDED == set()
+
+
+def test_the_import_probe_sees_what_a_document_needs(tmp_path):
+    # The probe above is not blind: a guard loads Lark (to parse it) and z3 (to solve it).
+    document = write(
+        tmp_path, '<harness id="h"><node id="a"><guard>params.x</guard></node></harness>', "g.xml"
+    )
+    assert {"lark", "z3"} <= imported(["validate", document])
+
+
 def test_the_clauses_command_offers_every_catalogue():
     from wforacle.oracle.cli import catalogues
     from wforacle.properties.clauses import CONFIGS

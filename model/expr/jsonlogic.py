@@ -492,6 +492,11 @@ def op_var(args: JSON, data: JSON, above: list[Any], ev: _Evaluator) -> JSON:
     """``var``: a dotted path into the data, with a default; ``../`` climbs a scope."""
     if js.is_object(args):
         args = ev.run(args, data, above)
+    return _var_lookup(args, data, above)
+
+
+def _var_lookup(args: Any, data: JSON, above: list[Any]) -> Any:
+    """``var`` of evaluated arguments: a path, or ``[path, default]``."""
     if isinstance(args, list):
         key = args[0] if args else UNDEFINED
         default = args[1] if len(args) > 1 else None

@@ -12,12 +12,14 @@ from __future__ import annotations
 
 import json
 import math
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import attrs
-import lark
 
-from wforacle.grammar import nesting, parser
+from wforacle.grammar import build, nesting, parser
+
+if TYPE_CHECKING:
+    import lark
 
 JSON = Any
 
@@ -71,7 +73,9 @@ class Cmp:
 Expr = Lit | Ref | Not | And | Or | Cmp
 
 
-class _Build(lark.Transformer[Any, Expr]):
+class _Build:
+    """Lark's parse tree → Expr: one method per grammar rule (grammar ``build``)."""
+
     def number(self, items: list[Any]) -> Lit:
         text = str(items[0])
         value = float(text)
@@ -125,6 +129,8 @@ class ExprError(Exception):
 
 def parse(text: str) -> Expr:
     """The expression ``text`` denotes, or ExprError saying where it stops parsing."""
+    import lark  # only a document with an expression parses one (start-up time)
+
     try:
         tree = parser("harness_expr", "start").parse(text)
     except lark.exceptions.UnexpectedInput as exc:
@@ -133,12 +139,8 @@ def parse(text: str) -> Expr:
         raise ExprError(f"not an expression: {text!r} ({exc})") from None
     if _nesting(tree) > MAX_NESTING:
         raise ExprError(f"operators nest deeper than {MAX_NESTING}: {text[:60]!r}…")
-    try:
-        return _Build().transform(tree)
-    except lark.exceptions.VisitError as exc:
-        if isinstance(exc.orig_exc, ExprError):
-            raise exc.orig_exc from None
-        raise
+    result: Expr = build(tree, _Build())
+    return result
 
 
 MAX_NESTING = 64  # operators an operand sits under (A-62)

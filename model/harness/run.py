@@ -14,7 +14,6 @@ import abc
 from typing import Any, Self
 
 import attrs
-import networkx as nx
 
 from wforacle.model.harness.config import READINGS, SUCCEEDED, Config, Options
 from wforacle.model.harness.document import EdgeType, Harness, JoinPolicy
@@ -105,6 +104,8 @@ class Run(abc.ABC):
         end (a node without forward successors) — so an ancestor with a path
         around the join is not in the branch.
         """
+        import networkx as nx  # only an ``any`` join has a branch (start-up time)
+
         g = nx.DiGraph()
         g.add_nodes_from(range(len(self.nodes)))
         g.add_edges_from((link.source, link.target) for link in self.links)

@@ -33,11 +33,11 @@ from wforacle.grammar.template import (
     parse_template,
 )
 from wforacle.model.expr import js
+from wforacle.model.expr.fast import evaluate  # the compiled path: rules repeat across runs
 from wforacle.model.expr.js import UNDEFINED
 from wforacle.model.expr.jsonlogic import (
     JsonLogicError,
     Limits,
-    evaluate,
     get_property,
     to_json,
 )

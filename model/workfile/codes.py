@@ -12,7 +12,6 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 import attrs
-import lark
 
 from wforacle.grammar import parser
 from wforacle.model.diagnostics import InvalidInput
@@ -68,6 +67,8 @@ def code_pattern(text: str) -> CodePattern:
     """The pattern ``text`` denotes; PatternError when it is not one."""
     if not isinstance(text, str):
         raise PatternError(f"a code pattern is a string, not {type(text).__name__}")
+    import lark  # only a document with a code pattern parses one (start-up time)
+
     try:
         tree = parser("workfile_code", "start").parse(text)
     except lark.exceptions.LarkError:
@@ -105,6 +106,8 @@ def duration_ms(text: str) -> int:
     """A duration in milliseconds (A-104); PatternError when ``text`` is not one."""
     if not isinstance(text, str):
         raise PatternError(f"a duration is a string such as 30s, not {type(text).__name__}")
+    import lark  # only a document with a duration parses one (start-up time)
+
     try:
         tree = parser("workfile_duration", "start").parse(text)
     except lark.exceptions.LarkError:

@@ -27,13 +27,15 @@ import functools
 import json
 import math
 from collections.abc import Iterator, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import attrs
-import lark
 
-from wforacle.grammar import nesting, parser
+from wforacle.grammar import build, nesting, parser
 from wforacle.model.diagnostics import InvalidInput
+
+if TYPE_CHECKING:
+    import lark
 
 JSON = Any
 
@@ -139,7 +141,9 @@ class Object:
 Expr = Lit | Name | Member | Index | Not | Minus | Bool | Binary | Cond | Filter | Array | Object
 
 
-class _Build(lark.Transformer[Any, Expr]):
+class _Build:
+    """Lark's parse tree → Expr: one method per grammar rule (grammar ``build``)."""
+
     def number(self, items: list[Any]) -> Lit:
         text = str(items[0])
         # A literal is a JSON number (A-100): finite, and an integer within Python's
@@ -248,6 +252,8 @@ def _unquote(text: str) -> str:
 
 def parse(text: str) -> Expr:
     """The expression ``text`` denotes; ExprError when it does not parse."""
+    import lark  # only a document with an expression parses one (start-up time)
+
     try:
         tree = parser("workfile_expr", "start").parse(text)
     except lark.exceptions.LarkError as exc:
@@ -256,13 +262,9 @@ def parse(text: str) -> Expr:
         raise ExprError(f"expression nested too deeply: {text[:40]!r}…") from None
     if _nesting(tree) > MAX_NESTING:
         raise ExprError(f"operators nest deeper than {MAX_NESTING}: {text.strip()[:40]!r}…")
-    try:
-        built = _Build().transform(tree)
-        return built if not isinstance(built, lark.Tree) else _Build().transform(built)
-    except lark.exceptions.VisitError as exc:
-        if isinstance(exc.orig_exc, ExprError):
-            raise exc.orig_exc from None
-        raise
+    built = build(tree, _Build())
+    result: Expr = built if not isinstance(built, lark.Tree) else build(built, _Build())
+    return result
 
 
 MAX_NESTING = 64  # operators, accesses and literals an operand sits under (A-100)

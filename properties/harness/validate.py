@@ -1,36 +1,82 @@
-"""Static checks of a Harness document: the validation gate, networkx structure, z3 properties.
+"""Static checks of a Harness document: the validation gate, graph structure, z3 properties.
 
-Notation: ``G`` is the networkx multigraph of the document's nodes with one
-edge per declared edge (attribute ``type``) plus one control edge per
-decision case (decision → case/@to, assumption A-61: a case routes like a
-control edge).  ``F`` is ``G`` restricted to forward edges (control, data,
-dependency: HX-READY-2).  Each rule below yields diagnostics citing the
-clause it implements; errors close the gate (HX-INST-3: "A runtime MUST NOT
-execute a document that fails validation"), warnings do not.
+Notation: ``G`` is the multigraph of the document's nodes with one arc per
+declared edge (its ``type``) plus one arc per decision case (decision →
+case/@to, type ``case``; assumption A-61: a case routes like a control
+edge).  ``F`` is ``G`` restricted to forward arcs (control, data,
+dependency and case: HX-READY-2).  Each rule below yields diagnostics
+citing the clause it implements; errors close the gate (HX-INST-3: "A
+runtime MUST NOT execute a document that fails validation"), warnings do
+not.
+
+``G`` is plain dictionaries in document order; networkx names a cycle of
+``F`` and z3 decides guards, conditions, decisions and quorums, each
+imported only by a document that has one (start-up time: a document with
+neither loads neither).
 """
 
 from __future__ import annotations
 
+import heapq
 from collections.abc import Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import attrs
-import networkx as nx
-import z3
 
 from wforacle.model.diagnostics import Diagnostic, Gate, Report, error, warning
-from wforacle.model.harness.document import EdgeType, Harness, JoinPolicy, Kind, Node
+from wforacle.model.harness.document import Case, Edge, EdgeType, Harness, JoinPolicy, Kind, Node
 from wforacle.model.harness.loader import load
-from wforacle.properties.harness.smt import Encoder, solve, witness
+
+if TYPE_CHECKING:
+    from wforacle.properties.harness.smt import Encoder
 
 JSON = Any
+FORWARD = ("control", "data", "dependency", "case")  # the arcs of F (HX-READY-2)
+
+
+@attrs.frozen
+class Arc:
+    """One arc of ``G``: a declared edge, or a decision's case (``type`` "case")."""
+
+    source: str
+    target: str
+    type: str  # an EdgeType value, or "case"
+    edge: Edge | None = None
+    case: Case | None = None
+
+
+@attrs.frozen
+class Graph:
+    """``G``: the top-level nodes in document order and the arcs between them.
+
+    ``into`` and ``out`` group the arcs by their other end, each group in
+    the order its first arc was added, so arcs are listed in one fixed
+    order (the order of a networkx MultiDiGraph built the same way).
+    """
+
+    nodes: tuple[str, ...]
+    into: dict[str, dict[str, list[Arc]]] = attrs.field(eq=False)  # target → source → arcs
+    out: dict[str, dict[str, list[Arc]]] = attrs.field(eq=False)  # source → target → arcs
+
+    def __contains__(self, node_id: object) -> bool:
+        return node_id in self.into
+
+    def incoming(self, node_id: str) -> list[Arc]:
+        """The arcs into ``node_id``."""
+        return [arc for arcs in self.into[node_id].values() for arc in arcs]
+
+    def arcs(self) -> Iterator[Arc]:
+        """Every arc, by source in document order."""
+        for node_id in self.nodes:
+            for arcs in self.out[node_id].values():
+                yield from arcs
 
 
 @attrs.frozen
 class Structure:
     """What the checks derive: the graph, the entry set and the handlers."""
 
-    graph: nx.MultiDiGraph = attrs.field(eq=False)
+    graph: Graph = attrs.field(eq=False)
     entry: tuple[str, ...]
     handlers: frozenset[str]
     order: tuple[str, ...]  # a topological order of the forward graph (document order on ties)
@@ -59,30 +105,66 @@ def all_nodes(harness: Harness) -> list[Node]:
     return found
 
 
-def graph(harness: Harness) -> nx.MultiDiGraph:
+def graph(harness: Harness) -> Graph:
     """``G`` of the module notation (top-level nodes only; loop bodies are sub-runs)."""
-    g = nx.MultiDiGraph()
-    for index, node in enumerate(harness.nodes):
-        g.add_node(node.id, index=index)
+    g = Graph(tuple(node.id for node in harness.nodes), {}, {})
+    for node_id in g.nodes:
+        g.into[node_id] = {}
+        g.out[node_id] = {}
+
+    def add(arc: Arc) -> None:
+        g.into[arc.target].setdefault(arc.source, []).append(arc)
+        g.out[arc.source].setdefault(arc.target, []).append(arc)
+
     for edge in harness.edges:
         if edge.from_ in g and edge.to in g:
-            g.add_edge(edge.from_, edge.to, type=edge.type.value, edge=edge)
+            add(Arc(edge.from_, edge.to, edge.type.value, edge=edge))
     for node in harness.nodes:
         if node.kind is Kind.DECISION:
             for case in node.cases:
                 if case.to in g:
-                    g.add_edge(node.id, case.to, type="case", case=case)
+                    add(Arc(node.id, case.to, "case", case=case))
     return g
 
 
-def forward(g: nx.MultiDiGraph) -> nx.DiGraph:
-    """``F``: the forward edges (control, data, dependency, and decision cases)."""
+def forward_order(g: Graph) -> tuple[str, ...] | None:
+    """A topological order of ``F``, the earliest-declared ready node first; None on a cycle.
+
+    Kahn's algorithm with the ready nodes in a heap of document positions:
+    the least topological order by document position.
+    """
+    index = {node_id: i for i, node_id in enumerate(g.nodes)}
+    indegree = [0] * len(g.nodes)
+    successors: list[list[int]] = [[] for _ in g.nodes]
+    for arc in g.arcs():
+        if arc.type in FORWARD:
+            successors[index[arc.source]].append(index[arc.target])
+            indegree[index[arc.target]] += 1
+    ready = [i for i, degree in enumerate(indegree) if degree == 0]
+    order: list[str] = []
+    while ready:
+        i = heapq.heappop(ready)
+        order.append(g.nodes[i])
+        for j in successors[i]:
+            indegree[j] -= 1
+            if indegree[j] == 0:
+                heapq.heappush(ready, j)
+    return tuple(order) if len(order) == len(g.nodes) else None
+
+
+def shortest_cycle(g: Graph) -> list[str]:
+    """The first of the shortest cycles of ``F`` that networkx lists (``F`` has one)."""
+    import networkx as nx  # only a cyclic document names its cycle (start-up time)
+
     f = nx.DiGraph()
-    f.add_nodes_from(g.nodes(data=True))
+    f.add_nodes_from(g.nodes)
     f.add_edges_from(
-        (u, v) for u, v, t in g.edges(data="type") if t in ("control", "data", "dependency", "case")
+        (source, target)
+        for source in g.nodes
+        for target, arcs in g.out[source].items()
+        if any(arc.type in FORWARD for arc in arcs)
     )
-    return f
+    return min(nx.simple_cycles(f), key=len)
 
 
 QUORUM_EDGES = ("participating", "all")
@@ -165,11 +247,10 @@ def _identity(harness: Harness) -> Iterator[Diagnostic]:
 # -- structure: cycles, entry set, handlers, reachability ------------------------------------
 
 
-def _structure(harness: Harness, g: nx.MultiDiGraph) -> Iterator[Diagnostic | Structure]:
-    f = forward(g)
-    cycles = list(nx.simple_cycles(f))
-    if cycles:
-        cycle = min(cycles, key=len)
+def _structure(harness: Harness, g: Graph) -> Iterator[Diagnostic | Structure]:
+    order = forward_order(g)
+    if order is None:
+        cycle = shortest_cycle(g)
         yield error(
             "cycle",
             "/harness",
@@ -181,14 +262,13 @@ def _structure(harness: Harness, g: nx.MultiDiGraph) -> Iterator[Diagnostic | St
     handlers = frozenset(
         n
         for n in g.nodes
-        if g.in_degree(n) > 0
-        and all(t in ("error", "compensation") for _, _, t in g.in_edges(n, data="type"))
+        if g.incoming(n) and all(arc.type in ("error", "compensation") for arc in g.incoming(n))
     )
     if harness.entry is not None:
         entry: tuple[str, ...] = (harness.entry,)  # HX-START-1
     else:
         # HX-START-2: "every node with no incoming edge of any type".
-        entry = tuple(node.id for node in harness.nodes if g.in_degree(node.id) == 0)
+        entry = tuple(node.id for node in harness.nodes if not g.incoming(node.id))
     if not entry:
         yield error(
             "no_entry",
@@ -204,7 +284,7 @@ def _structure(harness: Harness, g: nx.MultiDiGraph) -> Iterator[Diagnostic | St
     frontier = list(entry)
     while frontier:
         current = frontier.pop()
-        for _, nxt in g.out_edges(current):
+        for nxt in g.out[current]:
             if nxt not in reached:
                 reached.add(nxt)
                 frontier.append(nxt)
@@ -216,24 +296,18 @@ def _structure(harness: Harness, g: nx.MultiDiGraph) -> Iterator[Diagnostic | St
                 f"{node.id!r} cannot be reached from the entry set {list(entry)}",
                 "HX-START-2",
             )
-    index = {node.id: i for i, node in enumerate(harness.nodes)}
-    order = tuple(nx.lexicographical_topological_sort(f, key=index.__getitem__))
     yield Structure(g, entry, handlers, order)
 
 
 # -- joins: HX-2401, HX-2402 ---------------------------------------------------------------
 
 
-def _incoming(g: nx.MultiDiGraph, node_id: str, quorum_edges: str) -> int:
+def _incoming(g: Graph, node_id: str, quorum_edges: str) -> int:
     """HX-JOIN-2's "the number of incoming edges" under the reading ``quorum_edges`` (A-83)."""
-    return sum(
-        1
-        for _, _, t in g.in_edges(node_id, data="type")
-        if quorum_edges == "all" or t in ("control", "data", "dependency", "case")
-    )
+    return sum(1 for arc in g.incoming(node_id) if quorum_edges == "all" or arc.type in FORWARD)
 
 
-def _joins(harness: Harness, g: nx.MultiDiGraph, quorum_edges: str) -> Iterator[Diagnostic]:
+def _joins(harness: Harness, g: Graph, quorum_edges: str) -> Iterator[Diagnostic]:
     for node in all_nodes(harness):
         if node.join is JoinPolicy.QUORUM:
             if node.quorum is None or node.quorum < 1:
@@ -275,7 +349,7 @@ def _joins(harness: Harness, g: nx.MultiDiGraph, quorum_edges: str) -> Iterator[
 # -- data edges ---------------------------------------------------------------------------------
 
 
-def _data(harness: Harness, g: nx.MultiDiGraph) -> Iterator[Diagnostic]:
+def _data(harness: Harness, g: Graph) -> Iterator[Diagnostic]:
     nodes = {node.id: node for node in harness.nodes}
     fed: set[tuple[str, str]] = set()
     for edge in harness.edges:
@@ -330,9 +404,15 @@ def _data(harness: Harness, g: nx.MultiDiGraph) -> Iterator[Diagnostic]:
 # -- z3: guards, conditions, decisions, joins ------------------------------------------------------
 
 
-def _smt(harness: Harness, g: nx.MultiDiGraph, quorum_edges: str) -> Iterator[Diagnostic]:
+def _smt(harness: Harness, g: Graph, quorum_edges: str) -> Iterator[Diagnostic]:
     exprs = [n.guard for n in all_nodes(harness)] + [e.condition for e in harness.edges]
     exprs += [c.when for n in harness.nodes for c in n.cases]
+    decisions = [n for n in harness.nodes if n.kind is Kind.DECISION and n.cases]
+    quorums = [n for n in harness.nodes if n.join is JoinPolicy.QUORUM and n.quorum is not None]
+    if not (decisions or quorums or any(e is not None for e in exprs)):
+        return  # nothing to solve, and z3 is not loaded (start-up time)
+    from wforacle.properties.harness.smt import Encoder, solve  # z3 (start-up time)
+
     encoder = Encoder(exprs)
     for node in all_nodes(harness):
         if node.guard is not None and solve(encoder.encode(node.guard)) is None:
@@ -351,14 +431,17 @@ def _smt(harness: Harness, g: nx.MultiDiGraph, quorum_edges: str) -> Iterator[Di
                 "always resolved-negative",
                 "HX-READY-3",
             )
-    for node in harness.nodes:
+    for node in decisions:
         yield from _decision(node, encoder)
-    yield from _never_fires(harness, g, encoder, quorum_edges)
+    yield from _never_fires(quorums, g, encoder, quorum_edges)
 
 
 def _decision(node: Node, encoder: Encoder) -> Iterator[Diagnostic]:
-    if node.kind is not Kind.DECISION or not node.cases:
-        return
+    """A decision's cases that overlap, and the values for which none holds."""
+    import z3  # loaded by _smt only for a document with something to solve
+
+    from wforacle.properties.harness.smt import solve
+
     formulas = [
         encoder.encode(c.when) if c.when is not None else z3.BoolVal(True) for c in node.cases
     ]
@@ -387,17 +470,16 @@ def _decision(node: Node, encoder: Encoder) -> Iterator[Diagnostic]:
 
 
 def _never_fires(
-    harness: Harness, g: nx.MultiDiGraph, encoder: Encoder, quorum_edges: str
+    quorums: list[Node], g: Graph, encoder: Encoder, quorum_edges: str
 ) -> Iterator[Diagnostic]:
     """A quorum larger than the incoming edges that can be satisfied together (HX-JOIN-2)."""
-    for node in harness.nodes:
-        if node.join is not JoinPolicy.QUORUM or node.quorum is None:
-            continue
-        incoming = [
-            (u, d)
-            for u, _, d in g.in_edges(node.id, data=True)
-            if d["type"] in ("control", "data", "dependency", "case")
-        ]
+    import z3  # loaded by _smt only for a document with something to solve
+
+    from wforacle.properties.harness.smt import witness
+
+    for node in quorums:
+        assert node.quorum is not None  # a quorum join's (_smt)
+        incoming = [arc for arc in g.incoming(node.id) if arc.type in FORWARD]
         # Under the "all" reading (A-83) error and compensation edges count toward the
         # bound but never toward the join (HX-READY-2): such a join cannot fire.
         if node.quorum > len(incoming) and (
@@ -406,15 +488,15 @@ def _never_fires(
             continue  # HX-2402 already
         satisfied = []
         routes: dict[str, list[Any]] = {}
-        for k, (source, data) in enumerate(incoming):
-            flag = z3.Bool(f"edge {source}->{node.id} #{k}")
+        for k, arc in enumerate(incoming):
+            flag = z3.Bool(f"edge {arc.source}->{node.id} #{k}")
             condition = z3.BoolVal(True)
-            if data["type"] == "case":
-                routes.setdefault(source, []).append(flag)
-                case = data["case"]
-                condition = encoder.encode(case.when) if case.when is not None else z3.BoolVal(True)
-            elif data["edge"].condition is not None:
-                condition = encoder.encode(data["edge"].condition)
+            if arc.case is not None:
+                routes.setdefault(arc.source, []).append(flag)
+                if arc.case.when is not None:
+                    condition = encoder.encode(arc.case.when)
+            elif arc.edge is not None and arc.edge.condition is not None:
+                condition = encoder.encode(arc.edge.condition)
             satisfied.append((flag, condition))
         formulas = [z3.Implies(flag, condition) for flag, condition in satisfied]
         # One decision routes to one case: its case edges exclude each other.
