@@ -364,48 +364,48 @@ DOCUMENTS = {
     "count": {"body": 3},
 }
 _VARIABLE_VALUES = st.sampled_from(
-    ["Ada", "", 0, 5, True, False, None, [1, 2], {"k": "v"}, "{{ vars.name }}"]
+    [5, "Ada", "", 0, True, False, None, [1, 2], {"k": "v"}, "{{ vars.name }}"]
 )
 _VARIABLES = st.fixed_dictionaries({"name": _VARIABLE_VALUES, "n": _VARIABLE_VALUES})
 _TRIGGERS = st.sampled_from(
     [{"type": "webhook", "event": {"since": "2026-07-02", "count": 2}}, {"type": "manual"}]
 )
 _SECRETS = st.sampled_from(
-    [{"API_KEY": SECRET_VALUES["API_KEY"]}, dict(SECRET_VALUES), {"TOKEN": SECRET_VALUES["TOKEN"]}]
+    [dict(SECRET_VALUES), {"API_KEY": SECRET_VALUES["API_KEY"]}, {"TOKEN": SECRET_VALUES["TOKEN"]}]
 )
 # Paths into the roots a scenario provides ("@" stands for an earlier step's id).
 _PATHS = st.sampled_from(
     [
         "vars.name",
-        "vars.n",
         "steps.@.output",
+        "secrets.API_KEY",  # the generic data root has no secrets (W6W-ENV-18)
+        "vars.n",
         "trigger.event.since",
         "documents.greeting.body",
         "vars.missing",
         "steps.@.output.0",
         "trigger.type",
-        "secrets.API_KEY",  # the generic data root has no secrets (W6W-ENV-18)
     ]
 )
 _RENDER_REFS = st.sampled_from(
     [
-        "documents.nested.body",
+        "documents.nested.body",  # renders another document's text, once (W6W-ENV-12)
         "documents.greeting.body",
-        "documents.nested.body",
-        "documents.leak.body",
+        "documents.leak.body",  # {{ secrets.API_KEY }} rendered: a var part (W6W-ENV-23)
         "documents.plain.body",
-        "vars.name",
-        "steps.@.output",
         "documents.count.body",  # render_ref_not_a_string
         "vars.missing",  # render_ref_unresolved
     ]
 )
+_CHAIN_OPERANDS = ["vars.missing", "vars.name", "steps.@.output", "vars.n"]
+_CHAIN_FIRST = st.sampled_from(_CHAIN_OPERANDS)
+_CHAIN_LAST = st.sampled_from(_CHAIN_OPERANDS[1:])
 _LITERALS = st.sampled_from(["x", "", 5, 0, True, None])
 _UNROOTED = st.sampled_from(["{{ name }}", "{{var:name}}", "{{ badroot.x }}", "{{ }}"])
 _TEXTS = st.sampled_from(["", "", "Hi ", "Bearer ", " and "])
 _S22 = st.integers(0, 9)
 _S23 = st.integers(0, 4)
-_S24 = st.integers(1, 3)
+_S24 = st.integers(1, 2)
 _S25 = st.integers(0, 5)
 _S26 = st.integers(0, 11)
 _SECRET_NAMES = st.sampled_from(SECRET_NAMES)
@@ -430,47 +430,67 @@ def _logic(draw: st.DrawFn, ids: list[str]) -> Any:
     if kind == 1:
         return {"cat": [draw(_LITERALS), var]}
     if kind == 2:
-        return {"==": [var, draw(_LITERALS)]}
+        # Compared as strings (cat): == of a string and a number that is not one is NaN.
+        return {"==": [{"cat": [var]}, draw(_TEXTS)]}
     return {"if": [var, draw(_LITERALS), draw(_LITERALS)]}
 
 
-def _marker(draw: st.DrawFn, ids: list[str]) -> str:
-    """One {{ }} marker: mostly rooted (a path, a secret, a chain, =JSON Logic)."""
-    kind = draw(_S22)
-    if kind <= 2:
-        return "{{ " + _path(draw, ids) + " }}"
-    if kind == 3:
-        return "{{ secrets." + draw(_SECRET_NAMES) + " }}"
-    if kind in (4, 5):
-        operator = " || " if draw(_S0) else " ?? "
-        last = json.dumps(draw(_LITERALS)) if draw(_S0) else _path(draw, ids)
-        return "{{ " + _path(draw, ids) + operator + last + " }}"
-    if kind == 6:
-        return "{{ =" + json.dumps(_logic(draw, ids), separators=(",", ":")) + " }}"
-    return draw(_UNROOTED)
+def _path_marker(draw: st.DrawFn, ids: list[str]) -> str:
+    return "{{ " + _path(draw, ids) + " }}"
+
+
+def _chain_marker(draw: st.DrawFn, ids: list[str]) -> str:
+    """A fallback chain whose first operand is often absent or falsy, so it falls back."""
+    operator = " || " if draw(_S0) else " ?? "
+    last = json.dumps(draw(_LITERALS)) if draw(_S0) else _path(draw, ids, _CHAIN_LAST)
+    return "{{ " + _path(draw, ids, _CHAIN_FIRST) + operator + last + " }}"
 
 
 def _template(draw: st.DrawFn, ids: list[str]) -> str:
-    """A string with one or two markers (rooted or not), text around them."""
-    text = draw(_TEXTS) + _marker(draw, ids)
-    if draw(_S23) == 0:
-        text += draw(_TEXTS) + _marker(draw, ids)
-    if draw(_S23) == 0:
-        text += draw(_TEXTS)
-    return text
+    """A string with {{ }} markers, one shape of the root-anchoring rule each.
+
+    A lone path marker (one string, W6W-ROOT-9), rooted and unrooted markers
+    mixed (all-or-nothing, W6W-ROOT-2), a fallback chain (W6W-CHAIN-1/2), a
+    secret marker (W6W-ROOT-11), ``=`` JSON Logic, unrooted markers or an
+    unterminated ``{{`` only (W6W-ROOT-1, W6W-ROOT-12).
+    """
+    kind = draw(_S25)
+    if kind == 0:
+        return _path_marker(draw, ids)
+    if kind == 1:
+        rooted, unrooted = _path_marker(draw, ids), draw(_UNROOTED)
+        pair = (rooted, unrooted) if draw(_S0) else (unrooted, rooted)
+        return draw(_TEXTS) + pair[0] + draw(_TEXTS) + pair[1]
+    if kind == 2:
+        return draw(_TEXTS) + _chain_marker(draw, ids)
+    if kind == 3:
+        return draw(_TEXTS) + "{{ secrets." + draw(_SECRET_NAMES) + " }}"
+    if kind == 4:
+        return "{{ =" + json.dumps(_logic(draw, ids), separators=(",", ":")) + " }}"
+    return draw(_TEXTS) + draw(_UNROOTED) + draw(_TEXTS) + ("{{ vars.name" if draw(_S0) else "")
 
 
 def _part(draw: st.DrawFn, ids: list[str]) -> dict[str, Any]:
     kind = draw(_S25)
     if kind == 0:
-        return {"kind": "text", "value": draw(_TEXTS) or "text"}
+        return {"kind": "render", "ref": _path(draw, ids, _RENDER_REFS)}
     if kind == 1:
         return {"kind": "var", "ref": _path(draw, ids)}
     if kind == 2:
-        return {"kind": "secret", "ref": draw(_SECRET_NAMES)}
+        return {"kind": "text", "value": draw(_TEXTS) or "text"}
     if kind == 3:
+        return {"kind": "secret", "ref": draw(_SECRET_NAMES)}
+    if kind == 4:
         return {"kind": "expr", "expr": _logic(draw, ids)}
     return {"kind": "render", "ref": _path(draw, ids, _RENDER_REFS)}
+
+
+def _envelope(draw: st.DrawFn, ids: list[str]) -> dict[str, Any]:
+    return {"type": "expr", "parts": [_part(draw, ids) for _ in range(draw(_S24))]}
+
+
+def _marker_value(draw: st.DrawFn, ids: list[str]) -> dict[str, Any]:
+    return {"$": _path(draw, ids)} if draw(_S0) else {"$expr": _logic(draw, ids)}
 
 
 def with_value(draw: st.DrawFn, ids: list[str]) -> Any:
@@ -479,11 +499,9 @@ def with_value(draw: st.DrawFn, ids: list[str]) -> Any:
     if kind <= 2:
         return _template(draw, ids)
     if kind <= 4:
-        return {"type": "expr", "parts": [_part(draw, ids) for _ in range(draw(_S24))]}
-    if kind <= 6:
-        return {"$": _path(draw, ids)}
+        return _envelope(draw, ids)
     if kind <= 8:
-        return {"$expr": _logic(draw, ids)}
+        return _marker_value(draw, ids)
     return draw(_LITERALS)
 
 
@@ -499,10 +517,8 @@ def expression_roots(draw: st.DrawFn, scenario: dict[str, Any]) -> dict[str, Any
     """Give ``scenario`` the roots with values read: variables, trigger, secrets, documents."""
     scenario["variables"] = draw(_VARIABLES)
     scenario["secrets"] = draw(_SECRETS)
-    if draw(_S23):
-        scenario["trigger"] = draw(_TRIGGERS)
-    if draw(_S23):
-        scenario["documents"] = DOCUMENTS
+    scenario["trigger"] = draw(_TRIGGERS)
+    scenario["documents"] = DOCUMENTS  # the shrinker drops a root a finding does not need
     return scenario
 
 
@@ -613,7 +629,15 @@ def _expressions(draw: st.DrawFn) -> tuple[dict[str, Any], dict[str, Any], list[
     resolution failure of ``b`` fails the run, or is swallowed by its onError.
     """
     first = _app_step("a")
-    second = _app_step("b", **{"with": with_blocks(draw, ["a"])})
+    # One value of each family per run (two template strings): the template
+    # grammar has the most shapes.
+    block = {
+        "t": _template(draw, ["a"]),
+        "u": _template(draw, ["a"]),
+        "e": _envelope(draw, ["a"]),
+        "m": _marker_value(draw, ["a"]),
+    }
+    second = _app_step("b", **{"with": block})
     on_error = draw(_ON_ERRORS)
     if on_error is not None:
         second["onError"] = on_error
@@ -630,19 +654,23 @@ def _expressions(draw: st.DrawFn) -> tuple[dict[str, Any], dict[str, Any], list[
 
 
 W6W_SHAPES = (_parallel_siblings, _retry_ladder, _expressions)
-_S20 = st.integers(0, 2)
-_S21 = st.sampled_from(W6W_SHAPES)
+_S20 = st.integers(0, 3)
+_TIMING_SHAPES = st.sampled_from(W6W_SHAPES[:2])
 
 
 @st.composite
 def engine_cases(draw: st.DrawFn, max_steps: int = 6) -> dict[str, Any]:
     """A document, a scenario and a schedule (which outstanding invocation completes next).
 
-    A third of the cases come from the shape catalogue (``W6W_SHAPES``), the
-    rest are random fan-out graphs.
+    A quarter of the cases come from the timing and retry shapes of the
+    catalogue (``W6W_SHAPES``), a quarter from its expression shape (with
+    blocks over the whole value grammar), the rest are random fan-out graphs
+    (some of whose with blocks are drawn from the same grammar).
     """
-    if draw(_S20) == 0:
-        document, scenario, schedule = draw(draw(_S21)())
+    kind = draw(_S20)
+    if kind <= 1:
+        shape = draw(_TIMING_SHAPES) if kind == 0 else _expressions
+        document, scenario, schedule = draw(shape())
         scenario["default"] = {"output": draw(_S17)}
         schedule += draw(_S18)
     else:
