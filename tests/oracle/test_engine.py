@@ -15,6 +15,7 @@ from wforacle.oracle.engine import Engine, judge
 from wforacle.oracle.fixtures import conform, write_suite
 from wforacle.oracle.fuzz import campaign, reduce_case, signature
 from wforacle.oracle.power import BUGS
+from wforacle.oracle.readings import Selection
 from wforacle.oracle.selftest import selftest
 from wforacle.properties.w6w.specification import W6W
 
@@ -130,6 +131,34 @@ def test_the_example_engine_passes_the_protocol_selftest():
 
 
 # -- campaigns ---------------------------------------------------------------------------
+
+
+def test_a_step_whose_resolution_fails_is_started_but_never_invoked():
+    # W6W-ROOT-11: a missing secret fails the step before its action is invoked, so
+    # its step_started claims no invocation (the check once expected one: a false
+    # alarm on every engine).  Retried under A-41's other reading, still never invoked.
+    step = {"id": "a", "uses": {"app": "demo", "action": "run"}}
+    step["with"] = {"k": "Bearer {{ secrets.NOPE }}", "v": {"$": "vars.name"}}
+    case = {
+        "document": {
+            "manifestVersion": "2",
+            "id": "wf",
+            "name": "resolution",
+            "steps": [dict(step, retry={"maxAttempts": 2}, onError="continue")],
+        },
+        "scenario": {"variables": {"name": "Ada"}, "secrets": {"API_KEY": "tok-1"}},
+        "schedule": [],
+    }
+    for command, pin in (
+        (toyflow(), "A-41=never"),
+        (toyflow() + " --reading A-41=retried", "A-41=retried"),
+    ):
+        engine = Engine(command)
+        try:
+            judgement = judge(engine, W6W, case, None, Selection.of(W6W, [pin]))
+        finally:
+            engine.stop()
+        assert judgement.verdict == "pass", judgement
 
 
 def test_the_correct_example_engine_passes_a_campaign():
