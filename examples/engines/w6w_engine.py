@@ -7,16 +7,32 @@ lines on stdout (docs/engine-protocol.md); the host (the oracle) answers its
 invocations and decides the order in which concurrent ones complete.
 
 What it implements: planning (topological order, ties by declared order),
-`$` path markers, `{{ secrets.NAME }}` markers in strings (the action gets
-the plaintext; the trace and the RunState record "[secret]"), step retry
+the expression layer of with values (below), step retry
 with fixed / exponential backoff capped at 300000 ms, the retry
 classification, onError fail / continue / continue-record, error edges,
 skip propagation, fanOut "parallel" strands with joins, draining,
 first-failure-by-plan-order reporting, lastOutput, step metadata from
 onExecuted reports, replay (from a step and its descendants), crash and
 resume (checkpoints sent when the host asks; a crashed run is rebuilt from
-the durable RunState).  Not implemented: other templates, $expr, controls,
-@w6w/call, the run-level ladder.
+the durable RunState).  Not implemented: controls, @w6w/call, the run-level
+ladder.
+
+The expression layer (RFC "Expression markers", amendments 2026-08-11,
+2026-08-14, 2026-08-20 and 2026-10-12): `{"$": path}` (typed; absent is null),
+`{"$expr": logic}`, ExprValue envelopes `{"type": "expr", "parts": [...]}` with
+text, var, secret, expr and render parts (one string; unknown kinds give ""),
+`{{ }}` markers in strings, resolved only when every marker names one of the
+eight run-scope roots (all-or-nothing, one string), fallback chains
+`{{ A || B }}` / `{{ A ?? B }}`, `{{ =<JSON Logic> }}`, `{{ secrets.NAME }}`.
+Expressions read the run scope without secrets (vars, steps, trigger,
+documents); only a secret part or marker reads a secret, and the action gets
+its plaintext while the trace and the RunState record "[secret]".  A render
+part renders the string at its ref once, in render mode (no secret
+production).  A resolution failure fails the step with phase "resolution":
+secret_unavailable, render_ref_unresolved, render_ref_not_a_string,
+expr_evaluation_failed.  JSON Logic: only var, cat, ==, if, or and ?? (the
+operators the oracle's campaigns generate, and those chains compile to); any
+other operator fails as an unknown operator.
 
 Seeded bugs, switched on with --bug NAME (repeatable), for showing that a
 campaign finds them:
@@ -32,6 +48,11 @@ campaign finds them:
   first-failure-by-time   the reported failure is the first to happen, not the first by plan
   replay-reinvokes        replay calls the actions of steps that succeeded in the original run
   resume-from-start       after a crash, the run starts over instead of resuming its durable state
+  template-partial-root   a string mixing rooted and unrooted {{ }} markers resolves its rooted ones
+  secret-generic-root     secrets are on the generic data root: {"$": "secrets.K"} reads a secret
+  template-untyped        a string that is one {{ }} marker resolves to the typed value, not a string
+  render-two-pass         a render part's result is rendered again when it holds {{ }} markers
+  chain-first-only        a fallback chain {{ A || B }} / {{ A ?? B }} yields its first operand
 
 Readings, switched on with --reading ID=NAME (repeatable): where the RFC is
 open, toyflow can take the reading wforacle's model does not (`wforacle
@@ -65,15 +86,557 @@ BUGS = {
     "first-failure-by-time",
     "replay-reinvokes",
     "resume-from-start",
+    "template-partial-root",
+    "secret-generic-root",
+    "template-untyped",
+    "render-two-pass",
+    "chain-first-only",
 }
 READINGS = {"A-50=edges", "A-41=retried"}
 CAP_MS = 300_000
-SECRET_MARKER = re.compile(r"\{\{\s*secrets\.([A-Za-z0-9_-]+)\s*\}\}")
 
 
 class Crash(Exception):
     """The host crashed the process after a checkpoint (simulated: state is dropped)."""
+
+
 TERMINAL = ("succeeded", "failed", "skipped")
+SECRET = "[secret]"  # what a secret's plaintext is recorded as: secrets are never persisted
+
+
+# -- the expression layer (RFC "Expression markers" and its amendments) ---------
+#
+# What a with value resolves to, read from the RFC text:
+#   {"$": path}                      the value at path in the generic data root, typed;
+#                                    absent is null
+#   {"$expr": logic}                 JSON Logic over the generic data root, typed
+#   {"type": "expr", "parts": [...]} one string: the parts resolved and concatenated
+#   a string with {{ }} markers      resolved iff every marker names one of the eight
+#                                    roots (2026-08-14), to one string; else verbatim
+#   other objects and arrays         member by member
+# The generic data root is the run scope without secrets (2026-08-11): vars, steps,
+# trigger, documents.  Only a secret part (or {{ secrets.NAME }}) reads a secret.
+# Nothing a value resolves to is walked again (one pass).
+
+ROOTS = {"vars", "steps", "trigger", "secrets", "documents", "inputs", "output", "foreach"}
+MISSING = object()  # a path that is not there (JavaScript's undefined)
+NUMBER = re.compile(r"[+-]?(?:(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?|Infinity)")
+RADIX = re.compile(r"0(?:[xX][0-9a-fA-F]+|[oO][0-7]+|[bB][01]+)")
+JS_SPACE = "\t\n\v\f\r \u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008" \
+           "\u2009\u200a\u2028\u2029\u202f\u205f\u3000\ufeff"
+
+
+class ResolutionFailure(Exception):
+    """The step fails before its action is invoked (StepError phase "resolution")."""
+
+    def __init__(self, code, message):
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+
+class LogicError(Exception):
+    """A JSON Logic evaluation failed; `thrown` is the error value."""
+
+    def __init__(self, thrown):
+        super().__init__(thrown)
+        self.thrown = thrown
+
+
+def js_number(value):
+    if isinstance(value, float) and value.is_integer() and abs(value) < 1e21:
+        return str(int(value))
+    if isinstance(value, float):
+        text = repr(value)
+        if "e" in text:
+            mantissa, exponent = text.split("e")
+            text = f"{mantissa.removesuffix('.0')}e{'+' if int(exponent) > 0 else '-'}{abs(int(exponent))}"
+        return text
+    return str(value)
+
+
+def js_string(value):
+    """JavaScript's String(value), as JSON Logic's cat uses it."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (int, float)):
+        return js_number(value)
+    if value is None:
+        return "null"
+    if isinstance(value, list):
+        return ",".join("" if v is None or v is MISSING else js_string(v) for v in value)
+    if isinstance(value, dict):
+        return "[object Object]"
+    return "undefined"
+
+
+def to_number(value):
+    """JavaScript's ToNumber; None when the result is NaN."""
+    if isinstance(value, bool):
+        return 1 if value else 0
+    if isinstance(value, (int, float)):
+        return value
+    if value is None:
+        return 0
+    if not isinstance(value, str):
+        return None
+    text = value.strip(JS_SPACE)
+    if not text:
+        return 0
+    if NUMBER.fullmatch(text):
+        return float(text.replace("Infinity", "inf"))
+    if RADIX.fullmatch(text):
+        return int(text, 0)
+    return None
+
+
+def truthy(value):
+    """JSON Logic truthiness: JavaScript's, except that [] is false."""
+    if isinstance(value, list):
+        return bool(value)
+    if isinstance(value, dict):
+        return True
+    if value is MISSING or (isinstance(value, float) and value != value):
+        return False
+    return bool(value)
+
+
+def plain_json(value):
+    """A value as JSON.stringify writes it: integral numbers as integers."""
+    if isinstance(value, float):
+        return int(value) if value.is_integer() and abs(value) < 2**53 else value
+    if isinstance(value, list):
+        return [plain_json(v) for v in value]
+    if isinstance(value, dict):
+        return {k: plain_json(v) for k, v in value.items()}
+    return value
+
+
+def stringify(value):
+    """A part's contribution to a string: null and absent are "", objects compact JSON."""
+    if isinstance(value, str):
+        return value
+    if value is None or value is MISSING:
+        return ""
+    if isinstance(value, (dict, list)):
+        return json.dumps(plain_json(value), ensure_ascii=False, separators=(",", ":"))
+    return js_string(value)
+
+
+def member(value, name):
+    """value[name] for JSON values: own members, array indexes, length; else MISSING."""
+    if isinstance(value, dict):
+        return value.get(name, MISSING)
+    if isinstance(value, (list, str)):
+        if name == "length":
+            return len(value) if isinstance(value, list) else len(value.encode("utf-16-le")) // 2
+        if name.isdigit() and (name == "0" or name[0] != "0") and int(name) < len(value):
+            return value[int(name)]
+    return MISSING
+
+
+def lookup(root, path):
+    """The value at a dotted path (segments split on "."), or MISSING."""
+    value = root
+    for segment in path.split("."):
+        if value is None or value is MISSING:
+            return MISSING
+        value = member(value, segment)
+    return value
+
+
+# -- JSON Logic: the operators toyflow supports ------------------------------------
+# var, cat, ==, if, or and ?? (the operators fallback chains compile to).  Any other
+# operator fails with "Unknown Operator": toyflow is not a full JSON Logic engine.
+
+
+def evaluate(logic, data):
+    if not isinstance(logic, (dict, list)) or not logic:
+        return logic
+    if isinstance(logic, list):
+        return [evaluate(item, data) for item in logic]
+    if len(logic) > 1:
+        raise LogicError({"type": "Unknown Operator", "key": next(iter(logic))})
+    ((op, args),) = logic.items()
+    if op == "var":
+        return op_var(args, data)
+    if op == "if":
+        if not isinstance(args, list):
+            raise LogicError({"type": "Invalid Arguments"})
+        if not args:
+            return None
+        for i in range(0, len(args) - 1, 2):
+            if truthy(evaluate(args[i], data)):
+                return evaluate(args[i + 1], data)
+        return evaluate(args[-1], data) if len(args) % 2 == 1 else None
+    if op == "or":
+        if not isinstance(args, list):
+            raise LogicError({"type": "Invalid Arguments"})
+        item = False
+        for rule in args:
+            item = evaluate(rule, data)
+            if truthy(item):
+                return item
+        return item
+    if op == "??":
+        if not isinstance(args, list):
+            raise LogicError({"type": "Invalid Arguments"})
+        for rule in args:
+            item = evaluate(rule, data)
+            if item is not None and item is not MISSING:
+                return item
+        return None
+    if op == "==":
+        if not isinstance(args, list) or len(args) < 2:
+            raise LogicError({"type": "Invalid Arguments"})
+        previous = evaluate(args[0], data)
+        for rule in args[1:]:
+            current = evaluate(rule, data)
+            if not loose_equal(previous, current):
+                return False
+            previous = current
+        return True
+    if op == "cat":
+        if isinstance(args, list):
+            args = [evaluate(a, data) for a in args]
+        else:
+            value = evaluate(args, data)
+            args = value if isinstance(args, dict) and isinstance(value, list) else [value]
+        return "".join(js_string(a) for a in args if a is not None and a is not MISSING)
+    raise LogicError({"type": "Unknown Operator", "key": op})
+
+
+def op_var(args, data):
+    if isinstance(args, (dict, list)):
+        args = evaluate(args, data)
+    if isinstance(args, list):
+        key = args[0] if args else None
+        default = args[1] if len(args) > 1 else None
+    else:
+        key, default = args, None
+    if key is None or key == "":
+        return data
+    if not isinstance(key, str):
+        key = js_string(key)
+    value = data
+    for part in key.split("."):
+        if value is None or value is MISSING:
+            return default
+        value = member(value, part)
+        if value is MISSING:
+            return default
+    return value
+
+
+def loose_equal(a, b):
+    """JSON Logic ==: strings (or null) compare as strings, anything else as numbers."""
+    if (a is None or isinstance(a, str)) and (b is None or isinstance(b, str)):
+        return a == b
+    x, y = to_number(a), to_number(b)
+    if x is None or y is None or x != x or y != y:
+        raise LogicError({"type": "NaN"})
+    return x == y
+
+
+# -- {{ }} templates ------------------------------------------------------------------
+# A template is text and markers.  A marker body is read by the first production
+# that accepts it: "=" then JSON → an expr part; a flat fallback chain (A || B,
+# A ?? B) → an expr part; "secrets.NAME" → a secret part (editor mode only); anything
+# else → a var part.  An unterminated {{ makes the rest of the string text.
+
+
+def parse_template(text, render=False):
+    """(segments, unterminated): segments are ("text", s) or ("marker", raw, part)."""
+    segments = []
+    position = 0
+    while True:
+        start = text.find("{{", position)
+        if start < 0:
+            if position < len(text):
+                segments.append(("text", text[position:]))
+            return segments, False
+        end = marker_end(text, start + 2)
+        if end is None:
+            segments.append(("text", text[position:]))
+            return segments, True
+        if start > position:
+            segments.append(("text", text[position:start]))
+        body = text[start + 2:end].strip()
+        segments.append(("marker", text[start:end + 2], parse_body(body, render)))
+        position = end + 2
+
+
+def marker_end(text, cursor):
+    """Where the }} closing a marker is: after the JSON of an "=" body, else the first }}."""
+    while cursor < len(text) and text[cursor] in " \t\n\r":
+        cursor += 1
+    if text.startswith("=", cursor):
+        decoder = json.JSONDecoder(parse_constant=reject)
+        start = cursor + 1
+        while start < len(text) and text[start] in " \t\n\r":
+            start += 1
+        try:
+            _, close = decoder.raw_decode(text, start)
+        except (ValueError, RecursionError):
+            close = None
+        if close is not None:
+            while close < len(text) and text[close] in " \t\n\r":
+                close += 1
+            if text.startswith("}}", close):
+                return close
+    close = text.find("}}", cursor)
+    return None if close < 0 else close
+
+
+def reject(constant):
+    raise ValueError(f"not JSON: {constant}")
+
+
+def strict_json(text):
+    try:
+        return json.loads(text, parse_constant=reject)
+    except (ValueError, RecursionError):
+        return MISSING
+
+
+def parse_body(body, render):
+    if body.startswith("="):
+        payload = strict_json(body[1:])
+        if payload is not MISSING:
+            return ("expr", payload)
+    tokens = chain_tokens(body)
+    if tokens is not None and any(kind == "op" for kind, _ in tokens):
+        chain = chain_part(tokens)
+        return chain if chain is not None else ("var", body)
+    if not render and body.startswith("secrets.") and len(body) > len("secrets."):
+        return ("secret", body[len("secrets."):])
+    return ("var", body)
+
+
+def chain_tokens(body):
+    """The body as operand text and top-level || / ?? operators (JSON strings are opaque)."""
+    if "||" not in body and "??" not in body:
+        return []
+    tokens, i, chunk = [], 0, ""
+    while i < len(body):
+        if body[i] == '"':
+            j = i + 1
+            while j < len(body) and body[j] != '"':
+                if body[j] == "\n":
+                    return None
+                j += 2 if body[j] == "\\" else 1
+            if j >= len(body):
+                return None  # an unterminated JSON string: no chain to find
+            chunk += body[i:j + 1]
+            i = j + 1
+        elif body.startswith("||", i) or body.startswith("??", i):
+            tokens.append(("text", chunk))
+            tokens.append(("op", body[i:i + 2]))
+            chunk, i = "", i + 2
+        else:
+            chunk += body[i]
+            i += 1
+    tokens.append(("text", chunk))
+    return tokens
+
+
+def chain_part(tokens):
+    """A flat chain: one operator kind, two or more non-empty operands, none secrets.*."""
+    operators = {text for kind, text in tokens if kind == "op"}
+    if len(operators) != 1:
+        return None
+    operands = []
+    for kind, text in tokens:
+        if kind == "op":
+            continue
+        text = text.strip()
+        if not text or text.startswith("secrets."):
+            return None
+        literal = strict_json(text)
+        operands.append({"var": text} if literal is MISSING else literal)
+    return ("chain", "or" if operators == {"||"} else "??", operands)
+
+
+def path_is_rooted(path):
+    tokens = chain_tokens(path)
+    chained = tokens is not None and any(kind == "op" for kind, _ in tokens)
+    return path.split(".", 1)[0] in ROOTS and not chained
+
+
+def chain_refs(logic):
+    """The var paths of a flat {"or"|"??": [...]} chain's operands; None for other logic."""
+    if not isinstance(logic, dict) or len(logic) != 1:
+        return None
+    ((operator, operands),) = logic.items()
+    if operator not in ("or", "??") or not isinstance(operands, list) or len(operands) < 2:
+        return None
+    refs = []
+    for operand in operands:
+        if isinstance(operand, list):
+            return None
+        if isinstance(operand, dict):
+            if set(operand) != {"var"} or not isinstance(operand["var"], str):
+                return None
+            refs.append(operand["var"])
+    return refs
+
+
+def is_rooted(part):
+    """Whether a marker names a run-scope root (root-anchoring, item 4, and the chain rule).
+
+    {{ secrets.NAME }} and {{ =JSON }} always do; a fallback chain iff each of its var
+    operands does, which toyflow checks on the shape of the JSON Logic (so an "=" payload
+    shaped like a chain is checked the same way: wforacle's A-37); a path iff its first
+    dot-segment is one of the eight roots.
+    """
+    kind = part[0]
+    if kind == "secret":
+        return True
+    if kind in ("expr", "chain"):
+        refs = chain_refs(part[1] if kind == "expr" else {part[1]: part[2]})
+        return refs is None or all(path_is_rooted(ref) for ref in refs)
+    return path_is_rooted(part[1])
+
+
+def read_part(raw):
+    """An authored ExprValue part as ("kind", field); unknown kinds contribute ""."""
+    if not isinstance(raw, dict):
+        return ("unknown",)
+    kind = raw.get("kind")
+    if kind == "text":
+        value = raw.get("value")
+        return ("text", "" if value is None else value if isinstance(value, str) else str(value))
+    if kind in ("var", "secret", "render"):
+        ref = raw.get("ref")
+        return (kind, ref if isinstance(ref, str) else None)
+    if kind == "expr":
+        return ("expr", raw["expr"]) if "expr" in raw else ("text", "")
+    return ("unknown",)
+
+
+class Resolution:
+    """Resolves with values against one run scope; `secrets` is what secret parts read."""
+
+    def __init__(self, data, secrets, bugs):
+        self.bugs = bugs
+        self.secrets = secrets
+        self.data = dict(data)
+        if "secret-generic-root" in bugs:
+            self.data["secrets"] = secrets
+
+    def value(self, value):
+        if isinstance(value, dict):
+            if len(value) == 1 and "$" in value:
+                path = value["$"]
+                if not isinstance(path, str) or not path:
+                    return None
+                found = lookup(self.data, path)
+                return None if found is MISSING else found
+            if len(value) == 1 and "$expr" in value:
+                return self.logic(value["$expr"])
+            if value.get("type") == "expr" and isinstance(value.get("parts"), list):
+                return "".join(self.part(read_part(raw)) for raw in value["parts"])
+            return {k: self.value(v) for k, v in value.items()}
+        if isinstance(value, list):
+            return [self.value(v) for v in value]
+        if isinstance(value, str) and "{{" in value:
+            return self.template(value)
+        return value
+
+    def logic(self, rule):
+        try:
+            return evaluate(rule, self.data)
+        except LogicError as failure:
+            thrown = failure.thrown
+            raise ResolutionFailure(
+                "expr_evaluation_failed",
+                f"expression failed with {thrown['type']}: "
+                f"{json.dumps(thrown, ensure_ascii=False)}",
+            ) from None
+
+    def template(self, text):
+        segments, unterminated = parse_template(text)
+        markers = [s for s in segments if s[0] == "marker"]
+        rooted = [is_rooted(s[2]) for s in markers]
+        if unterminated or not markers:
+            return text
+        if not all(rooted):
+            if "template-partial-root" not in self.bugs or not any(rooted):
+                return text  # all-or-nothing: the whole string as written
+            return "".join(
+                s[1] if s[0] == "text" else self.part(s[2]) if is_rooted(s[2]) else s[1]
+                for s in segments
+            )
+        if "template-untyped" in self.bugs and len(segments) == 1:
+            return self.typed(segments[0][2])
+        return "".join(s[1] if s[0] == "text" else self.part(s[2]) for s in segments)
+
+    def typed(self, part):
+        """A lone marker's value itself, not its string form (the template-untyped bug)."""
+        kind = part[0]
+        if kind == "var":
+            found = lookup(self.data, part[1])
+            return None if found is MISSING else found
+        if kind == "expr":
+            return self.logic(part[1])
+        if kind == "chain":
+            return self.chain(part)
+        return self.part(part)
+
+    def part(self, part):
+        kind = part[0]
+        if kind == "text":
+            return part[1]
+        if kind == "var":
+            return stringify(lookup(self.data, part[1])) if part[1] else ""
+        if kind == "secret":
+            name = part[1]
+            if name and self.secrets.get(name) is not None:
+                return stringify(self.secrets[name])
+            raise ResolutionFailure(
+                "secret_unavailable", f"secret {name!r} is not available to this run"
+            )
+        if kind == "expr":
+            return stringify(self.logic(part[1]))
+        if kind == "chain":
+            return stringify(self.chain(part))
+        if kind == "render":
+            return self.render(part[1])
+        return ""
+
+    def chain(self, part):
+        _, operator, operands = part
+        if "chain-first-only" in self.bugs:
+            return self.logic(operands[0])
+        return self.logic({operator: operands})
+
+    def render(self, ref):
+        """A render part: the string at ref, parsed in render mode and resolved, once."""
+        found = lookup(self.data, ref) if ref else MISSING
+        if found is None or found is MISSING:
+            raise ResolutionFailure(
+                "render_ref_unresolved", f"render ref {ref!r} resolves to nothing"
+            )
+        if not isinstance(found, str):
+            kind = ("a boolean" if isinstance(found, bool) else "a number"
+                    if isinstance(found, (int, float)) else "an array"
+                    if isinstance(found, list) else "an object")
+            raise ResolutionFailure(
+                "render_ref_not_a_string", f"render ref {ref!r} resolves to {kind}, not a string"
+            )
+        text = self.rendered(found)
+        if "render-two-pass" in self.bugs and "{{" in text:
+            text = self.rendered(text)
+        return text
+
+    def rendered(self, content):
+        segments, _ = parse_template(content, render=True)
+        return "".join(s[1] if s[0] == "text" else self.part(s[2]) for s in segments)
+
+
+# -- the protocol ---------------------------------------------------------------------
 
 
 def send(message):
@@ -175,6 +738,7 @@ class Engine:
         self.trigger = request.get("trigger", {"type": "manual"})
         self.secrets = request.get("secrets") or {}
         self.plain = {}  # step -> the input its action gets (secrets in plaintext)
+        self.recorded_input = {}  # step -> its input as recorded (secrets as "[secret]")
         self.documents = request.get("documents", {})
         self.checkpoints = request.get("checkpoints") is True
         self.record = {s: {"status": "pending"} for s in order}
@@ -319,15 +883,34 @@ class Engine:
             self.event("step_replayed", step=step_id, output=record.get("output"))
             self.assign(step_id, strand)
             return
-        step = self.steps[step_id]
-        resolved = self.resolve(step.get("with", {}))
-        # The action gets the secrets' plaintext; the record shows a marker (never persisted).
-        self.plain[step_id] = self.resolve(step.get("with", {}), self.secrets)
-        self.record[step_id] = {"status": "running", "attempt": 1, "input": resolved,
-                                "strand": strand}
-        self.event("step_started", step=step_id, attempt=1, input=resolved)
+        failure = self.resolve(step_id)
+        self.record[step_id] = {"status": "running", "attempt": 1,
+                                "input": self.recorded_input.pop(step_id, None), "strand": strand}
+        self.event("step_started", step=step_id, attempt=1, input=self.record[step_id]["input"])
         self.busy[strand] = step_id
-        self.invoke(step_id, self.plain[step_id])
+        if failure is not None:
+            self.failed(step_id, failure)  # resolution failed: nothing is invoked
+        else:
+            self.invoke(step_id, self.plain[step_id])
+
+    def resolve(self, step_id):
+        """Resolve a step's with block twice: for the action, and for the record.
+
+        The action gets the secrets' plaintext; the record (the step_started event,
+        the RunState) shows "[secret]" wherever a secret contributed.  Returns the
+        StepError of a resolution failure, or None.
+        """
+        value = self.steps[step_id].get("with", {})
+        masked = {name: SECRET for name, plain in self.secrets.items() if plain is not None}
+        try:
+            self.plain[step_id] = Resolution(self.scope(), self.secrets, self.bugs).value(value)
+            self.recorded_input[step_id] = Resolution(self.scope(), masked, self.bugs).value(value)
+        except ResolutionFailure as failure:
+            self.plain[step_id] = None
+            self.recorded_input[step_id] = None
+            return {"code": failure.code, "message": failure.message, "phase": "resolution",
+                    "retryable": False}
+        return None
 
     def invoke(self, step_id, resolved):
         self.calls += 1
@@ -361,12 +944,27 @@ class Engine:
                  "retryable": error.get("retryable", False) is True}
         self.event("attempt_failed", checkpointed=False, step=step_id,
                    attempt=record["attempt"], error=error)
+        self.failed(step_id, error, message.get("idempotent") is True)
+
+    def failed(self, step_id, error, idempotent=False):
+        """An attempt failed: retry it if the policy and the classification allow, else route."""
+        step = self.steps[step_id]
+        record = self.record[step_id]
+        strand = record["strand"]
         retry = step.get("retry")
-        if retry and record["attempt"] < retry["maxAttempts"] and self.retryable(error, message):
+        while (retry and record["attempt"] < retry["maxAttempts"]
+               and self.retryable(error, idempotent)):
             wait = self.wait(retry, record["attempt"])
             self.clock += wait
             record["attempt"] += 1
             self.event("retry_scheduled", step=step_id, attempt=record["attempt"], waitMs=wait)
+            if error["phase"] == "resolution":
+                # A retried resolution failure resolves the with block again.
+                failure = self.resolve(step_id)
+                if failure is not None:
+                    error = failure
+                    continue
+                record["input"] = self.recorded_input.pop(step_id)
             self.invoke(step_id, self.plain[step_id])
             return
         record.update(status="failed", error=error)
@@ -390,8 +988,7 @@ class Engine:
         del self.busy[strand]
         self.assign(step_id, strand)
 
-    def retryable(self, error, message):
-        idempotent = message.get("idempotent") is True
+    def retryable(self, error, idempotent):
         if error["phase"] == "auth":
             return "retry-auth" in self.bugs
         if error["phase"] == "resolution":
@@ -469,44 +1066,16 @@ class Engine:
 
     # -- resolution -----------------------------------------------------------
 
-    def resolve(self, value, secrets=None):
-        """Resolve `$` markers, and `{{ secrets.NAME }}` markers in strings.
-
-        Without `secrets` a secret marker resolves to "[secret]": the form that
-        is recorded, since secrets are never persisted with run state.
-        """
-        if isinstance(value, dict):
-            if len(value) == 1 and "$" in value and isinstance(value["$"], str):
-                return self.lookup(value["$"])
-            return {k: self.resolve(v, secrets) for k, v in value.items()}
-        if isinstance(value, list):
-            return [self.resolve(v, secrets) for v in value]
-        if isinstance(value, str) and SECRET_MARKER.search(value):
-            def fill(match):
-                if secrets is None:
-                    return "[secret]"
-                plain = secrets.get(match.group(1))
-                return plain if isinstance(plain, str) else json.dumps(plain)
-            return SECRET_MARKER.sub(fill, value)
-        return value
-
-    def lookup(self, path):
+    def scope(self):
+        """The generic data root: the run scope without secrets."""
         steps = {}
         for step_id, record in self.record.items():
             if record["status"] == "succeeded":
                 steps[step_id] = {"output": record["output"]}
                 if "meta" in record:
                     steps[step_id]["meta"] = record["meta"]
-        value = {"vars": self.variables, "steps": steps, "trigger": self.trigger,
-                 "documents": self.documents}
-        for segment in path.split("."):
-            if isinstance(value, dict) and segment in value:
-                value = value[segment]
-            elif isinstance(value, list) and segment.isdigit() and int(segment) < len(value):
-                value = value[int(segment)]
-            else:
-                return None
-        return value
+        return {"vars": self.variables, "steps": steps, "trigger": self.trigger,
+                "documents": self.documents}
 
     # -- ending ---------------------------------------------------------------
 

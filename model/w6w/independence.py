@@ -63,7 +63,9 @@ LAUNCHES = frozenset({"start_step", "skip_step", "replay_step"})
 # Text in a with block that can fail resolution (ResolutionError's codes):
 # secrets, render references, JSONLogic.
 _MAY_FAIL_TO_RESOLVE = ("secret", "{{", "expr", "render")
-_READS_EVERYTHING = ('"$expr"', '"kind":"expr"', '"$":""', '"ref":""')
+# A render part reads what its content names, and the content is data (a document,
+# a step's output): it may read any step.
+_READS_EVERYTHING = ('"$expr"', '"kind":"expr"', '"kind":"render"', '"$":""', '"ref":""')
 _STEP_REF = re.compile(r"steps(.?)")
 
 

@@ -70,12 +70,26 @@ REDACTED = "[secret]"
 
 
 class ResolutionError(Exception):
-    """Resolution fails the step (phase "resolution"); ``code`` names why."""
+    """Resolution fails the step (phase "resolution"); ``code`` names why.
+
+    ``clauses``: the clauses of the resolution features used up to the
+    failure, the failure's own first (``Resolver.clauses``).
+    """
 
     def __init__(self, code: str, message: str) -> None:
         super().__init__(f"{code}: {message}")
         self.code = code
         self.message = message
+        self.clauses: tuple[str, ...] = (FAILURE_CLAUSES.get(code, "A-34"),)
+
+
+# The clause each resolution failure's code comes from.
+FAILURE_CLAUSES = {
+    "secret_unavailable": "W6W-ROOT-11",  # "naming no available secret fails the step"
+    "render_ref_unresolved": "W6W-ENV-25",  # "Fail the step when a render part's ref …"
+    "render_ref_not_a_string": "W6W-ENV-25",
+    "expr_evaluation_failed": "A-34",  # an expression that fails fails the step
+}
 
 
 def data_root(scope: Mapping[str, JSON]) -> dict[str, JSON]:
@@ -140,6 +154,9 @@ class Resolver:
         self.secrets: Mapping[str, JSON] = secrets if isinstance(secrets, dict) else {}
         self.limits = limits
         self.read_secret = False  # whether a secret part contributed plaintext
+        # The clauses of the resolution features used, in the order met: what a step
+        # start cites (the transition's label), so a campaign's coverage shows them.
+        self.clauses: list[str] = []
 
     # -- values -------------------------------------------------------------
 
@@ -147,17 +164,49 @@ class Resolver:
         """Resolve one ``with`` value (the walk of the module notation)."""
         if isinstance(value, dict):
             if len(value) == 1 and "$" in value:
+                self._generic_root(value["$"])
+                self.clauses.append("W6W-EXPR-1")
                 return self.path_marker(value["$"])
             if len(value) == 1 and "$expr" in value:
+                self._logic_reads_secrets(value["$expr"])
+                self.clauses.append("W6W-EXPR-2")
                 return _evaluate(value["$expr"], self.root, self.limits)
             if is_expr_value(value):
-                return self.envelope(value["parts"])
+                text = self.envelope(value["parts"])
+                self.clauses.append("W6W-ENV-20")  # after its parts': the envelope's own
+                return text
             return {key: self.value(member) for key, member in value.items()}
         if isinstance(value, list):
             return [self.value(item) for item in value]
         if isinstance(value, str):
             return self.template_string(value)
         return value
+
+    def _generic_root(self, path: JSON) -> None:
+        """Label a path that reads ``secrets.…`` through the generic data root.
+
+        W6W-ENV-18: "A host that puts secrets on the generic data root does not
+        conform"; W6W-ENV-53: such a path "resolves to nothing".
+        """
+        if isinstance(path, str) and path.split(".", 1)[0] == "secrets":
+            self.clauses.append("W6W-ENV-18")
+
+    def _logic_reads_secrets(self, logic: JSON) -> None:
+        """Label JSONLogic with a ``var`` of a ``secrets.…`` path (W6W-ENV-18)."""
+        if isinstance(logic, dict):
+            for operator, operand in logic.items():
+                if operator == "var":
+                    path = operand[0] if isinstance(operand, list) and operand else operand
+                    self._generic_root(path)
+                self._logic_reads_secrets(operand)
+        elif isinstance(logic, list):
+            for item in logic:
+                self._logic_reads_secrets(item)
+
+    def fail(self, failure: ResolutionError) -> ResolutionError:
+        """``failure`` carrying its clause, then the features used before it."""
+        failure.clauses = tuple(dict.fromkeys([*failure.clauses[:1], *self.clauses]))
+        return failure
 
     def path_marker(self, path: JSON) -> JSON:
         """``{"$": path}``: the value at ``path``, type-preserved; absent is null.
@@ -185,16 +234,28 @@ class Resolver:
         if isinstance(part, TextPart):
             return part.value  # W6W-ENV-1: "The literal chunk, verbatim."
         if isinstance(part, VarPart):
+            self._generic_root(part.ref)
             return self.var_part(part.ref)
         if isinstance(part, SecretPart):
+            self.clauses.append("W6W-ENV-22")
             return self.secret_part(part.ref)
         if isinstance(part, ExprPart):
             if part.absent:
                 return ""  # W6W-ENV-5: an absent expr "is read as empty"
-            return stringify(_evaluate(part.expr, self.root, self.limits))
+            chain = chain_var_refs(part.expr)
+            if chain is not None:
+                # W6W-CHAIN-1 (||, truthy) or W6W-CHAIN-2 (??, absent-only).
+                self.clauses.append("W6W-CHAIN-1" if "or" in part.expr else "W6W-CHAIN-2")
+            self._logic_reads_secrets(part.expr)
+            text = stringify(_evaluate(part.expr, self.root, self.limits))
+            self.clauses.append("W6W-ENV-4")
+            return text
         if isinstance(part, RenderPart):
-            return self.render_part(part.ref)
+            text = self.render_part(part.ref)
+            self.clauses.append("W6W-ENV-12")  # after the rendered parts': one pass
+            return text
         assert isinstance(part, UnknownPart)
+        self.clauses.append("W6W-ENV-6")
         return ""  # W6W-ENV-6: the reference engine contributes the empty string
 
     def var_part(self, ref: str | None) -> str:
@@ -255,11 +316,21 @@ class Resolver:
             return text
         template = parse_template(text, Mode.EDITOR)
         if not is_root_anchored(template):
-            return text  # the input object itself: byte-identical (W6W-ROOT-2)
+            # The input object itself: byte-identical.  Labelled W6W-ROOT-2 when a
+            # rooted marker is left alone because another is not (all-or-nothing),
+            # else W6W-ROOT-12 (unterminated) or W6W-ROOT-1 (no rooted marker).
+            rooted = [marker_is_rooted(marker.part) for marker in template.markers]
+            if template.unterminated:
+                self.clauses.append("W6W-ROOT-12")
+            else:
+                self.clauses.append("W6W-ROOT-2" if any(rooted) else "W6W-ROOT-1")
+            return text
         # W6W-ROOT-8 interpolation inside a larger string; W6W-ROOT-9 the result is
         # one string; W6W-ROOT-10 an absent reference contributes ""; W6W-ROOT-24 a
         # missing secret fails (secret_part).
-        return "".join(self.part(part) for part in template.parts)
+        resolved = "".join(self.part(part) for part in template.parts)
+        self.clauses += ("W6W-ROOT-9", "W6W-ROOT-1")
+        return resolved
 
 
 def is_root_anchored(template: Template) -> bool:
@@ -334,9 +405,27 @@ def resolve_recorded(
     else changes, and a missing secret fails both alike.  When no secret was
     read, both are the same object.
     """
+    invoked, resolved, _ = resolve_labelled(value, scope, limits)
+    return invoked, resolved
+
+
+def resolve_labelled(
+    value: JSON, scope: Mapping[str, JSON], limits: Limits = DEFAULT_LIMITS
+) -> tuple[JSON, JSON, tuple[str, ...]]:
+    """``resolve_recorded``, and the clauses of the resolution features the value used.
+
+    Each feature's clause once, in the order met, the most specific first
+    (a chain before the template it sits in, a render part before its
+    envelope); a ResolutionError carries the same in ``clauses``, its own
+    clause first.
+    """
     resolver = Resolver(scope, limits)
-    invoked = resolver.value(value)
+    try:
+        invoked = resolver.value(value)
+    except ResolutionError as failure:
+        raise resolver.fail(failure) from None
+    clauses = tuple(dict.fromkeys(resolver.clauses))
     if not resolver.read_secret:
-        return invoked, invoked
+        return invoked, invoked, clauses
     masked = {name: REDACTED for name, plain in resolver.secrets.items() if plain is not None}
-    return invoked, Resolver({**scope, "secrets": masked}, limits).value(value)
+    return invoked, Resolver({**scope, "secrets": masked}, limits).value(value), clauses

@@ -27,7 +27,13 @@ from wforacle.model.w6w.config import TERMINAL, Config, EdgeKey, StepState
 from wforacle.model.w6w.document import Backoff, Edge, RetryPolicy, Step, When
 from wforacle.model.w6w.fast import evolve
 from wforacle.model.w6w.meta import attempt_meta
-from wforacle.model.w6w.resolve import ResolutionError, resolve_recorded, resolve_with
+from wforacle.model.w6w.resolve import (
+    FAILURE_CLAUSES,
+    ResolutionError,
+    resolve_labelled,
+    resolve_recorded,
+    resolve_with,
+)
 from wforacle.model.w6w.run import Run, routing
 from wforacle.model.w6w.runstate import last_output
 from wforacle.model.w6w.scenario import Result, StepError
@@ -302,9 +308,12 @@ def start_step(run: Run, c: Config, i: int) -> list[Transition[Config]]:
     pending: StepError | None = None
     try:
         # W6W-ENV-17: the recorded input never holds a secret's plaintext (A-70).
-        invoked, resolved = resolve_recorded(controls.parameters(run.by_id[step_id]), run.scope(c))
+        invoked, resolved, used = resolve_labelled(
+            controls.parameters(run.by_id[step_id]), run.scope(c)
+        )
     except ResolutionError as failure:
         invoked = resolved = None
+        used = failure.clauses
         pending = StepError(failure.code, failure.message, "resolution", False)
     started = evolve(
         state,
@@ -320,7 +329,9 @@ def start_step(run: Run, c: Config, i: int) -> list[Transition[Config]]:
         Transition(
             _event(c, "step_started", step=step_id, attempt=1, input=resolved),
             "start_step",
-            ("W6W-FAN-4", "W6W-FAN-5", "W6W-PLAN-7", "W6W-STATE-4", "W6W-ENV-17"),
+            # The resolution features the with block used come first (resolve_labelled):
+            # a step starting with another input broke one of those.
+            (*used, "W6W-FAN-4", "W6W-FAN-5", "W6W-PLAN-7", "W6W-STATE-4", "W6W-ENV-17"),
             evolve(c, steps=_replace(c, i, started)),
         )
     ]
@@ -624,10 +635,22 @@ def fail_step(run: Run, c: Config, i: int) -> list[Transition[Config]]:
                 routing=route,
             ),
             "fail_step",
-            (*_final_because(run, step, state, error), *clauses, "W6W-EDGE-8"),
+            (
+                *_resolution_failure(error),
+                *_final_because(run, step, state, error),
+                *clauses,
+                "W6W-EDGE-8",
+            ),
             evolve(after, steps=steps),
         )
     ]
+
+
+def _resolution_failure(error: StepError) -> tuple[str, ...]:
+    """The clause a resolution failure's code comes from (resolve.FAILURE_CLAUSES)."""
+    if error.phase != "resolution" or error.code not in FAILURE_CLAUSES:
+        return ()
+    return (FAILURE_CLAUSES[error.code],)
 
 
 def _final_because(run: Run, step: Step, state: StepState, error: StepError) -> tuple[str, ...]:

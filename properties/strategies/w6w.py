@@ -9,6 +9,7 @@ arbitrary JSON for fuzzing the loader.
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from hypothesis import strategies as st
@@ -264,8 +265,11 @@ def _fan_out_workflow(
             step["retry"]["delayMs"] = draw(delays)
         step["fanOut"] = draw(_S14)
         if draw(_S0):
-            other = draw(st.sampled_from(ids))
-            step["with"] = {"seen": {"$": f"steps.{other}.output"}}
+            if draw(_S0):
+                step["with"] = with_blocks(draw, ids)
+            else:
+                other = draw(st.sampled_from(ids))
+                step["with"] = {"seen": {"$": f"steps.{other}.output"}}
         if controls and draw(_S15) == 0:
             step = draw(control_steps(step_id, ids))
         doc_steps.append(step)
@@ -318,6 +322,8 @@ meta_reports = st.sampled_from(
 def engine_scenarios(draw: st.DrawFn, document: dict[str, Any]) -> dict[str, Any]:
     """Scenarios for engine campaigns: per step a few results, some with meta reports."""
     scenario = draw(scenarios(document, small_outputs))
+    if any("with" in step for step in document["steps"]):
+        expression_roots(draw, scenario)
     for step in document["steps"]:
         if isinstance(step.get("retry"), dict) and draw(_S0):
             # A retried step whose attempts keep failing retryably: the backoff ladder.
@@ -333,6 +339,201 @@ def engine_scenarios(draw: st.DrawFn, document: dict[str, Any]) -> dict[str, Any
                 attempt["meta"] = draw(st.lists(meta_reports, min_size=1, max_size=2))
     scenario["default"] = {"output": draw(_S17)}
     return scenario
+
+
+# -- with values from the whole expression grammar (issue 18, part 2) ----------------------
+#
+# RFC "Expression markers" and its amendments: {"$": path}, {"$expr": logic},
+# ExprValue envelopes with text/var/secret/expr/render parts, {{ }} template
+# strings (root-anchored, all-or-nothing), fallback chains, secrets and
+# documents.  Biased to resolve: paths name roots the scenario provides
+# (``expression_roots``), secret names the scenario holds; a few name nothing
+# (an absent path, a missing secret, a render of a number), so some steps fail
+# at resolution.  ``$expr`` and ``=`` markers use only var, cat, == and if (the
+# bundled toyflow engine's JSON Logic).  docs/expressions.md lists what is drawn.
+
+SECRET_NAMES = ("API_KEY", "TOKEN")
+SECRET_VALUES = {"API_KEY": "tok-7f3a", "TOKEN": "pw-91c2"}
+# The documents root: plain text, templates, a document rendering another (one pass),
+# a rendered secret reference (a var part there, W6W-ENV-23), a non-string.
+DOCUMENTS = {
+    "greeting": {"body": "Hello {{ vars.name }}"},
+    "nested": {"body": "see {{ documents.greeting.body }}"},
+    "leak": {"body": "key={{ secrets.API_KEY }}"},
+    "plain": {"body": "no markers"},
+    "count": {"body": 3},
+}
+_VARIABLE_VALUES = st.sampled_from(
+    [5, "Ada", "", 0, True, False, None, [1, 2], {"k": "v"}, "{{ vars.name }}"]
+)
+_VARIABLES = st.fixed_dictionaries({"name": _VARIABLE_VALUES, "n": _VARIABLE_VALUES})
+_TRIGGERS = st.sampled_from(
+    [{"type": "webhook", "event": {"since": "2026-07-02", "count": 2}}, {"type": "manual"}]
+)
+_SECRETS = st.sampled_from(
+    [dict(SECRET_VALUES), {"API_KEY": SECRET_VALUES["API_KEY"]}, {"TOKEN": SECRET_VALUES["TOKEN"]}]
+)
+# Paths into the roots a scenario provides ("@" stands for an earlier step's id).
+_PATHS = st.sampled_from(
+    [
+        "vars.name",
+        "steps.@.output",
+        "secrets.API_KEY",  # the generic data root has no secrets (W6W-ENV-18)
+        "vars.n",
+        "trigger.event.since",
+        "documents.greeting.body",
+        "vars.missing",
+        "steps.@.output.0",
+        "trigger.type",
+    ]
+)
+_RENDER_REFS = st.sampled_from(
+    [
+        "documents.nested.body",  # renders another document's text, once (W6W-ENV-12)
+        "documents.greeting.body",
+        "documents.leak.body",  # {{ secrets.API_KEY }} rendered: a var part (W6W-ENV-23)
+        "documents.plain.body",
+        "documents.count.body",  # render_ref_not_a_string
+        "vars.missing",  # render_ref_unresolved
+    ]
+)
+_CHAIN_OPERANDS = ["vars.missing", "vars.name", "steps.@.output", "vars.n"]
+_CHAIN_FIRST = st.sampled_from(_CHAIN_OPERANDS)
+_CHAIN_LAST = st.sampled_from(_CHAIN_OPERANDS[1:])
+_LITERALS = st.sampled_from(["x", "", 5, 0, True, None])
+_UNROOTED = st.sampled_from(["{{ name }}", "{{var:name}}", "{{ badroot.x }}", "{{ }}"])
+_TEXTS = st.sampled_from(["", "", "Hi ", "Bearer ", " and "])
+_S22 = st.integers(0, 9)
+_S23 = st.integers(0, 4)
+_S24 = st.integers(1, 2)
+_S25 = st.integers(0, 5)
+_S26 = st.integers(0, 11)
+_SECRET_NAMES = st.sampled_from(SECRET_NAMES)
+_ON_ERRORS = st.sampled_from([None, None, "continue", "continue-record"])
+
+
+def _path(draw: st.DrawFn, ids: list[str], refs: st.SearchStrategy[str] = _PATHS) -> str:
+    path = draw(refs)
+    if "@" in path:
+        if not ids:
+            return "vars.name"
+        path = path.replace("@", ids[draw(_S26) % len(ids)])
+    return path
+
+
+def _logic(draw: st.DrawFn, ids: list[str]) -> Any:
+    """JSON Logic over the generic data root: var, cat, == or if."""
+    var = {"var": _path(draw, ids)}
+    kind = draw(_S23)
+    if kind == 0:
+        return var
+    if kind == 1:
+        return {"cat": [draw(_LITERALS), var]}
+    if kind == 2:
+        # Compared as strings (cat): == of a string and a number that is not one is NaN.
+        return {"==": [{"cat": [var]}, draw(_TEXTS)]}
+    return {"if": [var, draw(_LITERALS), draw(_LITERALS)]}
+
+
+def _path_marker(draw: st.DrawFn, ids: list[str]) -> str:
+    return "{{ " + _path(draw, ids) + " }}"
+
+
+def _chain_marker(draw: st.DrawFn, ids: list[str]) -> str:
+    """A fallback chain whose first operand is often absent or falsy, so it falls back."""
+    operator = " || " if draw(_S0) else " ?? "
+    last = json.dumps(draw(_LITERALS)) if draw(_S0) else _path(draw, ids, _CHAIN_LAST)
+    return "{{ " + _path(draw, ids, _CHAIN_FIRST) + operator + last + " }}"
+
+
+def _template(draw: st.DrawFn, ids: list[str]) -> str:
+    """A string with {{ }} markers, one shape of the root-anchoring rule each.
+
+    A lone path marker (one string, W6W-ROOT-9), rooted and unrooted markers
+    mixed (all-or-nothing, W6W-ROOT-2), a fallback chain (W6W-CHAIN-1/2), a
+    secret marker (W6W-ROOT-11), ``=`` JSON Logic, unrooted markers or an
+    unterminated ``{{`` only (W6W-ROOT-1, W6W-ROOT-12).
+    """
+    kind = draw(_S25)
+    if kind == 0:
+        return _path_marker(draw, ids)
+    if kind == 1:
+        rooted, unrooted = _path_marker(draw, ids), draw(_UNROOTED)
+        pair = (rooted, unrooted) if draw(_S0) else (unrooted, rooted)
+        return draw(_TEXTS) + pair[0] + draw(_TEXTS) + pair[1]
+    if kind == 2:
+        return draw(_TEXTS) + _chain_marker(draw, ids)
+    if kind == 3:
+        return draw(_TEXTS) + "{{ secrets." + draw(_SECRET_NAMES) + " }}"
+    if kind == 4:
+        return "{{ =" + json.dumps(_logic(draw, ids), separators=(",", ":")) + " }}"
+    return draw(_TEXTS) + draw(_UNROOTED) + draw(_TEXTS) + ("{{ vars.name" if draw(_S0) else "")
+
+
+def _part(draw: st.DrawFn, ids: list[str]) -> dict[str, Any]:
+    kind = draw(_S25)
+    if kind == 0:
+        return {"kind": "render", "ref": _path(draw, ids, _RENDER_REFS)}
+    if kind == 1:
+        return {"kind": "var", "ref": _path(draw, ids)}
+    if kind == 2:
+        return {"kind": "text", "value": draw(_TEXTS) or "text"}
+    if kind == 3:
+        return {"kind": "secret", "ref": draw(_SECRET_NAMES)}
+    if kind == 4:
+        return {"kind": "expr", "expr": _logic(draw, ids)}
+    return {"kind": "render", "ref": _path(draw, ids, _RENDER_REFS)}
+
+
+def _envelope(draw: st.DrawFn, ids: list[str]) -> dict[str, Any]:
+    return {"type": "expr", "parts": [_part(draw, ids) for _ in range(draw(_S24))]}
+
+
+def _marker_value(draw: st.DrawFn, ids: list[str]) -> dict[str, Any]:
+    return {"$": _path(draw, ids)} if draw(_S0) else {"$expr": _logic(draw, ids)}
+
+
+def with_value(draw: st.DrawFn, ids: list[str]) -> Any:
+    """One with value of the whole grammar; ``ids``: the steps its paths may name."""
+    kind = draw(_S22)
+    if kind <= 2:
+        return _template(draw, ids)
+    if kind <= 4:
+        return _envelope(draw, ids)
+    if kind <= 8:
+        return _marker_value(draw, ids)
+    return draw(_LITERALS)
+
+
+def with_blocks(draw: st.DrawFn, ids: list[str]) -> dict[str, Any]:
+    """A with block of one or two values (each member a with value)."""
+    block = {"a": with_value(draw, ids)}
+    if draw(_S23) == 0:
+        block["b"] = with_value(draw, ids)
+    return block
+
+
+def expression_roots(draw: st.DrawFn, scenario: dict[str, Any]) -> dict[str, Any]:
+    """Give ``scenario`` the roots with values read: variables, trigger, secrets, documents."""
+    scenario["variables"] = draw(_VARIABLES)
+    scenario["secrets"] = draw(_SECRETS)
+    scenario["trigger"] = draw(_TRIGGERS)
+    scenario["documents"] = DOCUMENTS  # the shrinker drops a root a finding does not need
+    return scenario
+
+
+@st.composite
+def expression_cases(draw: st.DrawFn) -> tuple[Any, dict[str, Any]]:
+    """A campaign's with value and a run scope to resolve it against (for resolver tests)."""
+    roots = expression_roots(draw, {})
+    scope = {
+        "vars": roots["variables"],
+        "steps": {"a": {"output": draw(small_outputs)}},
+        "trigger": roots.get("trigger", {"type": "manual"}),
+        "secrets": roots["secrets"],
+        "documents": roots.get("documents", {}),
+    }
+    return with_blocks(draw, ["a"]), scope
 
 
 # -- the shape catalogue ------------------------------------------------------------------
@@ -419,20 +620,57 @@ def _retry_ladder(draw: st.DrawFn) -> tuple[dict[str, Any], dict[str, Any], list
     return document, {"steps": {"s": {"attempts": script, "idempotent": draw(_S0)}}}, []
 
 
-W6W_SHAPES = (_parallel_siblings, _retry_ladder)
-_S20 = st.integers(0, 2)
-_S21 = st.sampled_from(W6W_SHAPES)
+@st.composite
+def _expressions(draw: st.DrawFn) -> tuple[dict[str, Any], dict[str, Any], list[int]]:
+    """W6W-EXPR-*, W6W-ENV-*, W6W-ROOT-*, W6W-CHAIN-*: a step whose with block reads a run scope.
+
+    ``a`` succeeds with a small output; ``b``'s with block is drawn from the
+    whole value grammar (``with_blocks``) over the scenario's roots; a
+    resolution failure of ``b`` fails the run, or is swallowed by its onError.
+    """
+    first = _app_step("a")
+    # One value of each family per run (two template strings): the template
+    # grammar has the most shapes.
+    block = {
+        "t": _template(draw, ["a"]),
+        "u": _template(draw, ["a"]),
+        "e": _envelope(draw, ["a"]),
+        "m": _marker_value(draw, ["a"]),
+    }
+    second = _app_step("b", **{"with": block})
+    on_error = draw(_ON_ERRORS)
+    if on_error is not None:
+        second["onError"] = on_error
+    document = {
+        "manifestVersion": "2",
+        "id": "wf_expr",
+        "name": "generated",
+        "steps": [first, second],
+    }
+    scenario = expression_roots(
+        draw, {"steps": {"a": {"attempts": [{"output": draw(small_outputs)}]}}}
+    )
+    return document, scenario, []
+
+
+W6W_SHAPES = (_parallel_siblings, _retry_ladder, _expressions)
+_S20 = st.integers(0, 3)
+_TIMING_SHAPES = st.sampled_from(W6W_SHAPES[:2])
 
 
 @st.composite
 def engine_cases(draw: st.DrawFn, max_steps: int = 6) -> dict[str, Any]:
     """A document, a scenario and a schedule (which outstanding invocation completes next).
 
-    A third of the cases come from the shape catalogue (``W6W_SHAPES``), the
-    rest are random fan-out graphs.
+    A quarter of the cases come from the timing and retry shapes of the
+    catalogue (``W6W_SHAPES``), a quarter from its expression shape (with
+    blocks over the whole value grammar), the rest are random fan-out graphs
+    (some of whose with blocks are drawn from the same grammar).
     """
-    if draw(_S20) == 0:
-        document, scenario, schedule = draw(draw(_S21)())
+    kind = draw(_S20)
+    if kind <= 1:
+        shape = draw(_TIMING_SHAPES) if kind == 0 else _expressions
+        document, scenario, schedule = draw(shape())
         scenario["default"] = {"output": draw(_S17)}
         schedule += draw(_S18)
     else:

@@ -39,47 +39,53 @@ def invocations_mismatch(model: W6wRun, seen: Observation) -> Divergence | None:
     """The engine must invoke exactly the attempts its trace reports, with their inputs.
 
     An attempt in flight when the host crashed may or may not have reached
-    the action: it is allowed either way (W6W-CONCEPT-3).
+    the action: it is allowed either way (W6W-CONCEPT-3).  An attempt whose
+    with block failed to resolve invokes nothing: its step_started (or
+    retry_scheduled) is followed by the step's step_failed or next
+    retry_scheduled with no attempt_failed between (phase "resolution").
     """
     inputs: dict[str, JSON] = {}
-    claimed: list[str] = []
-    in_flight: dict[str, str] = {}
+    claimed: list[str | None] = []
+    in_flight: dict[str, int] = {}  # step -> the index of its attempt's claim
     lost: Counter[str] = Counter()
     for event in seen.trace:
         step = event.get("step")
         name = event.get("event")
+        if name in ("step_failed", "retry_scheduled") and step in in_flight:
+            claimed[in_flight.pop(step)] = None  # resolution failed: nothing was invoked
         if name == "step_started":
             inputs[step] = event.get("input")
             claimed.append(canonical([step, event.get("input")]))
-            in_flight[step] = claimed[-1]
+            in_flight[step] = len(claimed) - 1
         elif name == "retry_scheduled":
             claimed.append(canonical([step, inputs.get(step)]))
-            in_flight[step] = claimed[-1]
+            in_flight[step] = len(claimed) - 1
         elif name in ("step_succeeded", "attempt_failed"):
             in_flight.pop(step, None)
         elif name == "crashed":
-            lost.update(in_flight.values())
+            lost.update(c for c in (claimed[k] for k in in_flight.values()) if c is not None)
             in_flight.clear()
+    reported = [c for c in claimed if c is not None]
     # An action receives a secret's plaintext where the trace records the marker
     # (A-70): an invocation made with the claimed input, secrets filled in, is it.
     plain = _secret_texts(model.scenario)
     claims: dict[str, list[JSON]] = {}
-    for text in dict.fromkeys(claimed):
+    for text in dict.fromkeys(reported):
         step, value = json.loads(text)
         claims.setdefault(step, []).append(value)
     made = []
     for step, value in seen.invocations:
         match = [v for v in claims.get(step, []) if _fills(v, value, plain)]
         made.append(canonical([step, match[0] if match else _masked(value, plain)]))
-    missing = Counter(claimed) - Counter(made)
-    extra = Counter(made) - Counter(claimed)
+    missing = Counter(reported) - Counter(made)
+    extra = Counter(made) - Counter(reported)
     if not extra and not (missing - lost):
         return None
     shown = sorted(extra.elements()) or sorted(made)
     return Divergence(
         len(seen.trace),
         {"invoked": [json.loads(x) for x in shown][:5]},
-        tuple({"reported": json.loads(x)} for x in claimed[:5]),
+        tuple({"reported": json.loads(x)} for x in reported[:5]),
         ("W6W-FIELD-10", "W6W-STATE-4"),
         "the invocations the engine made are not the attempts its trace reports",
     )

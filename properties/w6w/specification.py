@@ -303,7 +303,8 @@ def smaller(case: JSON) -> Iterator[JSON]:
 
     In order: a step (with its edges and scenario script), a step contracted
     (its sources led to its targets), an edge, a step's
-    optional field (retry, onError, fanOut, with), a scenario script or
+    optional field (retry, onError, fanOut, with), a with member or an
+    envelope part (``_with_members``), a scenario script or
     attempt or meta report or idempotent flag, a scenario feature (a crash,
     a cancellation, resumptions, …), the schedule's last choice.
     """
@@ -331,6 +332,7 @@ def smaller(case: JSON) -> Iterator[JSON]:
                 variant = copy.deepcopy(case)
                 del variant["document"]["steps"][k][field]
                 yield variant
+    yield from _with_members(case)
     for step_id in list(scenario.get("steps", {})):
         variant = copy.deepcopy(case)
         del variant["scenario"]["steps"][step_id]
@@ -352,6 +354,32 @@ def smaller(case: JSON) -> Iterator[JSON]:
     # Scenario features a finding may not need (issue 18: a shrunk case kept
     # crashAfterCheckpoints although no bug concerned crashes); docs/scenario.md.
     yield from without(case, SCENARIO_FEATURES)
+
+
+def _with_members(case: JSON) -> Iterator[JSON]:
+    """An app step's with block without one member, an envelope without one part.
+
+    A finding in a with block needs the value that resolves wrongly, not its
+    neighbours (whose features the step start would cite before it).
+    Control and call steps keep their with blocks: their members are the
+    control's parameters.
+    """
+    for k, step in enumerate(case["document"]["steps"]):
+        with_ = step.get("with")
+        app = (step.get("uses") or {}).get("app", "")
+        if not isinstance(with_, dict) or not isinstance(app, str) or app.startswith("@w6w/"):
+            continue
+        for name, value in with_.items():
+            if len(with_) > 1:
+                variant = copy.deepcopy(case)
+                del variant["document"]["steps"][k]["with"][name]
+                yield variant
+            parts = value.get("parts") if isinstance(value, dict) else None
+            if isinstance(parts, list) and len(parts) > 1:
+                for i in reversed(range(len(parts))):
+                    variant = copy.deepcopy(case)
+                    del variant["document"]["steps"][k]["with"][name]["parts"][i]
+                    yield variant
 
 
 def _contracted(case: JSON) -> Iterator[JSON]:

@@ -313,3 +313,32 @@ def test_a_join_completed_by_a_parallel_step_stays_on_its_earliest_sources_stran
     )
     strands = strands_by_id(semantics(doc))
     assert strands["j"] == strands["r"] == strands["c"]
+
+
+def test_a_render_part_reads_the_steps_its_rendered_content_names():
+    # A render part's content is data (W6W-ENV-8..11): a document rendering
+    # {{ steps.a.output }} reads step a although the with block never names it, so
+    # b's input depends on whether its sibling a has finished.  The reduction once
+    # read only the with block's text and lost the interleaving where a finishes first.
+    doc = workflow(
+        app_step("r", fanOut="parallel"),
+        app_step("a"),
+        app_step(
+            "b",
+            **{
+                "with": {
+                    "t": {"type": "expr", "parts": [{"kind": "render", "ref": "documents.d.body"}]}
+                }
+            },
+        ),
+        edges=fan("a", "b", source="r"),
+    )
+    scenario = {
+        "documents": {"d": {"body": "a said {{ steps.a.output }}"}},
+        "default": {"output": "done"},
+    }
+    run = semantics(doc, scenario)
+    found = outcomes(run)
+    assert found == outcomes(run, reduce=False)
+    inputs = {o["steps"]["b"]["input"]["t"] for o in found.values()}
+    assert inputs == {"a said ", "a said done"}

@@ -125,3 +125,20 @@ def test_unterminated_marker_keeps_the_rest_as_written(tail):
     template = parse_template(text)
     assert template.unterminated
     assert "".join(p.value for p in template.parts) == text
+
+
+def test_a_chain_without_spaces_around_its_operator_is_still_a_chain():
+    # W6W-CHAIN-5: "exactly one of ||/?? at the top level …, two or more non-empty
+    # operands" — spacing is not part of the rule.  The chain lexer once read a bare
+    # true, null or number after the operator as a JSON token no operand accepted,
+    # and refused the chain (found by toyflow's differential test).
+    from wforacle.grammar.template import Mode, parse_body
+    from wforacle.model.w6w.parts import ExprPart
+
+    assert parse_body("vars.a||true", Mode.EDITOR).part == ExprPart(
+        {"or": [{"var": "vars.a"}, True]}
+    )
+    assert parse_body("vars.a??0", Mode.EDITOR).part == ExprPart({"??": [{"var": "vars.a"}, 0]})
+    assert parse_body("null||vars.a", Mode.EDITOR).part == ExprPart(
+        {"or": [None, {"var": "vars.a"}]}
+    )
