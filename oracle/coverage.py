@@ -44,6 +44,7 @@ CATALOGUES: Mapping[str, tuple[str, ...]] = {
 RUN_RULES: Mapping[str, tuple[str, ...]] = {
     "w6w": (
         "wforacle.model/w6w/rules.py",
+        "wforacle.model/w6w/resolve.py",  # a step start cites the resolution features used
         "wforacle.model/w6w/controls.py",
         "wforacle.model/w6w/meta.py",
         "wforacle.model/w6w/run.py",
