@@ -27,6 +27,30 @@ C = TypeVar("C")
 Event = dict[str, Any]
 
 
+class Worded(str):
+    """Text an engine words itself, which any text an engine reports matches.
+
+    A specification may fix that an event carries a human-facing message
+    without fixing its words (w6w's StepError.message, "Human-facing
+    message", for an error the engine raises itself).  The model still
+    writes some text, which ``run`` prints; when the checker compares an
+    engine's event with the model's (``==`` on their JSON), any string
+    equals it: Python tries a subclass's ``__eq__`` first, from either side.
+    Its hash is the text's, so configurations stay hashable; two that differ
+    only in such words are the same configuration.
+    """
+
+    __slots__ = ()
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, str)
+
+    def __ne__(self, other: object) -> bool:
+        return not isinstance(other, str)
+
+    __hash__ = str.__hash__
+
+
 @attrs.frozen
 class Transition(Generic[C]):
     """One permitted step: what is observed, which rule allows it, where it leads."""

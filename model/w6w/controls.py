@@ -143,7 +143,7 @@ def endings(run: Run, c: Config, i: int) -> list[Ending]:
             return [
                 start.ending(
                     Result(
-                        error=StepError(
+                        error=StepError.raised(
                             "foreach_items_not_array",
                             f"foreach items resolved to {type(items).__name__}, not an array",
                             "resolution",
@@ -286,7 +286,7 @@ def _call(run: Run, step: Step, params: dict[str, JSON], start: _Start) -> list[
     if callee is None:
         return None
     if run.depth + 1 > run.scenario.max_call_depth:
-        error = StepError(
+        error = StepError.raised(
             "call_depth_exceeded",
             f"calling {target!r} would exceed the call depth bound ({run.scenario.max_call_depth})",
             "execute",
@@ -300,7 +300,7 @@ def _call(run: Run, step: Step, params: dict[str, JSON], start: _Start) -> list[
     checked = run.validate(copy.deepcopy(callee["document"]))
     scenario, problems = load_scenario(copy.deepcopy(callee.get("scenario", {})))
     if not checked.report.valid or problems or checked.workflow is None or checked.plan is None:
-        error = StepError(
+        error = StepError.raised(
             "call_target_invalid", f"the called workflow {target!r} is not runnable", "execute"
         )
         return [start.ending(Result(error=error))]
@@ -320,7 +320,7 @@ def _call(run: Run, step: Step, params: dict[str, JSON], start: _Start) -> list[
         elif final.status == "failed" and final.failure is not None:
             found.append(after.ending(Result(error=final.failure[1])))
         else:
-            error = StepError(
+            error = StepError.raised(
                 f"call_{final.status}", f"the called run ended {final.status}", "execute"
             )
             found.append(after.ending(Result(error=error)))

@@ -153,7 +153,7 @@ def reject_missing_variable(run: Run, c: Config) -> list[Transition[Config]]:
     _, missing = bind_variables(run)
     if missing is None:
         return []
-    error = StepError(
+    error = StepError.raised(
         "missing_variable", f"required variable {missing!r} has no value", "resolution"
     )
     return [_rejected(c, missing, error, "W6W-FIELD-18", "reject_missing_variable")]
@@ -173,7 +173,7 @@ def reject_mistyped_variable(run: Run, c: Config) -> list[Transition[Config]]:
     if missing is not None or mistyped is None:
         return []
     key, declared = mistyped
-    error = StepError(
+    error = StepError.raised(
         "variable_type_mismatch",
         f"variable {key!r} is declared {declared} and was given {_json_type(bound[key])}",
         "resolution",
@@ -314,7 +314,7 @@ def start_step(run: Run, c: Config, i: int) -> list[Transition[Config]]:
     except ResolutionError as failure:
         invoked = resolved = None
         used = failure.clauses
-        pending = StepError(failure.code, failure.message, "resolution", False)
+        pending = StepError.raised(failure.code, failure.message, "resolution", False)
     started = evolve(
         state,
         status="running",
@@ -554,7 +554,7 @@ def retry_step(run: Run, c: Config, i: int) -> list[Transition[Config]]:
             plaintext = None if invoked is resolved else invoked
             again.update(input=resolved, plaintext=plaintext)
         except ResolutionError as failure:
-            pending = StepError(failure.code, failure.message, "resolution", False)
+            pending = StepError.raised(failure.code, failure.message, "resolution", False)
             again.update(stage="decide", pending=pending)
     return [
         Transition(
@@ -867,7 +867,7 @@ def reroute_run(run: Run, c: Config) -> list[Transition[Config]]:
         result = run.scenario.reroute
     except ResolutionError as failure:
         resolved = None
-        result = Result(error=StepError(failure.code, failure.message, "resolution"))
+        result = Result(error=StepError.raised(failure.code, failure.message, "resolution"))
     outcome_fields: dict[str, JSON]
     if result.error is not None:
         after = evolve(c, rerouted=True, failure=("(reroute)", result.error))

@@ -28,10 +28,16 @@ from typing import Any
 import attrs
 
 from wforacle.model.diagnostics import Diagnostic, Gate, InvalidScenario, error, json_path
+from wforacle.model.kernel.lts import Worded
 
 JSON = Any
 # W6W-STATE-21: StepError.phase is "resolution" | "auth" | "execute" | "output".
 PHASES = ("resolution", "auth", "execute", "output")
+
+
+# The codes of errors an engine raises itself that the RFC names (W6W-ENV-25: "Fail
+# the step when a render part's ref …" with render_ref_unresolved / _not_a_string).
+NAMED_CODES = frozenset({"render_ref_unresolved", "render_ref_not_a_string"})
 
 
 @attrs.frozen
@@ -42,6 +48,18 @@ class StepError:
     message: str
     phase: str = "execute"
     retryable: bool = False
+
+    @classmethod
+    def raised(cls, code: str, message: str, phase: str, retryable: bool = False) -> StepError:
+        """An error the engine raises itself, not an action's (assumption A-155).
+
+        RFC "StepError": message is a "Human-facing message", so its words
+        are the engine's; so is the code, except the codes the RFC names
+        (``NAMED_CODES``).  Such text is ``Worded``: any text an engine
+        reports matches it, while the phase and retryable are compared.
+        """
+        named = code if code in NAMED_CODES else Worded(code)
+        return cls(named, Worded(message), phase, retryable)
 
     def to_json(self) -> dict[str, JSON]:
         """The StepError as the RFC shapes it."""
