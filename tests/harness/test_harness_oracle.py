@@ -109,7 +109,7 @@ def test_a_campaign_finds_a_seeded_bug_and_cites_the_clause_it_breaks_first(bug)
     assert finding is not None, bug
     divergence = finding.judgement.divergence
     assert divergence.clauses[0] == BREAKS[bug], (divergence.clauses, divergence.message)
-    text = json.dumps(finding.case)
+    text = finding.case["document"] + json.dumps(finding.case["scenario"])
     for other, member in NEEDS.items():
         assert (member in text) == (other == bug), finding.case
     assert finding.size["nodes"] <= 5, finding.case
