@@ -54,7 +54,7 @@ def values() -> st.SearchStrategy[JSON]:
 
 @functools.cache
 def expressions(refs: tuple[str, ...] = PARAMS) -> st.SearchStrategy[str]:
-    """Expression texts of grammar/harness_expr.lark over ``refs``, at most three operands.
+    """Expression texts of grammar/harness_expr.lark over ``refs``, at most two operands.
 
     One alternative per production, the simplest first: ``cmp`` (a reference
     compared by any of the six operators with a literal of any JSON type or
@@ -75,7 +75,7 @@ def expressions(refs: tuple[str, ...] = PARAMS) -> st.SearchStrategy[str]:
             pairs.map(lambda p: f"({p[0]}) or ({p[1]})"),
         )
 
-    return st.recursive(st.one_of(comparisons, atoms), compound, max_leaves=3)
+    return st.recursive(st.one_of(comparisons, atoms), compound, max_leaves=2)
 
 
 @functools.cache
@@ -503,6 +503,20 @@ def features() -> st.SearchStrategy[Features]:
     )
 
 
+@functools.cache
+def _sources(i: int, at_least: int) -> st.SearchStrategy[list[str]]:
+    """One to three (``at_least`` 0: up to three) distinct sources among n0…n(i-1)."""
+    return st.lists(
+        st.sampled_from([f"n{k}" for k in range(i)]), min_size=at_least, max_size=3, unique=True
+    )
+
+
+@functools.cache
+def _resources_of() -> st.SearchStrategy[list[str]]:
+    """A node's resourceRefs."""
+    return st.lists(st.sampled_from(["db", "cache"]), min_size=1, max_size=2, unique=True)
+
+
 def _swarm_graph(draw: st.DrawFn, b: _Builder, max_nodes: int) -> None:
     """A random DAG over n0…nk using only the drawn features.
 
@@ -541,34 +555,33 @@ def _swarm_graph(draw: st.DrawFn, b: _Builder, max_nodes: int) -> None:
             body += _retry(draw, b, node_id)
         sources: list[str] = []
         if i and node_id not in decided:
-            sources = draw(
-                st.lists(
-                    st.sampled_from(ids[:i]), min_size=0 if f.entry else 1, max_size=3, unique=True
-                )
-            )
+            sources = draw(_sources(i, 0 if f.entry else 1))
         if not sources and node_id not in decided:
             roots.append(node_id)
+        data_source = sources[0] if f.data and sources and draw(st.booleans()) else None
+        kinds = {
+            s: "data" if s == data_source else draw(st.sampled_from(f.edge_kinds)) for s in sources
+        }
+        # A drawn condition may never hold, and error edges take no part in a join: the
+        # quorum is one the other edges can meet (else HX-2402 or join_never_fires).
+        conditioned = {
+            s
+            for s in sources
+            if kinds[s] != "error" and f.conditions and draw(st.integers(0, 3)) == 0
+        }
+        plain = sum(kinds[s] != "error" and s not in conditioned for s in sources)
         join = draw(st.sampled_from(f.joins)) if sources else "all"
-        # A drawn condition may never hold: the quorum is one the other edges can meet.
-        conditioned = [s for s in sources if f.conditions and draw(st.integers(0, 2)) == 0]
+        if join == "quorum" and not plain:
+            join = "any"
         resource = None
         if f.resources and draw(st.booleans()):
-            resource = " ".join(
-                draw(
-                    st.lists(st.sampled_from(["db", "cache"]), min_size=1, max_size=2, unique=True)
-                )
-            )
+            resource = " ".join(draw(_resources_of()))
         attributes: dict[str, str | None] = {
             "joinPolicy": None if join == "all" else join,
-            "quorum": (
-                str(draw(st.integers(1, max(1, len(sources) - len(conditioned)))))
-                if join == "quorum"
-                else None
-            ),
+            "quorum": str(draw(st.integers(1, plain))) if join == "quorum" else None,
             "idempotent": "false" if f.non_idempotent and draw(st.booleans()) else None,
             "resourceRef": resource,
         }
-        data_source = sources[0] if f.data and sources and draw(st.booleans()) else None
         if data_source is not None:
             default = " default='0'" if draw(st.booleans()) else ""
             value = ""
@@ -587,8 +600,7 @@ def _swarm_graph(draw: st.DrawFn, b: _Builder, max_nodes: int) -> None:
             if source == data_source:
                 b.data(source, node_id, **condition)
             else:
-                kind = draw(st.sampled_from(f.edge_kinds))
-                b.edge(source, node_id, kind, **({} if kind == "error" else condition))
+                b.edge(source, node_id, kinds[source], **condition)
         if f.compensation and draw(st.integers(0, 2)) == 0:
             handlers.append(node_id)
     for node_id in handlers:
