@@ -50,6 +50,12 @@ def by_rule(spec: Specification, semantics: Any, divergence: Divergence | None) 
         return _by_field(divergence)
     if divergence.message != NO_EVENT.format(name) or not isinstance(name, str):
         return divergence
+    blamed, reason = spec.why_not(semantics, observed)
+    if blamed:
+        # The specification says why the model never lets the unit do this (a Harness
+        # node that no run makes READY): those clauses are the rule the engine broke.
+        clauses = tuple(dict.fromkeys([*blamed, *divergence.clauses]))
+        return attrs.evolve(divergence, clauses=clauses, message=f"{divergence.message}; {reason}")
     found = _in_run(spec, semantics, observed)
     where = "at another point of this run, not here"
     if not found:
@@ -108,7 +114,13 @@ def _by_field(divergence: Divergence) -> Divergence:
 
 
 def _same_unit(event: JSON, observed: JSON) -> bool:
-    return all(event.get(unit) == observed[unit] for unit in UNITS if unit in observed)
+    # Only a scalar names a unit: a Harness instance_started's ``entry`` is a list of
+    # nodes (what the event says), not a Workfile state entry (what it is about).
+    return all(
+        event.get(unit) == observed[unit]
+        for unit in UNITS
+        if isinstance(observed.get(unit), str | int)
+    )
 
 
 def _in_run(spec: Specification, semantics: Any, observed: JSON) -> dict[str, tuple[str, ...]]:

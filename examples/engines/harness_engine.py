@@ -8,9 +8,17 @@ Harness XML in ``document``, plus ``params`` and ``failingResources``; an
 ``invoke`` names a ``node`` and its ``inputs``; a RUNNING node cancelled
 under an ``any`` join is withdrawn with ``{"type": "cancel", "call": N}``.
 
-Implements: entry sets, joins all / any / quorum, guards, inputs (edge,
-value, default; HX-4101), resources (HX-4102), decisions, unreachability,
-cancellation under any, retries, error edges, compensation.  Not loops.
+Implements: entry sets (@entry, or every root), joins all / any / quorum,
+guards, edge conditions, inputs (edge, value, default; HX-4101), resources
+(HX-4102), decisions, unreachability, cancellation under any, retries, error
+edges, compensation.  Not loops: a loop body's nodes cannot be invoked over
+the protocol.
+
+Expressions (guards, conditions, cases): or / and / not, the comparisons
+== != < <= > >=, numbers, strings, true, false, null, dotted references to
+params and to the outputs of SUCCEEDED nodes (an absent one reads as null).
+Only true is true; == compares JSON values; ordering compares two numbers or
+two strings and is false otherwise.
 
 Seeded bugs (--bug NAME, repeatable):
 
@@ -19,6 +27,17 @@ Seeded bugs (--bug NAME, repeatable):
   no-unreachability        unreachability does not propagate: a join behind an untaken branch waits
   cancel-non-idempotent    a RUNNING idempotent="false" node is cancelled under any
   null-for-unavailable     an unavailable required input is passed as null instead of HX-4101
+  resources-after-invoke   resourceRefs are resolved after the invocation, not before (HX-EXEC-3/7):
+                           the node is invoked, then fails HX-4102
+  guard-inverted-null      a guard's == null / != null comparison is inverted (HX-EXEC-1)
+  condition-control-only   conditions on data and dependency edges are ignored (HX-READY-3)
+  quorum-counts-negative   a resolved-negative edge counts toward a quorum (HX-READY-4)
+  retry-success-attempts   a node that succeeds on a retry reports its failed attempts as its
+                           attempts (HX-FAIL-1)
+  compensation-forward-order
+                           compensation runs in completion order, not reverse (HX-FAIL-3, A-64)
+  entry-and-roots          with @entry, every other root starts too (HX-START-1)
+  value-over-edge          an input's value attribute wins over its incoming data edge (HX-EXEC-2)
 """
 
 from __future__ import annotations
@@ -34,6 +53,14 @@ BUGS = {
     "no-unreachability",
     "cancel-non-idempotent",
     "null-for-unavailable",
+    "resources-after-invoke",
+    "guard-inverted-null",
+    "condition-control-only",
+    "quorum-counts-negative",
+    "retry-success-attempts",
+    "compensation-forward-order",
+    "entry-and-roots",
+    "value-over-edge",
 }
 TERMINAL = ("SUCCEEDED", "FAILED", "SKIPPED", "CANCELLED")
 
@@ -136,7 +163,7 @@ class Expr:
         return (kind, value)
 
 
-def evaluate(tree, env):
+def evaluate(tree, env, invert_null=False):
     kind = tree[0]
     if kind == "lit":
         return tree[1]
@@ -148,13 +175,21 @@ def evaluate(tree, env):
             value = value[name]
         return value
     if kind == "not":
-        return evaluate(tree[1], env) is not True
+        return evaluate(tree[1], env, invert_null) is not True
     if kind == "and":
-        return evaluate(tree[1], env) is True and evaluate(tree[2], env) is True
+        return (
+            evaluate(tree[1], env, invert_null) is True
+            and evaluate(tree[2], env, invert_null) is True
+        )
     if kind == "or":
-        return evaluate(tree[1], env) is True or evaluate(tree[2], env) is True
+        return (
+            evaluate(tree[1], env, invert_null) is True
+            or evaluate(tree[2], env, invert_null) is True
+        )
     _, op, left, right = tree
-    a, b = evaluate(left, env), evaluate(right, env)
+    a, b = evaluate(left, env, invert_null), evaluate(right, env, invert_null)
+    if invert_null and op in ("==", "!=") and ("lit", None) in (left, right):
+        op = "!=" if op == "==" else "=="  # the seeded bug guard-inverted-null
     number = lambda v: isinstance(v, (int, float)) and not isinstance(v, bool)  # noqa: E731
     same = (a == b) if number(a) and number(b) else (type(a) is type(b) and a == b)
     if op == "==":
@@ -166,8 +201,8 @@ def evaluate(tree, env):
     return {"<": a < b, "<=": a <= b, ">": a > b, ">=": a >= b}[op]
 
 
-def holds(tree, env):
-    return tree is None or evaluate(tree, env) is True
+def holds(tree, env, invert_null=False):
+    return tree is None or evaluate(tree, env, invert_null) is True
 
 
 # -- the runtime ---------------------------------------------------------------------------------
@@ -254,17 +289,16 @@ class Runtime:
                         "condition": None,
                     }
                 )
-        self.entry = (
-            [root.get("entry")]
-            if root.get("entry")
-            else [
-                n
-                for n in self.order
-                if not any(l["to"] == n for l in self.links)
-                and not any(n in ts for ts in self.error_edges.values())
-                and not any(n in ts for ts in self.compensation.values())
-            ]
-        )
+        roots = [
+            n
+            for n in self.order
+            if not any(l["to"] == n for l in self.links)
+            and not any(n in ts for ts in self.error_edges.values())
+            and not any(n in ts for ts in self.compensation.values())
+        ]
+        self.entry = [root.get("entry")] if root.get("entry") else roots
+        if root.get("entry") and "entry-and-roots" in self.bugs:
+            self.entry += [n for n in roots if n != root.get("entry")]
 
     def run(self, request):
         self.load(request["document"])
@@ -278,6 +312,7 @@ class Runtime:
         self.edge = ["unresolved"] * len(self.links)
         self.unreached = set()
         self.discard = set()
+        self.late_resource = {}
         self.finished = []
         self.outstanding = {}
         self.unwinding = False
@@ -333,7 +368,8 @@ class Runtime:
         """Compensation targets of every node that succeeded, latest first, each once,
         not yet run."""
         owed = []
-        for j in reversed(self.finished):
+        finished = self.finished if "compensation-forward-order" in self.bugs else None
+        for j in finished or reversed(self.finished):
             if self.state[j] != "SUCCEEDED":
                 continue
             for t in self.compensation.get(j, []):
@@ -362,12 +398,15 @@ class Runtime:
     def start(self, n):
         node = self.nodes[n]
         env = self.env()
-        if not holds(node["guard"], env):
+        if not holds(node["guard"], env, "guard-inverted-null" in self.bugs):
             self.event("node_skipped", node=n)
             self.terminal(n, "SKIPPED")
             return
         inputs = {}
         for item in node["inputs"]:
+            if item["has_value"] and "value-over-edge" in self.bugs:
+                inputs[item["name"]] = item["value"]
+                continue
             bound = False
             for k, link in enumerate(self.links):
                 if (
@@ -396,7 +435,9 @@ class Runtime:
                 self.terminal(n, "FAILED", error="HX-4101")
                 return
         failing = [r for r in node["resources"] if r in self.failing]
-        if failing:
+        if failing and "resources-after-invoke" in self.bugs and node["kind"] != "decision":
+            self.late_resource[n] = failing[0]  # resolved once the invocation returns
+        elif failing:
             self.event("node_failed", node=n, error="HX-4102", resource=failing[0])
             self.terminal(n, "FAILED", error="HX-4102")
             return
@@ -431,6 +472,11 @@ class Runtime:
             self.event("node_cancelled", node=n, finished=True)
             self.terminal(n, "CANCELLED")
             return
+        if n in self.late_resource:
+            resource = self.late_resource.pop(n)
+            self.event("node_failed", node=n, error="HX-4102", resource=resource)
+            self.terminal(n, "FAILED", error="HX-4102")
+            return
         if "error" in message:
             code = str(message["error"].get("code", "error"))
             if self.attempt[n] < node["attempts"]:
@@ -444,6 +490,8 @@ class Runtime:
             return
         outputs = {k: v for k, v in (message.get("outputs") or {}).items() if k in node["outputs"]}
         self.outputs[n] = outputs
+        if self.attempt[n] > 1 and "retry-success-attempts" in self.bugs:
+            self.attempt[n] -= 1  # counts the failed attempts, not the one that succeeded
         self.event("node_succeeded", node=n, outputs=outputs)
         self.terminal(n, "SUCCEEDED")
 
@@ -455,7 +503,10 @@ class Runtime:
         env = self.env()
         for k, link in enumerate(self.links):
             if link["from"] == n and self.edge[k] == "unresolved":
-                ok = state in ("SUCCEEDED", "SKIPPED") and holds(link["condition"], env)
+                condition = link["condition"]
+                if link["type"] in ("data", "dependency") and "condition-control-only" in self.bugs:
+                    condition = None
+                ok = state in ("SUCCEEDED", "SKIPPED") and holds(condition, env)
                 self.edge[k] = "satisfied" if ok else "negative"
         if state == "FAILED":
             if self.error_edges.get(n):
@@ -544,6 +595,8 @@ class Runtime:
             return "ready" if satisfied else ("unreachable" if not unresolved else "waiting")
         if node["join"] == "quorum":
             quorum = node["quorum"] or len(incoming)
+            if "quorum-counts-negative" in self.bugs:
+                satisfied = len(incoming) - unresolved  # every resolved edge counted
             if satisfied >= quorum:
                 return "ready"
             return "unreachable" if satisfied + unresolved < quorum else "waiting"
@@ -598,7 +651,11 @@ class Runtime:
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(
+        description=__doc__.splitlines()[0],
+        epilog=__doc__[__doc__.index("Seeded bugs") :],
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     parser.add_argument("--bug", action="append", default=[], choices=sorted(BUGS))
     args = parser.parse_args()
     runtime = Runtime(set(args.bug))

@@ -182,6 +182,7 @@ def size(case: JSON) -> dict[str, int]:
 
 
 OPTIONAL = (
+    "entry",  # the root's @entry: a finding rarely needs it (issue 18, part 4)
     "guard",
     "retry",
     "timeout",
@@ -384,22 +385,137 @@ def _invocations_mismatch(prepared: Prepared, seen: Observation) -> Divergence |
     return None
 
 
+# The clauses that say what each member of the final state is (the rule broken when it differs).
+FINAL_FIELDS = {
+    "status": ("HX-DONE-1", "HX-FAIL-3"),
+    "failedNode": ("HX-FAIL-3",),
+    "state": ("HX-DONE-1", "HX-DONE-2"),
+    "attempts": ("HX-FAIL-1",),
+    "outputs": ("HX-EXEC-5", "HX-DATA-1"),
+    "error": ("HX-EXEC-6", "HX-FAIL-1"),
+}
+
+
 def _state_mismatch(
     prepared: Prepared, seen: Observation, finals: tuple[Any, ...]
 ) -> Divergence | None:
+    """The final state is one the trace reaches; else cite the clauses of what differs.
+
+    The nearest permitted final state (fewest differing members) says what
+    the engine got wrong: attempts only is HX-FAIL-1, a node's state
+    HX-DONE-1/2, and so on (``FINAL_FIELDS``), those clauses first.
+    """
     from wforacle.model.harness.semantics import outcome
 
     expected = [_comparable(outcome(prepared.semantics, c)) for c in finals]
     observed = _comparable(seen.state)
     if observed in expected:
         return None
+    differing = min((_differing(observed, e) for e in expected), key=len, default=[])
+    cited = [c for field in differing for c in FINAL_FIELDS[field]]
+    rest = ("HX-DONE-1", "HX-DONE-2", "HX-DATA-1", "HX-FAIL-1")
+    what = f": {', '.join(differing)}" if differing else ""
     return Divergence(
         len(seen.trace),
         {"final": observed},
         tuple({"final": f} for f in expected[:2]),
-        ("HX-DONE-1", "HX-DONE-2", "HX-DATA-1", "HX-FAIL-1"),
-        "the engine's final node states differ from the model's",
+        tuple(dict.fromkeys([*cited, *rest])),
+        f"the engine's final node states differ from the model's{what}",
     )
+
+
+def _differing(observed: JSON, expected: JSON) -> list[str]:
+    """The members of the final state (FINAL_FIELDS) in which two differ, in that order."""
+    found = {k for k in ("status", "failedNode") if observed[k] != expected[k]}
+    nodes = set(observed["nodes"]) | set(expected["nodes"])
+    for node in nodes:
+        mine, theirs = observed["nodes"].get(node), expected["nodes"].get(node)
+        if mine is None or theirs is None:
+            found.add("state")
+            continue
+        found.update(k for k in mine if mine[k] != theirs[k])
+    return [k for k in FINAL_FIELDS if k in found]
+
+
+# -- explanations ----------------------------------------------------------------------
+
+STARTS = ("node_started", "node_skipped", "node_failed", "decision_routed")  # a READY node's
+WHY_NOT_STATES = 2_000  # configurations searched for a run in which the node becomes READY
+
+
+def why_not(run: Any, event: JSON) -> tuple[tuple[str, ...], str]:
+    """Why no run of the model lets the engine's event's node leave PENDING (explain.py).
+
+    An engine that starts (skips, fails, routes) a node no run makes READY
+    broke the rule that kept it PENDING: the node is a root outside
+    ``@entry`` (HX-START-1), or its join never fired — a negative edge
+    counted toward a quorum (HX-READY-4, HX-JOIN-2 first), an edge whose
+    condition is false (HX-READY-3), a case routed elsewhere (HX-UNREACH-3),
+    an unreachable source (HX-UNREACH-1), a source that failed or was
+    cancelled (HX-READY-1).  ((), "") when some run makes it READY, or the
+    search ends first.
+    """
+    from wforacle.model.harness.semantics import PENDING, READY
+
+    name = event.get("node") if isinstance(event, dict) else None
+    if event.get("event") not in STARTS or name not in getattr(run, "index", {}):
+        return (), ""
+    i = run.index[name]
+    kept: list[Any] = []  # configurations that end with the node still PENDING
+    seen: set[str] = set()
+    frontier = [run.initial()]
+    while frontier:
+        if len(seen) > WHY_NOT_STATES:
+            return (), ""
+        c = frontier.pop()
+        if c.states[i] == READY:
+            return (), ""  # the model starts it in some run: the point is when, not whether
+        following = run.enabled(c)
+        if not following and c.states[i] == PENDING:
+            kept.append(c)
+        for transition in following:
+            key = config_key(transition.target)
+            if key not in seen:
+                seen.add(key)
+                frontier.append(transition.target)
+    if not kept:
+        return (), ""
+    clauses = _kept_pending(run, kept[0], i)
+    return clauses, f"no run of the model makes {name} READY ({', '.join(clauses)})"
+
+
+def config_key(c: Any) -> str:
+    """A configuration's key (model/harness/config.py)."""
+    from wforacle.model.harness.semantics import config_key as key
+
+    return str(key(c))
+
+
+def _kept_pending(run: Any, c: Any, i: int) -> tuple[str, ...]:
+    """The clauses that kept node ``i`` PENDING in the final configuration ``c``."""
+    from wforacle.model.harness.document import JoinPolicy
+    from wforacle.model.harness.semantics import CANCELLED, FAILED, SKIPPED, SUCCEEDED
+
+    incoming = run.incoming[i]
+    if not incoming:
+        return ("HX-START-1", "HX-START-2")  # a root outside @entry, or a handler never called
+    reasons: list[str] = []
+    for k in incoming:
+        if c.edges[k] != "negative":
+            continue
+        link = run.links[k]
+        source = c.states[link.source]
+        if link.type == "case":
+            reasons.append("HX-UNREACH-3")
+        elif link.condition is not None and source in (SUCCEEDED, SKIPPED):
+            reasons.append("HX-READY-3")
+        elif link.source in c.unreached:
+            reasons.append("HX-UNREACH-1")
+        elif source in (FAILED, CANCELLED):
+            reasons.append("HX-READY-1")
+    join = ("HX-READY-4", "HX-JOIN-2") if run.nodes[i].join is JoinPolicy.QUORUM else ()
+    negative = ("HX-READY-4", "HX-JOIN-3", "HX-UNREACH-4")
+    return tuple(dict.fromkeys([*join, *reasons, *negative]))
 
 
 def _comparable(state: JSON) -> JSON:

@@ -99,6 +99,7 @@ HARNESS = Specification(
     protocol=lambda: _parts().protocol(),
     screen=lambda prepared, case, seen: None,
     compare=lambda prepared, seen, finals: _parts().compare(prepared, seen, finals),
+    why_not=lambda semantics, event: _parts().why_not(semantics, event),
     layout=Layout("document.xml", lambda text: text + "\n", lambda text: text),
     smaller=lambda case: _parts().smaller(case),
     size=lambda case: _parts().size(case),

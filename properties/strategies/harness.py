@@ -9,8 +9,18 @@ So ``harness_cases`` draws either
   graph in which that family's rules decide something, with its attributes,
   scenario and schedule still drawn; or
 * a **swarm graph**: a random DAG whose feature set (which joins, guards,
-  edge kinds, failures, retries, conditions, resources) is drawn first, so a
-  feature is sometimes everywhere and sometimes absent (swarm testing).
+  edge kinds, conditions, failures, retries, resources, value inputs,
+  compensation, ``@entry``) is drawn first, so a feature is sometimes
+  everywhere and sometimes absent (swarm testing).
+
+Guards, edge conditions and decision cases are drawn by ``expressions``, a
+strategy built on the productions of grammar/harness_expr.lark (``or_``,
+``and_``, ``negation``, ``cmp`` with each operator, every kind of ``atom``)
+over the references a case provides: ``params.go``, ``params.p`` and
+``params.q`` (each drawn null, a boolean, a number or a string, or absent),
+``params.r`` (never provided) and the outputs of earlier nodes.  Loops are
+not generated: a loop body's nodes cannot be invoked over the engine
+protocol (docs/engine-protocol.md, "Harness engines").
 
 Notation: nodes are ``n0…nk`` in document order (edges go forward only);
 a case is ``{"document": XML, "scenario": JSON, "schedule": [int]}``.
@@ -18,14 +28,64 @@ a case is ``{"document": XML, "scenario": JSON, "schedule": [int]}``.
 
 from __future__ import annotations
 
+import functools
+import json
 from collections.abc import Callable
 from typing import Any
+from xml.sax.saxutils import escape
 
 import attrs
 from hypothesis import strategies as st
 
 JSON = Any
 GO = "params.go == true"
+PARAMS = ("params.go", "params.p", "params.q", "params.r")  # params.r: never provided
+COMPARISONS = ("==", "!=", "<", "<=", ">", ">=")  # the grammar's CMP terminal
+
+
+# -- expressions (grammar/harness_expr.lark) -----------------------------------------------
+
+
+@functools.cache  # each strategy is built once: building and validating one costs more than a draw
+def values() -> st.SearchStrategy[JSON]:
+    """The JSON values params, outputs and literals take: null first, then each type."""
+    return st.one_of(st.none(), st.booleans(), st.integers(0, 2), st.sampled_from(["x", "y"]))
+
+
+@functools.cache
+def expressions(refs: tuple[str, ...] = PARAMS) -> st.SearchStrategy[str]:
+    """Expression texts of grammar/harness_expr.lark over ``refs``, at most two operands.
+
+    One alternative per production, the simplest first: ``cmp`` (a reference
+    compared by any of the six operators with a literal of any JSON type or
+    another reference), a bare ``atom``, then ``negation``, ``and_`` and
+    ``or_`` over parenthesised operands (``"(" expr ")"``).
+    """
+    literals = values().map(lambda v: json.dumps(v))
+    atoms = st.one_of(literals, st.sampled_from(refs))
+    comparisons = st.builds(
+        "{} {} {}".format, st.sampled_from(refs), st.sampled_from(COMPARISONS), atoms
+    )
+
+    def compound(inner: st.SearchStrategy[str]) -> st.SearchStrategy[str]:
+        pairs = st.tuples(inner, inner)
+        return st.one_of(
+            inner.map("not ({})".format),
+            pairs.map(lambda p: f"({p[0]}) and ({p[1]})"),
+            pairs.map(lambda p: f"({p[0]}) or ({p[1]})"),
+        )
+
+    return st.recursive(st.one_of(comparisons, atoms), compound, max_leaves=2)
+
+
+@functools.cache
+def scenario_params() -> st.SearchStrategy[dict[str, JSON]]:
+    """``params``: ``go`` a boolean; ``p`` and ``q`` any value, or absent."""
+    return st.fixed_dictionaries({"go": st.booleans()}, optional={"p": values(), "q": values()})
+
+
+def _attribute(value: str) -> str:
+    return escape(value, {'"': "&quot;"})
 
 
 @attrs.define
@@ -38,20 +98,20 @@ class _Builder:
     entry: str | None = None
 
     def node(self, node_id: str, body: str = "", /, **attributes: str | None) -> None:
-        extra = "".join(f' {k}="{v}"' for k, v in attributes.items() if v is not None)
+        extra = "".join(f' {k}="{_attribute(v)}"' for k, v in attributes.items() if v is not None)
         self.parts.append(f'<node id="{node_id}"{extra}>{body}</node>')
 
     def edge(self, source: str, target: str, kind: str = "control", **attributes: str) -> None:
-        extra = "".join(f' {k}="{v}"' for k, v in attributes.items())
+        extra = "".join(f' {k}="{_attribute(v)}"' for k, v in attributes.items())
         self.parts.append(f'<edge from="{source}" to="{target}" type="{kind}"{extra}/>')
 
     def data(self, source: str, target: str, condition: str | None = None) -> None:
         extra = {"condition": condition} if condition else {}
         self.edge(source, target, "data", fromPort="v", toPort="v", **extra)
 
-    def decision(self, node_id: str, taken: str, other: str) -> None:
+    def decision(self, node_id: str, taken: str, other: str, when: str = GO) -> None:
         self.parts.append(
-            f'<decision id="{node_id}"><case to="{taken}" when="{GO}"/>'
+            f'<decision id="{node_id}"><case to="{taken}" when="{_attribute(when)}"/>'
             f'<case to="{other}"/></decision>'
         )
 
@@ -64,7 +124,7 @@ class _Builder:
     def case(self, draw: st.DrawFn) -> dict[str, JSON]:
         root = f' entry="{self.entry}"' if self.entry else ""
         scenario: dict[str, JSON] = {
-            "params": {"go": draw(st.booleans())},
+            "params": draw(scenario_params()),
             "nodes": {k: {"attempts": v} for k, v in self.attempts.items()},
         }
         if self.failing_resources:
@@ -76,16 +136,37 @@ class _Builder:
         }
 
 
+def guard(text: str) -> str:
+    """A ``<guard>`` element holding the expression ``text``."""
+    return f"<guard>{escape(text)}</guard>"
+
+
 def _idempotent(draw: st.DrawFn) -> str | None:
     return draw(st.sampled_from([None, "false"]))
 
 
-def _join(draw: st.DrawFn) -> dict[str, str | None]:
+def _join(draw: st.DrawFn, incoming: int = 2) -> dict[str, str | None]:
     join = draw(st.sampled_from(["all", "any", "quorum"]))
     return {
         "joinPolicy": None if join == "all" else join,
-        "quorum": "1" if join == "quorum" else None,
+        "quorum": str(draw(st.integers(1, incoming))) if join == "quorum" else None,
     }
+
+
+def _retry(draw: st.DrawFn, b: _Builder, node_id: str) -> str:
+    """A ``<retry>`` of two or three attempts, and a script of errors then (maybe) a success.
+
+    HX-FAIL-1: the node is FAILED only once "its retry policy is exhausted";
+    a later attempt that succeeds makes it SUCCEEDED with every attempt counted.
+    """
+    attempts = draw(st.integers(2, 3))
+    errors = draw(st.integers(0, attempts))
+    script: list[JSON] = [{"error": {"code": f"e{k}"}} for k in range(errors)]
+    if errors < attempts:
+        script.append({"outputs": {"v": draw(values())}})
+    if script:
+        b.attempts[node_id] = script
+    return f"<retry maxAttempts='{attempts}'/>"
 
 
 # -- the shape catalogue: one entry per clause family -------------------------------------
@@ -215,14 +296,24 @@ def _unwinding(draw: st.DrawFn, b: _Builder) -> None:
 
 
 def _quorum(draw: st.DrawFn, b: _Builder) -> None:
-    """HX-JOIN-1/2, F-10: a quorum of two over three sources, some failing or guarded."""
+    """HX-JOIN-1/2, HX-READY-4, F-10: a quorum over three sources.
+
+    Some sources fail, are guarded or sit behind a false condition: a
+    negative edge never counts toward the quorum.
+    """
     for name in ("p0", "p1", "p2"):
-        guard = f"<guard>{GO}</guard>" if draw(st.integers(0, 2)) == 0 else ""
-        b.node(name, guard)
-    b.node("j", joinPolicy="quorum", quorum=str(draw(st.integers(1, 3))))
+        body = guard(GO) if draw(st.integers(0, 2)) == 0 else ""
+        b.node(name, body)
+    # At most two conditioned edges, and a quorum the others can meet (else the join
+    # can never fire, an invalid document: HX-JOIN-2).
+    conditioned = draw(st.lists(st.sampled_from(["p0", "p1", "p2"]), max_size=2, unique=True))
+    b.node("j", joinPolicy="quorum", quorum=str(draw(st.integers(1, 3 - len(conditioned)))))
     b.node("z")
     for name in ("p0", "p1", "p2"):
-        b.edge(name, "j")
+        if name in conditioned:
+            b.edge(name, "j", condition=draw(expressions()))
+        else:
+            b.edge(name, "j")
     b.edge("j", "z")
     for name in draw(st.lists(st.sampled_from(["p0", "p1", "p2"]), max_size=2, unique=True)):
         b.fail(name)
@@ -239,13 +330,34 @@ def _resources(draw: st.DrawFn, b: _Builder) -> None:
 
 
 def _conditions(draw: st.DrawFn, b: _Builder) -> None:
-    """HX-READY-3/4: a false condition is resolved-negative and never counts toward a join."""
-    b.node("a")
-    b.node("b")
-    b.node("j", **_join(draw))
+    """HX-READY-3/4: a false condition is resolved-negative and never counts toward a join.
+
+    Conditions are drawn from the grammar over params and the sources' own
+    outputs (scripted values of every type), on control, data and
+    dependency edges.
+    """
+    for name in ("a", "b"):
+        b.node(name, "<output name='v'/>")
+        if draw(st.booleans()):
+            b.attempts[name] = [{"outputs": {"v": draw(values())}}]
+    kind = draw(st.sampled_from(["control", "data", "dependency"]))
+    default = " default='0'" if draw(st.booleans()) else ""
+    body = f"<input name='v' required='true'{default}/>" if kind == "data" else ""
+    # b's edge may go unconditioned, so a quorum of one can be met (else the document
+    # is invalid: join_never_fires, HX-JOIN-2).
+    b_condition = draw(st.booleans())
+    join = _join(draw, incoming=1)
+    if b_condition and join["joinPolicy"] == "quorum":
+        join = {"joinPolicy": "any"}
+    b.node("j", body, **join)
     b.node("z")
-    b.edge("a", "j", condition=GO)
-    b.edge("b", "j", condition="params.go == false" if draw(st.booleans()) else GO)
+    refs = (*PARAMS, "a.v", "b.v")
+    if kind == "data":
+        b.data("a", "j", condition=draw(expressions(refs)))
+    else:
+        b.edge("a", "j", kind, condition=draw(expressions(refs)))
+    kind = draw(st.sampled_from(["control", "dependency"]))
+    b.edge("b", "j", kind, **({"condition": draw(expressions(refs))} if b_condition else {}))
     b.edge("j", "z")
 
 
@@ -261,6 +373,72 @@ def _entry(draw: st.DrawFn, b: _Builder) -> None:
     b.edge("orphan", "j")
 
 
+def _guards(draw: st.DrawFn, b: _Builder) -> None:
+    """HX-EXEC-1, HX-JOIN-5, HX-SCHED-4: guards and decision cases drawn from the grammar.
+
+    ``g0`` and ``g1`` are guarded (``g1`` may read ``g0``'s output), a
+    decision routes on a drawn case, and ``c`` consumes ``g0``'s output: a
+    SKIPPED producer's successors still run, its output is unavailable.
+    """
+    b.node("g0", guard(draw(expressions())) + "<output name='v'/>")
+    if draw(st.booleans()):
+        b.attempts["g0"] = [{"outputs": {"v": draw(values())}}]
+    b.node("g1", guard(draw(expressions((*PARAMS, "g0.v")))))
+    b.decision("d", "t", "e", when=draw(expressions((*PARAMS, "g0.v"))))
+    b.node("t")
+    b.node("e")
+    default = " default='0'" if draw(st.booleans()) else ""
+    b.node("c", f"<input name='v' required='true'{default}/>")
+    b.edge("g0", "g1")
+    b.edge("g1", "d")
+    b.data("g0", "c")
+
+
+def _inputs(draw: st.DrawFn, b: _Builder) -> None:
+    """HX-EXEC-2: each input from its data edge, else from ``value``, else from ``default``.
+
+    ``c`` has an input fed by a data edge that may also carry a ``value`` and
+    a ``default`` (the edge's value wins when the producer gives one), one
+    with only a ``value``, one with only a ``default``; the producer may be
+    guarded off or fail with its failure handled.
+    """
+    how = draw(st.sampled_from(["plain", "guarded", "handled"]))
+    b.node("p", (guard(GO) if how == "guarded" else "") + "<output name='v'/>")
+    if how == "handled":
+        b.node("h")
+        b.edge("p", "h", "error")
+        b.fail("p")
+    elif draw(st.booleans()):
+        b.attempts["p"] = [{"outputs": {"v": draw(values())}}]
+
+    def attribute(name: str) -> str:
+        return f" {name}='{escape(json.dumps(draw(values())))}'" if draw(st.booleans()) else ""
+
+    required = "true" if draw(st.booleans()) else "false"
+    b.node(
+        "c",
+        f"<input name='v' required='{required}'{attribute('value')}{attribute('default')}/>"
+        f"<input name='k' required='true' value='{escape(json.dumps(draw(values())))}'/>"
+        f"<input name='d' required='false'{attribute('default')}/>",
+    )
+    b.data("p", "c")
+
+
+def _retries(draw: st.DrawFn, b: _Builder) -> None:
+    """HX-FAIL-1: a node retried until an attempt succeeds or its policy is exhausted.
+
+    Its output feeds a consumer; an error edge may handle its final failure.
+    """
+    b.node("s")
+    b.node("r", _retry(draw, b, "r") + "<output name='v'/>", idempotent=_idempotent(draw))
+    b.node("c", "<input name='v' required='true'/>")
+    b.edge("s", "r")
+    b.data("r", "c")
+    if draw(st.booleans()):
+        b.node("h")
+        b.edge("r", "h", "error")
+
+
 SHAPES: tuple[Callable[[st.DrawFn, _Builder], None], ...] = (
     _any_race,
     _untaken_branch,
@@ -271,6 +449,9 @@ SHAPES: tuple[Callable[[st.DrawFn, _Builder], None], ...] = (
     _resources,
     _conditions,
     _entry,
+    _guards,
+    _inputs,
+    _retries,
 )
 
 
@@ -289,72 +470,152 @@ class Features:
     data: bool
     retries: bool
     failures: bool
+    conditions: bool
+    resources: bool
+    values: bool
+    compensation: bool
+    entry: bool
 
 
-@st.composite
-def features(draw: st.DrawFn) -> Features:
-    """A feature set for one swarm graph (swarm testing)."""
-    return Features(
-        decisions=draw(st.booleans()),
-        guards=draw(st.booleans()),
-        joins=("all", *draw(st.lists(st.sampled_from(["any", "quorum"]), unique=True))),
-        non_idempotent=draw(st.booleans()),
-        edge_kinds=(
-            "control",
-            *draw(st.lists(st.sampled_from(["dependency", "error"]), unique=True)),
+@functools.cache
+def features() -> st.SearchStrategy[Features]:
+    """Feature sets for swarm graphs (swarm testing), one drawn per graph."""
+    flag = st.booleans()
+    return st.builds(
+        Features,
+        decisions=flag,
+        guards=flag,
+        joins=st.lists(st.sampled_from(["any", "quorum"]), unique=True).map(
+            lambda more: ("all", *more)
         ),
-        data=draw(st.booleans()),
-        retries=draw(st.booleans()),
-        failures=draw(st.booleans()),
+        non_idempotent=flag,
+        edge_kinds=st.lists(st.sampled_from(["dependency", "error"]), unique=True).map(
+            lambda more: ("control", *more)
+        ),
+        data=flag,
+        retries=flag,
+        failures=flag,
+        conditions=flag,
+        resources=flag,
+        values=flag,
+        compensation=flag,
+        entry=st.integers(0, 3).map(lambda n: n == 0),
     )
+
+
+@functools.cache
+def _sources(i: int, at_least: int) -> st.SearchStrategy[list[str]]:
+    """One to three (``at_least`` 0: up to three) distinct sources among n0…n(i-1)."""
+    return st.lists(
+        st.sampled_from([f"n{k}" for k in range(i)]), min_size=at_least, max_size=3, unique=True
+    )
+
+
+@functools.cache
+def _resources_of() -> st.SearchStrategy[list[str]]:
+    """A node's resourceRefs."""
+    return st.lists(st.sampled_from(["db", "cache"]), min_size=1, max_size=2, unique=True)
 
 
 def _swarm_graph(draw: st.DrawFn, b: _Builder, max_nodes: int) -> None:
     """A random DAG over n0…nk using only the drawn features.
 
-    Each later node takes one or two sources among the earlier ones; a
+    Each later node takes one to three sources among the earlier ones; a
     decision routes to the next two nodes; a data edge feeds a required
-    input, with or without a default.
+    input, with or without a default or a ``value``; guards, conditions and
+    cases read params and earlier nodes' outputs; a compensation handler
+    ``c<i>`` may follow a node; ``@entry`` may name a root.
     """
     f = draw(features())
     n = draw(st.integers(2, max_nodes))
     ids = [f"n{i}" for i in range(n)]
     decided: set[str] = set()
+    handlers: list[str] = []
+    roots: list[str] = []
+    outputs: list[str] = []  # references to earlier nodes' outputs
     for i, node_id in enumerate(ids):
+        refs = (*PARAMS, *outputs[-2:])
         if f.decisions and i + 2 < n and node_id not in decided and draw(st.integers(0, 3)) == 0:
             taken, other = ids[i + 1 : i + 3]
             decided.update((taken, other))
-            b.decision(node_id, taken, other)
+            when = draw(expressions(refs)) if f.guards else GO
+            b.decision(node_id, taken, other, when=when)
+            if i == 0:
+                roots.append(node_id)
             continue
         body = ""
         if f.guards and draw(st.integers(0, 2)) == 0:
-            body += f"<guard>{GO}</guard>"
+            body += guard(draw(expressions(refs)))
         if f.data or draw(st.booleans()):
             body += "<output name='v'/>"  # a data edge may leave from any earlier node
+            outputs.append(f"{node_id}.v")
+            if f.values and draw(st.booleans()):
+                b.attempts[node_id] = [{"outputs": {"v": draw(values())}}]
         if f.retries and draw(st.booleans()):
-            body += "<retry maxAttempts='2'/>"
+            body += _retry(draw, b, node_id)
         sources: list[str] = []
         if i and node_id not in decided:
-            sources = draw(st.lists(st.sampled_from(ids[:i]), min_size=1, max_size=2, unique=True))
+            sources = draw(_sources(i, 0 if f.entry else 1))
+        if not sources and node_id not in decided:
+            roots.append(node_id)
+        data_source = sources[0] if f.data and sources and draw(st.booleans()) else None
+        kinds = {
+            s: "data" if s == data_source else draw(st.sampled_from(f.edge_kinds)) for s in sources
+        }
+        # A drawn condition may never hold, and error edges take no part in a join: the
+        # quorum is one the other edges can meet (else HX-2402 or join_never_fires).
+        conditioned = {
+            s
+            for s in sources
+            if kinds[s] != "error" and f.conditions and draw(st.integers(0, 3)) == 0
+        }
+        plain = sum(kinds[s] != "error" and s not in conditioned for s in sources)
         join = draw(st.sampled_from(f.joins)) if sources else "all"
+        if join == "quorum" and not plain:
+            join = "any"
+        resource = None
+        if f.resources and draw(st.booleans()):
+            resource = " ".join(draw(_resources_of()))
         attributes: dict[str, str | None] = {
             "joinPolicy": None if join == "all" else join,
-            "quorum": "1" if join == "quorum" else None,
+            "quorum": str(draw(st.integers(1, plain))) if join == "quorum" else None,
             "idempotent": "false" if f.non_idempotent and draw(st.booleans()) else None,
+            "resourceRef": resource,
         }
-        data_source = sources[0] if f.data and sources and draw(st.booleans()) else None
         if data_source is not None:
-            default = ' default="0"' if draw(st.booleans()) else ""
-            body += f"<input name='v' required='true'{default}/>"
+            default = " default='0'" if draw(st.booleans()) else ""
+            value = ""
+            if f.values and draw(st.booleans()):
+                value = f" value='{escape(json.dumps(draw(values())))}'"
+            body += f"<input name='v' required='true'{default}{value}/>"
+        if f.values and draw(st.integers(0, 2)) == 0:
+            body += (
+                f"<input name='k' required='true' value='{escape(json.dumps(draw(values())))}'/>"
+            )
         b.node(node_id, body, **attributes)
         for source in sources:
+            condition = {}
+            if source in conditioned:
+                condition = {"condition": draw(expressions(refs))}
             if source == data_source:
-                b.data(source, node_id)
+                b.data(source, node_id, **condition)
             else:
-                b.edge(source, node_id, draw(st.sampled_from(f.edge_kinds)))
+                b.edge(source, node_id, kinds[source], **condition)
+        if f.compensation and draw(st.integers(0, 2)) == 0:
+            handlers.append(node_id)
+    for node_id in handlers:
+        b.node(f"c{node_id}")
+        b.edge(node_id, f"c{node_id}", "compensation")
+    if f.entry and roots:
+        b.entry = draw(st.sampled_from(roots))
     if f.failures:
         for name in draw(st.lists(st.sampled_from(ids), min_size=1, max_size=2, unique=True)):
-            b.fail(name, then_succeed=f.retries and draw(st.booleans()))
+            if name not in b.attempts:
+                b.fail(name, then_succeed=f.retries and draw(st.booleans()))
+    if f.resources:
+        b.failing_resources = draw(
+            st.lists(st.sampled_from(["db", "cache"]), max_size=2, unique=True)
+        )
 
 
 @st.composite
