@@ -90,6 +90,11 @@ class Tally:
         self.runs += 1
         self.counts.update(set(exercised))
 
+    def include(self, runs: int, counts: Mapping[str, int]) -> None:
+        """Add another tally's runs and counts (a shard's, oracle/shards.py)."""
+        self.runs += runs
+        self.counts.update(counts)
+
     def freeze(self, spec: str) -> Coverage:
         """The coverage of the runs counted so far, against ``spec``'s catalogue."""
         return Coverage(spec, self.runs, dict(self.counts))
@@ -119,31 +124,36 @@ class Coverage:
         found = [(a, k) for a, k in self.counts.items() if a.startswith("A-")]
         return sorted(found, key=lambda item: (-item[1], int(item[0][2:])))
 
+    def exercised_run_clauses(self) -> int:
+        """How many of the clauses the run rules cite some run exercised."""
+        cited = run_clauses(self.spec)
+        return sum(1 for clause in self.counts if clause in cited)
+
+    def summary(self) -> str:
+        """One sentence: the runs, and the clauses they exercised (catalogue, run rules)."""
+        return (
+            f"{self.runs} runs exercised {len(self.exercised())} of "
+            f"{len(catalogue_ids(self.spec))} catalogued; {self.exercised_run_clauses()} of the "
+            f"{len(run_clauses(self.spec))} the model's run rules cite"
+        )
+
     def to_json(self) -> dict[str, JSON]:
         """As ``fuzz --json`` prints it (docs/coverage.md)."""
-        cited = run_clauses(self.spec)
-        exercised = self.exercised()
         return {
             "runs": self.runs,
             "catalogued": len(catalogue_ids(self.spec)),
-            "runClauses": len(cited),
-            "exercisedRunClauses": sum(1 for c, _ in exercised if c in cited),
-            "exercised": dict(exercised),
+            "runClauses": len(run_clauses(self.spec)),
+            "exercisedRunClauses": self.exercised_run_clauses(),
+            "exercised": dict(self.exercised()),
             "neverReached": self.never_reached(),
             "assumptions": dict(self.assumptions()),
         }
 
     def lines(self, listed: int = 12) -> list[str]:
         """The text report: a summary, the least exercised, and what was never reached."""
-        cited = run_clauses(self.spec)
         exercised = self.exercised()
-        reached = sum(1 for c, _ in exercised if c in cited)
         never = self.never_reached()
-        lines = [
-            f"clauses (docs/coverage.md): {self.runs} runs exercised {len(exercised)} of "
-            f"{len(catalogue_ids(self.spec))} catalogued; {reached} of the {len(cited)} "
-            "the model's run rules cite"
-        ]
+        lines = [f"clauses (docs/coverage.md): {self.summary()}"]
         if exercised:
             rare = exercised[::-1][:listed]  # fewest runs first
             lines.append("  least exercised: " + ", ".join(f"{c} ({k})" for c, k in rare))

@@ -288,15 +288,10 @@ def campaign_page(
     ]
     coverage = None
     if result.coverage is not None and result.coverage.runs:
-        report = result.coverage.to_json()
         coverage = {
-            "summary": (
-                f"{report['runs']} runs exercised {len(report['exercised'])} of "
-                f"{report['catalogued']} catalogued clauses; {report['exercisedRunClauses']} "
-                f"of the {report['runClauses']} the model's run rules cite"
-            ),
+            "summary": result.coverage.summary(),
             "exercised": [(c, n, clause_text(c)) for c, n in result.coverage.exercised()],
-            "never": [(c, clause_text(c)) for c in report["neverReached"]],
+            "never": [(c, clause_text(c)) for c in result.coverage.never_reached()],
         }
     timing = [
         ("campaign", f"{result.seconds:.2f} s"),

@@ -33,7 +33,7 @@ from typing import Any
 import attrs
 from hypothesis.errors import HypothesisDeprecationWarning
 
-from wforacle.oracle.coverage import Coverage
+from wforacle.oracle.coverage import Coverage, Tally
 from wforacle.oracle.engine import Engine, Judgement
 from wforacle.oracle.fuzz import Campaign, Finding, Witness, campaign, save_unshrunk
 from wforacle.oracle.readings import Selection
@@ -267,11 +267,10 @@ def _coverage(spec: Specification, ordered: Sequence[Mapping[str, JSON]]) -> Cov
     tallies = [s["coverage"] for s in ordered if s["coverage"] is not None]
     if not tallies:
         return None
-    counts: dict[str, int] = {}
+    merged = Tally()
     for tally in tallies:
-        for clause, runs in tally["counts"].items():
-            counts[clause] = counts.get(clause, 0) + runs
-    return Coverage(spec.name, sum(t["runs"] for t in tallies), counts)
+        merged.include(tally["runs"], tally["counts"])
+    return merged.freeze(spec.name)
 
 
 Progress = Callable[[Mapping[str, JSON], int, int], None]  # (a shard's summary, done, shards)
