@@ -39,6 +39,8 @@ from typing import Any
 
 import attrs
 
+from wforacle.model.diagnostics import InvalidInput
+
 JSON = Any
 
 FINDING = re.compile(r"^## (F-\d+) — (.+?) \(([^,)]+)", re.M)
@@ -57,7 +59,7 @@ PLACEHOLDER = re.compile(r"\{([A-Za-z0-9_.-]+)\}")
 Command = Callable[[list[str]], int]
 
 
-class BadWitness(ValueError):
+class BadWitness(InvalidInput):
     """A witness file that cannot be run as written."""
 
 
@@ -141,7 +143,10 @@ def check_finding(finding: Finding, directory: Path, command: Command) -> Checke
     observation = str(witness.get("observation", ""))
     problems: list[str] = []
     with tempfile.TemporaryDirectory(prefix=f"wforacle-{finding.id}-") as folder:
-        paths = _write_files(witness.get("files") or {}, Path(folder))
+        try:
+            paths = _write_files(witness.get("files", {}), Path(folder))
+        except BadWitness as exc:
+            return Checked(finding, "bad witness", problems=(f"{path}: {exc}",))
         for number, run in enumerate(runs, start=1):
             problems += [f"run {number} ({_shown(run)}): {p}" for p in _run(run, paths, command)]
     status = "holds" if not problems else "no longer holds"
@@ -166,6 +171,8 @@ def _runs(witness: JSON, finding: Finding) -> list[dict[str, JSON]]:
 
 def _write_files(files: Mapping[str, JSON], folder: Path) -> dict[str, str]:
     """Write the witness's files; a string is written as text, anything else as JSON."""
+    if not isinstance(files, dict):
+        raise BadWitness("'files' must be an object: name → content")
     paths = {}
     for name, content in files.items():
         if "/" in name or name in ("", ".", ".."):
@@ -246,7 +253,10 @@ def invoke(command: Command, args: Sequence[str], stdin: str | None = None) -> t
     sys.stdin = io.TextIOWrapper(io.BytesIO((stdin or "").encode("utf-8")), encoding="utf-8")
     try:
         with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-            code = command(list(args))
+            try:
+                code = command(list(args))
+            except SystemExit as exc:  # argparse's usage error (exit 2) and --help (exit 0)
+                code = exc.code if isinstance(exc.code, int) else 2
         out.flush()
         text = written.getvalue().decode("utf-8", errors="replace")
     finally:

@@ -70,6 +70,11 @@ def test_a_finding_a_model_change_made_false_is_reported_and_fails_the_review(do
         (None, "no witness"),
         ("{", "bad witness"),
         ('{"finding": "F-03", "runs": []}', "bad witness"),
+        (
+            '{"finding": "F-02", "files": {"a/b.json": 1}, "runs": [{"args": ["x"], "exit": 0}]}',
+            "bad witness",
+        ),
+        ('{"finding": "F-02", "files": [], "runs": [{"args": ["x"], "exit": 0}]}', "bad witness"),
     ],
 )
 def test_a_missing_or_broken_witness_fails_the_review(docs, capsys, damage, status):
@@ -128,3 +133,15 @@ def test_some_names_a_member_by_what_it_holds_in_any_position():
     missing = _some(outcomes, "/o", [{"/error/code": "a", "/steps/b": "succeeded"}])
     assert missing == ['no member of /o has {"/error/code": "a", "/steps/b": "succeeded"}']
     assert _some({"not": "a list"}, "/o", {}) == ["/o is not an array"]
+
+
+def test_a_review_heading_that_names_no_specification_is_a_usage_error(docs, capsys):
+    path = docs / "spec-review.md"
+    path.write_text(path.read_text().replace("(w6w, W6W-PLAN-5)", "(Elsewhere, X-1)"))
+    assert main(["review", "--docs", str(docs)]) == 2
+    assert "no specification named 'Elsewhere'" in capsys.readouterr().err
+
+
+def test_a_run_whose_arguments_the_command_line_refuses_gives_its_exit_code():
+    assert invoke(main, ["no-such-command"])[0] == 2
+    assert invoke(main, ["--version"])[0] == 0
