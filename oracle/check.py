@@ -46,16 +46,31 @@ C = TypeVar("C")
 # model has an event of the engine's kind here (fields differ), or none at all.
 DIFFERS = "{} differs from what the model permits here"
 NO_EVENT = "the model permits no {} event here"
-IGNORED = frozenset({"at"})
 
 
 def projection(event: Any) -> Any:
-    """What of an event must match: every field but ``at``, recursively in ``inner``."""
+    """What of an event must match: every field but ``at``, and so for the events in ``inner``.
+
+    ``at`` is the event's own time; a value that merely holds an ``at``
+    member (a step's output, a stop's result) is compared whole.
+    """
     if isinstance(event, dict):
-        return {k: projection(v) for k, v in event.items() if k not in IGNORED}
-    if isinstance(event, list):
-        return [projection(v) for v in event]
+        return {k: (_events(v) if k == "inner" else v) for k, v in event.items() if k != "at"}
     return event
+
+
+def _events(value: Any) -> Any:
+    """The projection of ``inner``: events, or lists of them (a Harness body's traces)."""
+    if isinstance(value, list):
+        return [_events(v) for v in value]
+    return projection(value)
+
+
+def _projected(event: Any) -> Any:
+    """``projection`` of a model's event: one dict copy unless it nests events."""
+    if type(event) is dict and "inner" not in event:
+        return {k: v for k, v in event.items() if k != "at"}
+    return projection(event)
 
 
 def matches(model: Event, observed: Event) -> bool:
@@ -103,7 +118,7 @@ def check(
             for transition in semantics.enabled(config):
                 choices.append(transition)
                 event = transition.event
-                if event.get("event") == name and projection(event) == wanted:
+                if event.get("event") == name and _projected(event) == wanted:
                     matched.append(transition.target)
                     exercised.update(transition.clauses)
         # One match needs no key: keys only deduplicate several (the common case

@@ -29,7 +29,9 @@ reading of A-74.
 from __future__ import annotations
 
 import functools
+import hashlib
 import itertools
+from collections.abc import Iterable, Sequence
 from enum import StrEnum
 from typing import Any
 
@@ -80,7 +82,205 @@ class StepState:
         Every attrs field, each by its renderer (see ``config_key``): JSON values
         memoised per object, errors cached, scalars by ``repr``.
         """
-        return "(" + "\x1e".join([render(getattr(self, n)) for n, render in _STEP_RENDERERS]) + ")"
+        return _step_key(self)
+
+    @functools.cached_property
+    def digest(self) -> int:
+        """A 128-bit digest of ``key`` (BLAKE2b): what ``Steps.digest`` sums."""
+        return int.from_bytes(hashlib.blake2b(self.key.encode(), digest_size=16).digest(), "big")
+
+    @functools.cached_property
+    def published(self) -> dict[str, JSON]:
+        """The step's entry in the run scope's ``steps`` once it succeeded (``Run.scope``).
+
+        W6W-META-13: "A succeeded app step publishes meta beside output";
+        W6W-META-2: the entry is { output; meta? }.  Shared by every scope
+        that holds it: nothing writes into a scope.
+        """
+        return {"output": self.output} | ({"meta": self.meta} if self.meta is not None else {})
+
+
+_MASK = (1 << 128) - 1
+
+
+class Layout:
+    """The run's fixed parts a ``Steps`` keeps its derived facts by: ids and strands.
+
+    ``plan`` holds the step id of every position, ``strand`` its strand,
+    ``strands`` every strand's positions in plan order and ``rank`` a
+    position's index among its strand's.  ``weights`` are odd 128-bit numbers,
+    one per position, so that a digest tells apart the same states at other
+    positions.
+    """
+
+    def __init__(
+        self, plan: Sequence[str], strand: Sequence[int], strands: Sequence[Sequence[int]]
+    ) -> None:
+        """The layout of a run whose positions ``plan`` lie on strands ``strands``."""
+        self.plan = tuple(plan)
+        self.position = {step_id: i for i, step_id in enumerate(self.plan)}
+        self.strand = tuple(strand)
+        self.strands = tuple(tuple(members) for members in strands)
+        rank = [0] * len(self.plan)
+        for members in self.strands:
+            for r, i in enumerate(members):
+                rank[i] = r
+        self.rank = tuple(rank)
+        self.weights = tuple(
+            int.from_bytes(hashlib.blake2b(b"w6w-position-%d" % i, digest_size=16).digest()) | 1
+            for i in range(len(self.plan))
+        )
+
+    def steps(self, states: Iterable[StepState]) -> Steps:
+        """``states`` with every derived fact computed afresh (O(n); ``Steps.replace`` is O(1))."""
+        steps = tuple.__new__(Steps, states)
+        steps.layout = self
+        steps.running = tuple(
+            tuple(i for i in members if steps[i].status == "running") for members in self.strands
+        )
+        steps.lead = tuple(
+            next((r for r, i in enumerate(ms) if steps[i].status not in TERMINAL), len(ms))
+            for ms in self.strands
+        )
+        steps.digest_ = None
+        steps.delta = None
+        steps.published_ = None
+        return steps
+
+    def counts(self, counts: Iterable[int]) -> Counts:
+        """Per-position counters with their digest."""
+        tally = tuple.__new__(Counts, counts)
+        tally.weights = self.weights
+        tally.digest = sum(w * n for w, n in zip(self.weights, tally, strict=True)) & _MASK
+        return tally
+
+
+class Steps(tuple[StepState, ...]):
+    """A configuration's step states by plan position, with facts the rules ask kept current.
+
+    A tuple — equal to, and hashing as, the plain tuple of its states — that
+    also knows, without scanning the steps (a speed matter only; nothing here
+    decides what a run may do):
+
+    - ``running``: per strand, its running positions;
+    - ``lead``: per strand, the rank of its first member that has not ended,
+      so a strand finds its next step without passing those that ended;
+    - ``published``: the run scope's ``steps`` object (``Run.scope``);
+    - ``digest``: Σ weight(i)·digest(state i) mod 2^128, so a configuration's
+      key does not grow with the plan (``config_key``).
+
+    ``replace`` derives them from the tuple it changes one position of, at a
+    cost proportional to the change.  The digest and the published outputs
+    are derived only when asked for, and from the tuple replaced only when
+    that one had them (the trace checker asks for neither while one
+    configuration fits the trace).  tests/w6w/test_fast.py checks, on
+    generated runs, that they equal what ``Layout.steps`` computes afresh.
+    """
+
+    layout: Layout
+    running: tuple[tuple[int, ...], ...]
+    lead: tuple[int, ...]
+    digest_: int | None
+    delta: tuple[int, int, StepState, StepState] | None  # (digest replaced, i, old, new)
+    published_: dict[str, JSON] | None
+
+    def replace(self, i: int, state: StepState) -> Steps:
+        """These states with position ``i``'s replaced by ``state``."""
+        new = tuple.__new__(Steps, (*self[:i], state, *self[i + 1 :]))
+        layout = new.layout = self.layout
+        old = self[i]
+        k = layout.strand[i]
+        running = self.running
+        if (old.status == "running") != (state.status == "running"):
+            members = running[k]
+            members = (
+                tuple(sorted((*members, i)))
+                if state.status == "running"
+                else tuple(p for p in members if p != i)
+            )
+            running = (*running[:k], members, *running[k + 1 :])
+        new.running = running
+        lead = self.lead
+        first = lead[k]
+        rank = layout.rank[i]
+        if state.status in TERMINAL:
+            if rank == first:
+                members = layout.strands[k]
+                while first < len(members) and new[members[first]].status in TERMINAL:
+                    first += 1
+                lead = (*lead[:k], first, *lead[k + 1 :])
+        elif rank < first:
+            lead = (*lead[:k], rank, *lead[k + 1 :])
+        new.lead = lead
+        new.digest_ = None
+        new.delta = None if self.digest_ is None else (self.digest_, i, old, state)
+        new.published_ = self._published_after(i, old, state)
+        return new
+
+    def _published_after(self, i: int, old: StepState, state: StepState) -> dict[str, JSON] | None:
+        published = self.published_
+        if published is None:
+            return None  # computed when first asked for
+        was, now = old.status == "succeeded", state.status == "succeeded"
+        if not was and not now:
+            return published
+        step_id = self.layout.plan[i]
+        last = self.layout.position[next(reversed(published))] if published else -1
+        if now and not was and last > i:
+            return None  # a step published before later ones: plan order is rebuilt
+        published = dict(published)
+        if now:
+            published[step_id] = state.published
+        else:
+            del published[step_id]
+        return published
+
+    @property
+    def digest(self) -> int:
+        """Σ weight(i)·digest(state i) mod 2^128 over the positions i."""
+        if self.digest_ is None:
+            if self.delta is not None:
+                base, i, old, new = self.delta
+                self.digest_ = (base + self.layout.weights[i] * (new.digest - old.digest)) & _MASK
+                self.delta = None
+            else:
+                weights = self.layout.weights
+                self.digest_ = sum(w * s.digest for w, s in zip(weights, self, strict=True)) & _MASK
+        return self.digest_
+
+    @property
+    def published(self) -> dict[str, JSON]:
+        """The outputs of the succeeded steps, in plan order: the run scope's ``steps``.
+
+        W6W-BIND-4: "A $ binding to an absent, skipped or failed upstream path
+        resolves to null" — only succeeded steps publish.
+        """
+        if self.published_ is None:
+            plan = self.layout.plan
+            self.published_ = {
+                plan[i]: state.published
+                for i, state in enumerate(self)
+                if state.status == "succeeded"
+            }
+        return self.published_
+
+
+class Counts(tuple[int, ...]):
+    """Per-position counters (a run's invocations) with their digest kept current.
+
+    A tuple — equal to the plain one — whose ``digest`` is Σ weight(i)·count(i)
+    mod 2^128, so a configuration's key does not render every count.
+    """
+
+    weights: tuple[int, ...]
+    digest: int
+
+    def bumped(self, i: int) -> Counts:
+        """These counts with position ``i``'s one more."""
+        tally = tuple.__new__(Counts, (*self[:i], self[i] + 1, *self[i + 1 :]))
+        tally.weights = self.weights
+        tally.digest = (self.digest + self.weights[i]) & _MASK
+        return tally
 
 
 @attrs.frozen
@@ -111,8 +311,8 @@ class Config:
     suspension: tuple[str, str] | None = None  # a suspended run's (step id, resume token)
 
 
-_STEP_RENDERERS = fast.step_renderers(StepState)
-_KEY_RENDERERS = fast.config_renderers(Config)
+_step_key = fast.compile_key(fast.step_renderers(StepState), "\x1e", "(", ")")
+_config_key = fast.compile_key(fast.config_renderers(Config), "\x1f")
 
 
 def config_key(c: Config) -> str:
@@ -123,7 +323,7 @@ def config_key(c: Config) -> str:
     same configuration).  Each field has a renderer chosen once by its
     value's type (fast.py: ``config_renderers``).
     """
-    return "\x1f".join([render(getattr(c, name)) for name, render in _KEY_RENDERERS])
+    return _config_key(c)
 
 
 @attrs.frozen

@@ -31,13 +31,54 @@ _T = TypeVar("_T")
 _FIELD_NAMES: dict[type, tuple[str, ...]] = {}
 
 
+_EVOLVERS: dict[type, Callable[[Any, dict[str, Any]], Any]] = {}
+
+
 def evolve(instance: _T, **changes: Any) -> _T:
-    """``attrs.evolve`` for the positional-init classes of config.py, at a quarter of its cost."""
-    cls = type(instance)
-    names = _FIELD_NAMES.get(cls)
-    if names is None:
-        names = _FIELD_NAMES[cls] = tuple(f.name for f in attrs.fields(cls))  # type: ignore[arg-type]
-    return cls(*[changes[n] if n in changes else getattr(instance, n) for n in names])
+    """``attrs.evolve`` for the positional-init classes of config.py, at a fifth of its cost.
+
+    Each class gets a function compiled once from its attrs fields: every
+    field passed positionally, from ``changes`` or the instance.
+    """
+    evolver = _EVOLVERS.get(type(instance))
+    if evolver is None:
+        evolver = _EVOLVERS[type(instance)] = _compile_evolver(type(instance))
+    return evolver(instance, changes)  # type: ignore[no-any-return]
+
+
+def _compile_evolver(cls: type) -> Callable[[Any, dict[str, Any]], Any]:
+    names = [f.name for f in attrs.fields(cls)]
+    arguments = ", ".join(f"k[{n!r}] if {n!r} in k else i.{n}" for n in names)
+    namespace: dict[str, Any] = {"cls": cls}
+    exec(f"def evolver(i, k):\n    return cls({arguments})\n", namespace)
+    return namespace["evolver"]  # type: ignore[no-any-return]
+
+
+def compile_key(
+    renderers: tuple[tuple[str, Renderer], ...], sep: str, prefix: str = "", suffix: str = ""
+) -> Renderer:
+    """One function rendering every field by its renderer, ``sep`` between.
+
+    The text ``prefix + sep.join(render(field) …) + suffix`` would give, but compiled once:
+    ``repr`` fields inline, and a JSON or hashable field that is None renders
+    as ``None`` without a call (their renderers never return that text for
+    another value: JSON null is ``null``).
+    """
+    namespace: dict[str, Any] = {}
+    parts = []
+    for n, (name, render) in enumerate(renderers):
+        if render is repr:
+            parts.append(f"{{c.{name}!r}}")
+        elif render in (_render_json, _render_hashable):
+            namespace[f"r{n}"] = render
+            parts.append(f"{{'None' if c.{name} is None else r{n}(c.{name})}}")
+        else:
+            namespace[f"r{n}"] = render
+            parts.append(f"{{r{n}(c.{name})}}")
+    namespace["s"] = sep
+    source = 'def key(c):\n    return f"' + prefix + "{s}".join(parts) + suffix + '"\n'
+    exec(source, namespace)
+    return namespace["key"]  # type: ignore[no-any-return]
 
 
 def plain_key(value: Any) -> str:
@@ -49,7 +90,17 @@ def plain_key(value: Any) -> str:
 
 
 def _render_steps(steps: tuple[Any, ...]) -> str:
+    digest = getattr(steps, "digest", None)  # config.Steps: the digest of every state's key
+    if digest is not None:
+        return f"#{digest:032x}"
     return "[" + ",".join([step.key for step in steps]) + "]"
+
+
+def _render_counts(counts: tuple[int, ...]) -> str:
+    digest = getattr(counts, "digest", None)  # config.Counts: the digest of every count
+    if digest is not None:
+        return f"#{digest:032x}"
+    return repr(counts)
 
 
 _JSON_MEMO: dict[int, tuple[object, str]] = {}
@@ -103,7 +154,7 @@ def _config_renderer(name: str) -> Renderer:
     if name in ("activated", "skipped"):
         return _edge_set_key
     if name == "invocations":
-        return repr  # a tuple of ints
+        return _render_counts
     if name in ("failure", "errors"):
         return _render_hashable
     if name in ("variables", "rejection", "handled_output"):

@@ -23,7 +23,7 @@ from typing import Any
 
 from wforacle.model.kernel.lts import Transition
 from wforacle.model.w6w import controls
-from wforacle.model.w6w.config import TERMINAL, Config, EdgeKey, StepState
+from wforacle.model.w6w.config import TERMINAL, Config, Counts, EdgeKey, Steps, StepState
 from wforacle.model.w6w.document import Backoff, Edge, RetryPolicy, Step, When
 from wforacle.model.w6w.fast import evolve
 from wforacle.model.w6w.meta import attempt_meta
@@ -51,7 +51,10 @@ Rule = RunRule
 
 
 def _replace(config: Config, index: int, state: StepState) -> tuple[StepState, ...]:
-    return (*config.steps[:index], state, *config.steps[index + 1 :])
+    steps = config.steps
+    if type(steps) is Steps:
+        return steps.replace(index, state)
+    return (*steps[:index], state, *steps[index + 1 :])  # a configuration built by hand
 
 
 def _event(config: Config, name: str, **fields: JSON) -> dict[str, JSON]:
@@ -353,7 +356,12 @@ def invoke(run: Run, c: Config, i: int) -> list[Transition[Config]]:
     if _is_wait(step) or ((step.is_control or step.is_call) and not controls.scripted(run, c, i)):
         return []  # suspend_step's or complete's case
     invocation = c.invocations[i] + 1
-    invocations = (*c.invocations[:i], invocation, *c.invocations[i + 1 :])
+    counts = c.invocations
+    invocations = (
+        counts.bumped(i)
+        if type(counts) is Counts
+        else (*counts[:i], invocation, *counts[i + 1 :])  # a configuration built by hand
+    )
     result: Result = run.scenario.script(step_id).result(invocation, run.scenario.default)
     after = evolve(c, invocations=invocations)
     return [_attempt_ended(run, c, i, result, after, {}, invoke.__name__)]
@@ -707,7 +715,7 @@ def resume_run(run: Run, c: Config) -> list[Transition[Config]]:
     resumption = run.scenario.resumes[c.suspensions]
     step_id, token = c.suspension
     waiting = run.position[step_id]
-    steps = tuple(
+    steps = run.layout.steps(
         (
             evolve(s, status="succeeded", output=resumption.output, finished_at=c.clock, stage=None)
             if k == waiting
@@ -759,7 +767,7 @@ def crash_and_resume(run: Run, c: Config) -> list[Transition[Config]]:
     if not c.crash_due:
         return []
     resume = next((i for i, s in enumerate(c.steps) if s.status not in TERMINAL), None)
-    steps = tuple(StepState() if s.status == "running" else s for s in c.steps)
+    steps = run.layout.steps(StepState() if s.status == "running" else s for s in c.steps)
     return [
         Transition(
             _event(
@@ -825,7 +833,7 @@ def retry_run(run: Run, c: Config) -> list[Transition[Config]]:
     restarted = evolve(
         c,
         clock=c.clock + wait,
-        steps=tuple(StepState() for _ in run.plan),
+        steps=run.layout.steps(StepState() for _ in run.plan),
         activated=frozenset(),
         skipped=frozenset(),
         failure=None,

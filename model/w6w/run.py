@@ -14,7 +14,7 @@ from collections.abc import Callable, Sequence
 from typing import Any, Self
 
 from wforacle.model.kernel.lts import Transition
-from wforacle.model.w6w.config import READINGS, TERMINAL, Config, Options, Replay
+from wforacle.model.w6w.config import READINGS, TERMINAL, Config, Layout, Options, Replay, Steps
 from wforacle.model.w6w.document import Edge, Step, When, Workflow
 from wforacle.model.w6w.scenario import Scenario
 
@@ -91,6 +91,7 @@ class Run(abc.ABC):
         self.strands: tuple[tuple[int, ...], ...] = tuple(
             tuple(members[k]) for k in sorted(members)
         )
+        self.layout = Layout(self.plan, self.strand, self.strands)
 
     @abc.abstractmethod
     def initial(self) -> Config:
@@ -120,20 +121,24 @@ class Run(abc.ABC):
         """
         return all(c.steps[j].status in TERMINAL for j in self.sources[i])
 
+    def steps_of(self, config: Config) -> Steps:
+        """``config``'s step states with their derived facts (config.Steps).
+
+        The rules keep a configuration's steps a ``Steps``; a configuration
+        built by hand holds a plain tuple, whose facts are computed here.
+        """
+        steps = config.steps
+        return steps if type(steps) is Steps else self.layout.steps(steps)
+
     def scope(self, config: Config) -> dict[str, JSON]:
         """The run scope a step's with block resolves against (RFC "RunScope").
 
         ``steps`` holds the outputs of succeeded steps only: "A $ binding to an
         absent, skipped or failed upstream path resolves to null" (W6W-BIND-4).
         """
-        steps = {
-            # W6W-META-13: "A succeeded app step publishes meta beside output";
-            # W6W-META-2: the entry is { output; meta? }.
-            step_id: {"output": state.output}
-            | ({"meta": state.meta} if state.meta is not None else {})
-            for step_id, state in zip(self.plan, config.steps, strict=True)
-            if state.status == "succeeded"
-        }
+        # W6W-META-13: "A succeeded app step publishes meta beside output";
+        # W6W-META-2: the entry is { output; meta? } (StepState.published).
+        steps = self.steps_of(config).published
         if self.outer is not None:
             # A sub-block reads the enclosing scope and its own steps (W6W-META-20:
             # "publishes meta into its inner scope exactly as it publishes output").

@@ -149,8 +149,8 @@ class W6wRun(Run):
 
     def initial(self) -> Config:
         """A queued run with every step pending (a sub-block's: already running)."""
-        invocations = self.start_invocations or tuple(0 for _ in self.plan)
-        steps = tuple(StepState() for _ in self.plan)
+        invocations = self.layout.counts(self.start_invocations or (0 for _ in self.plan))
+        steps = self.layout.steps(StepState() for _ in self.plan)
         if self.outer is not None:
             return Config(
                 status="running",
@@ -204,22 +204,22 @@ class W6wRun(Run):
         plain fail, a wait suspension or an abort) or was handled:
         ``launching`` says.
         """
-        candidate = None
-        steps = c.steps
-        for i in self.strands[strand]:
-            state = steps[i]
-            status = state.status
-            if status in TERMINAL:
-                continue
-            if status == "running":
-                assert state.stage is not None  # a running step is always at a stage
-                due = STAGES[state.stage]
-                return [t for rule in STEP_TABLE[due] for t in rule(self, c, i)]
-            if launching and candidate is None and self.ready(c, i):
-                candidate = i
-        if candidate is None:
+        steps = self.steps_of(c)
+        running = steps.running[strand]
+        if running:
+            i = running[0]  # the earliest in plan order
+            stage = steps[i].stage
+            assert stage is not None  # a running step is always at a stage
+            return [t for rule in STEP_TABLE[STAGES[stage]] for t in rule(self, c, i)]
+        if not launching:
             return []
-        return [t for rule in STEP_TABLE[Due.LAUNCH] for t in rule(self, c, candidate)]
+        members = self.strands[strand]
+        # The members before ``lead`` have ended (config.Steps); the rest, not running, wait.
+        for rank in range(steps.lead[strand], len(members)):
+            i = members[rank]
+            if steps[i].status not in TERMINAL and self.ready(c, i):
+                return [t for rule in STEP_TABLE[Due.LAUNCH] for t in rule(self, c, i)]
+        return []
 
     def _checkpointed(self, c: Config, t: Transition[Config]) -> Transition[Config]:
         """Number the checkpoint a transition writes, and schedule a scripted crash.

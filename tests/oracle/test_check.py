@@ -74,3 +74,26 @@ def test_the_clock_stamp_is_not_compared():
         "event": "x",
         "inner": [{"y": 2}],
     }
+
+
+def test_a_value_with_an_at_member_is_compared_whole():
+    # Only the event's own ``at`` (its time) is ignored; a step output that holds an
+    # ``at`` member is data, and an engine that changes it diverges there.
+    doc = {
+        "manifestVersion": "2",
+        "id": "wf",
+        "name": "at",
+        "steps": [{"id": "a", "uses": {"app": "demo", "action": "run"}}],
+    }
+    run = semantics(doc, {"steps": {"a": {"attempts": [{"output": {"at": 1}}]}}})
+    trace = copy.deepcopy(execute(run, seeded(0)).trace)
+    assert check(run, config_key, trace).permitted
+    k = next(k for k, e in enumerate(trace) if e["event"] == "step_succeeded")
+    trace[k]["output"] = {"at": 2}
+    verdict = check(run, config_key, trace)
+    assert verdict.divergence is not None and verdict.divergence.index == k
+    # The event's own time still does not matter, nor does an inner event's.
+    assert projection({"event": "x", "at": 1, "inner": [{"event": "y", "at": 2}]}) == {
+        "event": "x",
+        "inner": [{"event": "y"}],
+    }

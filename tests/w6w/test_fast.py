@@ -10,6 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from wforacle.model.kernel.explore import explore
+from wforacle.model.w6w.config import Counts, Steps, StepState
 from wforacle.model.w6w.fast import evolve, plain_key
 from wforacle.model.w6w.scenario import load_scenario
 from wforacle.model.w6w.semantics import Config, W6wRun, config_key, outcome
@@ -59,3 +60,50 @@ def test_evolve_equals_attrs_evolve(data, doc):
             slow = attrs.evolve(state, status="running", attempt=state.attempt + 1)
             assert plain_key(fast) == plain_key(slow)
             assert fast.key == slow.key
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.data(), parallel_workflows(max_steps=6, controls=True))
+def test_steps_keep_their_derived_facts_current(data, doc):
+    """What ``Steps.replace`` derives is what ``Layout.steps`` computes afresh."""
+    scenario = data.draw(scenarios(doc))
+    result = validate(copy.deepcopy(doc))
+    loaded, _ = load_scenario(scenario)
+    run = W6wRun(result.workflow, result.plan, loaded)
+    seen: list[Config] = []
+
+    def key(c: Config) -> str:
+        seen.append(c)
+        return config_key(c)
+
+    explore(run, lambda c: outcome(run, c), key, max_states=400)
+    for c in seen:
+        assert type(c.steps) is Steps and type(c.invocations) is Counts
+        fresh = run.layout.steps(tuple(c.steps))
+        assert c.steps.running == fresh.running
+        assert c.steps.lead == fresh.lead
+        assert c.steps.digest == fresh.digest
+        assert c.steps.published == fresh.published
+        assert list(c.steps.published) == list(fresh.published)  # plan order
+        assert c.invocations.digest == run.layout.counts(tuple(c.invocations)).digest
+
+
+def test_a_strand_skips_its_ended_steps_and_finds_its_running_one():
+    doc = {
+        "manifestVersion": "2",
+        "id": "wf",
+        "name": "chain",
+        "steps": [{"id": f"s{i}", "uses": {"app": "demo", "action": "run"}} for i in range(4)],
+    }
+    result = validate(doc)
+    run = W6wRun(result.workflow, result.plan, load_scenario({})[0])
+    steps = run.layout.steps(StepState() for _ in range(4))
+    assert steps.lead == (0,) and steps.running == ((),)
+    steps = steps.replace(0, StepState(status="succeeded", output=1))
+    steps = steps.replace(1, StepState(status="running", stage="invoke"))
+    assert steps.lead == (1,) and steps.running == ((1,),)
+    assert list(steps.published) == ["s0"] and steps.published["s0"] == {"output": 1}
+    steps = steps.replace(1, StepState(status="failed"))
+    steps = steps.replace(0, StepState())  # a run-level retry starts a step over
+    assert steps.lead == (0,) and steps.running == ((),) and steps.published == {}
+    assert steps.digest == run.layout.steps(tuple(steps)).digest

@@ -11,7 +11,8 @@ from wforacle.model.kernel.explore import canonical
 from wforacle.model.kernel.lts import execute, seeded
 from wforacle.model.w6w.independence import Reduction, explore_run
 from wforacle.model.w6w.scenario import load_scenario
-from wforacle.model.w6w.semantics import W6wRun, outcome
+from wforacle.model.w6w.semantics import W6wRun, config_key, outcome
+from wforacle.oracle.check import check
 from wforacle.properties.strategies.w6w import parallel_workflows, scenarios
 from wforacle.properties.w6w.validate import validate
 
@@ -281,12 +282,22 @@ def test_the_reduction_finds_exactly_the_outcomes_of_naive_enumeration(case):
 def test_every_explored_outcome_is_reached_by_some_random_schedule_and_no_other(case):
     # Issue 4: "every outcome of explore is reachable by some run --schedule random
     # seed (sampled)"; and every sampled run ends in one of explore's outcomes.
+    # Sampling reaches the likely outcomes only: a control whose sub-block ends in
+    # many ways can make an outcome rarer than one schedule in 5,000 (found by
+    # Hypothesis 6.170).  So: every sampled outcome is explored, and every explored
+    # outcome is reached by a schedule — its witness, a trace the checker permits
+    # and that ends there.
     doc, scenario = case
     run = semantics(doc, scenario)
-    explored = outcomes(run)
+    result = explore_run(run)
+    explored = {canonical(o.value) for o in result.outcomes}
     seen = sampled(run, range(400))
-    assert set(seen) <= set(explored)
-    assert set(seen) == set(explored)
+    assert set(seen) <= explored
+    for found in result.outcomes:
+        verdict = check(run, config_key, list(found.witness))
+        assert verdict.permitted, verdict.divergence
+        ends = {canonical(outcome(run, c)) for c in verdict.finals}
+        assert canonical(found.value) in ends
 
 
 @given(parallel_cases())
