@@ -483,7 +483,8 @@ def cmd_check(args: argparse.Namespace) -> int:
         from wforacle.oracle.explain import by_rule  # only a divergence pays for it
 
         with _within_limits(spec):
-            verdict = attrs.evolve(verdict, divergence=by_rule(spec, semantics, verdict.divergence))
+            explained = by_rule(spec, semantics, verdict.divergence, trace)
+            verdict = attrs.evolve(verdict, divergence=explained)
     return report_check(verdict, args.json, spec.allowed, departures, chosen.mode)
 
 

@@ -22,13 +22,13 @@ Only reports pay for this (a finding, a shrunk case, a conformance row,
 from __future__ import annotations
 
 import time
-from collections.abc import Hashable
+from collections.abc import Hashable, Sequence
 from typing import Any
 
 import attrs
 
 from wforacle.model.diagnostics import InvalidInput
-from wforacle.oracle.check import DIFFERS, NO_EVENT
+from wforacle.oracle.check import DIFFERS, NO_EVENT, projection
 from wforacle.properties.specification import Divergence, Specification
 
 JSON = Any
@@ -36,12 +36,24 @@ JSON = Any
 # nodes, state entries): a producer must agree on those the observed event has.
 UNITS = ("step", "node", "entry", "path", "state")
 IN_RUN_STATES = 5_000  # configurations searched in the divergent run
+BEFORE_STATES = 1_000  # configurations kept while following the trace up to the divergence
 CATALOGUE_CASES = 150  # generated cases whose runs name each event's rules
 CATALOGUE_SECONDS = 4.0
 
 
-def by_rule(spec: Specification, semantics: Any, divergence: Divergence | None) -> Any:
-    """``divergence`` with the clauses of the rule that makes the engine's event first."""
+def by_rule(
+    spec: Specification,
+    semantics: Any,
+    divergence: Divergence | None,
+    trace: Sequence[JSON] = (),
+) -> Any:
+    """``divergence`` with the clauses of the rule that makes the engine's event first.
+
+    ``trace`` is the observed trace the divergence was found in: with it the
+    specification's ``why_not`` also sees the model's configurations at the
+    divergence (what the model does there and why the engine's event is not
+    among it: a step started out of the plan's order, a node left READY).
+    """
     if divergence is None or divergence.observed is None:
         return divergence
     observed = divergence.observed
@@ -50,7 +62,8 @@ def by_rule(spec: Specification, semantics: Any, divergence: Divergence | None) 
         return _by_field(divergence)
     if divergence.message != NO_EVENT.format(name) or not isinstance(name, str):
         return divergence
-    blamed, reason = spec.why_not(semantics, observed)
+    before = _before(spec, semantics, trace[: divergence.index]) if trace else ()
+    blamed, reason = spec.why_not(semantics, observed, before)
     if blamed:
         # The specification says why the model never lets the unit do this (a Harness
         # node that no run makes READY): those clauses are the rule the engine broke.
@@ -121,6 +134,31 @@ def _same_unit(event: JSON, observed: JSON) -> bool:
         for unit in UNITS
         if isinstance(observed.get(unit), str | int)
     )
+
+
+def _before(spec: Specification, semantics: Any, prefix: Sequence[JSON]) -> tuple[Any, ...]:
+    """The model's configurations consistent with ``prefix`` (check.py's ``F_k``), bounded.
+
+    Empty when the prefix is not one the model permits (it is, up to a
+    divergence), when more than ``BEFORE_STATES`` configurations are
+    consistent with it, or when the model reaches one of its limits.
+    """
+    try:
+        initial = semantics.initial()
+        frontier: dict[Hashable, Any] = {spec.key(initial): initial}
+        for observed in prefix:
+            wanted = projection(observed)
+            following: dict[Hashable, Any] = {}
+            for config in frontier.values():
+                for transition in semantics.enabled(config):
+                    if projection(transition.event) == wanted:
+                        following.setdefault(spec.key(transition.target), transition.target)
+            if not following or len(following) > BEFORE_STATES:
+                return ()
+            frontier = following
+    except tuple(spec.limits()):
+        return ()
+    return tuple(frontier.values())
 
 
 def _in_run(spec: Specification, semantics: Any, observed: JSON) -> dict[str, tuple[str, ...]]:

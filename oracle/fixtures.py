@@ -299,7 +299,8 @@ def conform_case(
     except Stopped as exc:
         return CaseResult(here.name, "invalid", f"the model cannot decide: {exc}", 0.0)
     if judgement.verdict == "divergence":  # explained by the rule the engine broke
-        divergence = by_rule(spec, prepared.semantics, judgement.divergence)
+        seen = judgement.observation.trace if judgement.observation is not None else ()
+        divergence = by_rule(spec, prepared.semantics, judgement.divergence, seen)
         judgement = attrs.evolve(judgement, divergence=divergence)
     if (
         judgement.verdict == "pass"

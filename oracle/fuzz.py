@@ -367,7 +367,9 @@ def explained(spec: Specification, case: JSON, judgement: Judgement, options: An
         semantics = spec.prepare(case, options).semantics
     except InvalidCase:
         return judgement
-    return attrs.evolve(judgement, divergence=by_rule(spec, semantics, judgement.divergence))
+    trace = judgement.observation.trace if judgement.observation is not None else ()
+    divergence = by_rule(spec, semantics, judgement.divergence, trace)
+    return attrs.evolve(judgement, divergence=divergence)
 
 
 def _witnesses(

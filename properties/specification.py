@@ -431,9 +431,13 @@ class Specification:
     # Hand-written conformance cases (``fixtures --profile conformance``).
     conformance: Callable[[], tuple[ConformanceCase, ...]] = lambda: ()
     bind: Callable[[Specification, Mapping[str, Any]], Specification] = lambda spec, values: spec
-    # Why the model never lets an event's unit do what the engine did (a Harness node
-    # no run makes READY): the clauses that forbid it, and a sentence; ((), "") if none.
-    why_not: Callable[[Any, JSON], tuple[tuple[str, ...], str]] = lambda semantics, event: ((), "")
+    # Why the model does not let an event's unit do what the engine did (a Harness node
+    # no run makes READY, a w6w step started out of the plan's order): the clauses that
+    # forbid it, and a sentence; ((), "") if none.  Given the semantics, the engine's
+    # event and the model's configurations at that point (empty when not known).
+    why_not: Callable[[Any, JSON, tuple[Any, ...]], tuple[tuple[str, ...], str]] = (
+        lambda semantics, event, before: ((), "")
+    )
     # The members a case takes from those files (Workfile: ``manifests`` from
     # --manifests DIR), for commands that build a case from a document (shrink).
     case_inputs: Callable[[Mapping[str, Any]], dict[str, JSON]] = lambda values: {}

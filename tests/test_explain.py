@@ -5,12 +5,14 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+import pytest
+
 from tests.test_readings import RESOLUTION
 from wforacle.model.kernel.lts import execute
 from wforacle.oracle.check import check
 from wforacle.oracle.engine import Engine, judge
 from wforacle.oracle.explain import by_rule
-from wforacle.oracle.fuzz import explained
+from wforacle.oracle.fuzz import explained, judge_case
 from wforacle.properties.w6w.specification import W6W
 
 ENGINES = Path(__file__).resolve().parents[1] / "examples" / "engines"
@@ -145,3 +147,183 @@ def test_the_harness_shrinker_contracts_a_node_between_control_edges():
     assert '<edge from="a" to="b" />' in contracted[0]["document"]
     assert contracted[0]["scenario"] == {"nodes": {}}
     HARNESS.prepare(contracted[0], None)  # a valid, runnable case
+
+
+# -- every seeded bug: the first clause cited is the one it breaks (issue 18 §4) ------------
+#
+# A hand-written case per bug that the campaign tests (tests/oracle/test_engine.py FIRST
+# and EXPRESSION_FIRST, tests/harness/test_harness_oracle.py BREAKS) do not already hold
+# to its clause, judged on the seeded engine and explained as a campaign's finding is
+# (oracle/fuzz.py ``explained``).  The correct engine passes each case.
+
+
+def _step(step_id, **fields):
+    return {"id": step_id, "uses": {"app": "demo", "action": "run"}, **fields}
+
+
+def _case(steps, edges=(), scenario=None, schedule=(), **more):
+    document = {"manifestVersion": "2", "id": "wf", "name": "bug", "steps": list(steps)}
+    if edges:
+        document["edges"] = [{"from": a, "to": b} for a, b in edges]
+    return {"document": document, "scenario": scenario or {}, "schedule": list(schedule), **more}
+
+
+def _fails(code):
+    return {"attempts": [{"error": {"code": code, "message": "m"}}]}
+
+
+FAN = [_step("a", fanOut="parallel"), _step("b"), _step("c")]  # b and c on two strands
+
+W6W_CASES = {
+    # W6W-FIELD-24: "phase: "auth" errors are never retried."
+    "retry-auth": ("W6W-FIELD-24", AUTH),
+    # W6W-RETRY-9: "Never compute a wait longer than 300000 ms between two attempts of
+    # any retry ladder, authored or platform-owned: cap every computed wait at 300000 ms."
+    "uncapped-backoff": (
+        "W6W-RETRY-9",
+        _case(
+            [_step("a", retry={"maxAttempts": 2, "delayMs": 400000})],
+            scenario={"steps": {"a": {"attempts": [{"error": RETRYABLE}, {"output": 1}]}}},
+        ),
+    ),
+    # W6W-PLAN-5: "Topologically sort. Ties broken by declared step order for
+    # determinism."  c (declared second) is ready after a, b is a root: a, c, b.
+    "plan-fifo": ("W6W-PLAN-5", _case([_step("a"), _step("c"), _step("b")], [("a", "c")])),
+    # W6W-FIELD-13: continue-record "proceeds and rolls the step's StepError into the
+    # run's end state (RunState.stepErrors) so the failure stays observable."
+    "record-drops": (
+        "W6W-FIELD-13",
+        _case(
+            [_step("a", onError="continue-record")],
+            scenario={"steps": {"a": {"attempts": [{"error": RETRYABLE}]}}},
+        ),
+    ),
+    # W6W-FAN-10: "lastOutput is the output of the last succeeded step by plan order.
+    # These do not depend on timing."  c finishes first (schedule), b last.
+    "last-output-by-time": (
+        "W6W-FAN-10",
+        _case(
+            FAN,
+            [("a", "b"), ("a", "c")],
+            {"steps": {"b": {"attempts": [{"output": "b"}]}, "c": {"attempts": [{"output": "c"}]}}},
+            [0, 1],
+        ),
+    ),
+    # W6W-FAN-10: "The reported error is the first failure by plan order."
+    "first-failure-by-time": (
+        "W6W-FAN-10",
+        _case(
+            FAN, [("a", "b"), ("a", "c")], {"steps": {"b": _fails("b"), "c": _fails("c")}}, [0, 1]
+        ),
+    ),
+    # W6W-REPLAY-1: "Replay re-executes a completed or failed run without re-invoking
+    # actions."
+    "replay-reinvokes": ("W6W-REPLAY-1", _case([_step("a")], replay={"from": None})),
+    # W6W-CONCEPT-3: "If the engine crashes mid-run, the host reads the RunState back and
+    # resumes from the first non-terminal step."  Checkpoint 4 is a's end.
+    "resume-from-start": (
+        "W6W-CONCEPT-3",
+        _case([_step("a"), _step("b")], scenario={"crashAfterCheckpoints": [4]}),
+    ),
+}
+
+
+def _explained(spec, command, bugs, case):
+    """The correct engine's verdict, and the seeded one's divergence as a campaign explains it."""
+    verdicts = []
+    for flags in ("", "".join(f" --bug {b}" for b in bugs)):
+        engine = Engine(command + flags)
+        try:
+            verdicts.append(judge_case(spec, engine, case))
+        finally:
+            engine.stop()
+    correct, seeded = verdicts
+    assert seeded.verdict == "divergence", seeded.to_json()
+    return correct.verdict, explained(spec, case, seeded, None).divergence
+
+
+@pytest.mark.parametrize("bug", sorted(W6W_CASES))
+def test_a_seeded_w6w_bug_cites_the_clause_it_breaks_first(bug):
+    clause, case = W6W_CASES[bug]
+    correct, divergence = _explained(
+        W6W, f"{sys.executable} {ENGINES / 'w6w_engine.py'}", [bug], case
+    )
+    assert correct == "pass"
+    assert divergence.clauses[0] == clause, (divergence.clauses, divergence.message)
+
+
+HX_DECISION = '<decision id="d"><case to="a" when="params.go == true"/><case to="b"/></decision>'
+
+
+def _harness(*parts):
+    return '<harness id="h">' + "".join(parts) + "</harness>"
+
+
+HARNESS_CASES = {
+    # HX-UNREACH-2: "A runtime MUST propagate unreachability so that such a join can
+    # resolve on the branch that was taken."  d routes to b; a is unreachable, and j's
+    # all-join resolves on b only if a's edge turns negative.
+    "no-unreachability": (
+        "HX-UNREACH-2",
+        {
+            "document": _harness(
+                '<node id="s"/>',
+                HX_DECISION,
+                '<node id="a"/><node id="b"/><node id="j"/>',
+                '<edge from="s" to="d"/><edge from="a" to="j"/><edge from="b" to="j"/>',
+            ),
+            "scenario": {"params": {"go": False}},
+            "schedule": [],
+        },
+    ),
+    # HX-CANCEL-2: "A runtime MUST NOT cancel a node that is RUNNING and declared
+    # idempotent="false" — it must let it finish and then discard the result."  a ends
+    # first (schedule 0), making the any-join j ready while b runs.
+    "cancel-non-idempotent": (
+        "HX-CANCEL-2",
+        {
+            "document": _harness(
+                '<node id="a"/><node id="b" idempotent="false"/><node id="j" joinPolicy="any"/>',
+                '<edge from="a" to="j"/><edge from="b" to="j"/>',
+            ),
+            "scenario": {},
+            "schedule": [0],
+        },
+    ),
+    # HX-DATA-4: "the runtime MUST fail rather than pass a null downstream".  a's guard
+    # is false: SKIPPED, its output unavailable (HX-DATA-2).
+    "null-for-unavailable": (
+        "HX-DATA-4",
+        {
+            "document": _harness(
+                '<node id="a"><guard>params.go == true</guard><output name="v"/></node>',
+                '<node id="b"><input name="v" required="true"/></node>',
+                '<edge from="a" to="b" type="data" fromPort="v" toPort="v"/>',
+            ),
+            "scenario": {},
+            "schedule": [],
+        },
+    ),
+}
+
+
+@pytest.mark.parametrize("bug", sorted(HARNESS_CASES))
+def test_a_seeded_harness_bug_cites_the_clause_it_breaks_first(bug):
+    from wforacle.properties.harness.specification import HARNESS
+
+    clause, case = HARNESS_CASES[bug]
+    command = f"{sys.executable} {ENGINES / 'harness_engine.py'}"
+    correct, divergence = _explained(HARNESS, command, [bug], case)
+    assert correct == "pass"
+    assert divergence.clauses[0] == clause, (divergence.clauses, divergence.message)
+
+
+def test_every_seeded_bug_is_held_to_the_clause_it_breaks():
+    # Issue 18 §4, "Done when": every seeded bug of the bundled engines, here or in the
+    # campaign tests' tables.
+    from tests.harness.test_harness_oracle import BREAKS
+    from tests.oracle.test_engine import EXPRESSION_FIRST, FIRST
+    from wforacle.oracle.power import BUGS
+
+    assert sorted(BUGS["w6w"]) == sorted({*W6W_CASES, *FIRST, *EXPRESSION_FIRST})
+    assert sorted(BUGS["harness"]) == sorted({*HARNESS_CASES, *BREAKS})

@@ -164,7 +164,53 @@ def test_a41_a_retry_resolves_the_with_block_again():
         assert failed["error"]["code"] == "secret_unavailable"
 
 
+# A-37: a with value whose one marker is an "=" payload shaped like a fallback chain, its
+# var operand unrooted (badroot is none of the eight roots).
+CHAIN_PAYLOAD = {
+    "document": {
+        "manifestVersion": "2",
+        "id": "wf",
+        "name": "a37",
+        "steps": [
+            {
+                "id": "a",
+                "uses": {"app": "demo", "action": "run"},
+                "with": {"x": '{{ ={"or": [{"var": "badroot.x"}, "y"]} }}'},
+            }
+        ],
+    },
+    "scenario": {},
+    "schedule": [],
+}
+
+
+def test_a37_an_equals_chain_payload_is_root_checked_only_under_part():
+    # (a) "part": W6W-CHAIN-8's check applies to the expr part, so the string stays as
+    # written (W6W-ROOT-1); (b) "infix": the = payload is "opaque and wholly exempt from
+    # root-anchoring" (W6W-CHAIN-16), so it resolves: badroot.x is null, "or" gives "y".
+    inputs = {}
+    for reading in ("part", "infix"):
+        trace = execute(_w6w_run(CHAIN_PAYLOAD["document"], {}, chain_check=reading)).trace
+        inputs[reading] = next(e["input"] for e in trace if e["event"] == "step_started")
+    assert inputs == {"part": CHAIN_PAYLOAD["document"]["steps"][0]["with"], "infix": {"x": "y"}}
+
+
 # -- an engine that takes the other reading -----------------------------------------------
+
+
+def test_a37_an_engine_checking_only_infix_chains_depends_on_the_reading():
+    # Issue 18: an engine taking A-37's reading (b) is not wrong.  It is reported as
+    # depending on the reading under --readings default and passes under any.
+    engine = Engine(f"{sys.executable} {ENGINES / 'w6w_engine.py'} --reading A-37=infix")
+    try:
+        strict = judge(engine, W6W, CHAIN_PAYLOAD, None, Selection.of(W6W, mode=DEFAULT))
+        anyway = judge(engine, W6W, CHAIN_PAYLOAD, None, Selection.of(W6W))
+        held = judge(engine, W6W, CHAIN_PAYLOAD, None, Selection.of(W6W, ["A-37=part"]))
+    finally:
+        engine.stop()
+    assert strict.verdict == "reading" and strict.reading == (("A-37", "infix"),)
+    assert anyway.verdict == "pass" and anyway.reading == (("A-37", "infix"),)
+    assert held.verdict == "divergence"
 
 
 @pytest.fixture(scope="module")

@@ -62,6 +62,8 @@ readings` lists them).  These are not bugs: a campaign under the default
   A-50=edges              a step's indegree counts inbound edges, not distinct sources
                           (a success and an error edge from one source make a join)
   A-41=retried            the retry policy retries a resolution-phase failure
+  A-37=infix              only a {{ }} marker written with || or ?? is root-checked as a
+                          fallback chain; an "=" payload shaped like one is exempt
 """
 
 from __future__ import annotations
@@ -92,7 +94,7 @@ BUGS = {
     "render-two-pass",
     "chain-first-only",
 }
-READINGS = {"A-50=edges", "A-41=retried"}
+READINGS = {"A-50=edges", "A-41=retried", "A-37=infix"}
 CAP_MS = 300_000
 
 
@@ -483,16 +485,17 @@ def chain_refs(logic):
     return refs
 
 
-def is_rooted(part):
+def is_rooted(part, infix_only=False):
     """Whether a marker names a run-scope root (root-anchoring, item 4, and the chain rule).
 
     {{ secrets.NAME }} and {{ =JSON }} always do; a fallback chain iff each of its var
     operands does, which toyflow checks on the shape of the JSON Logic (so an "=" payload
-    shaped like a chain is checked the same way: wforacle's A-37); a path iff its first
-    dot-segment is one of the eight roots.
+    shaped like a chain is checked the same way: wforacle's A-37) unless `infix_only`
+    (--reading A-37=infix: only a marker written with || or ?? is checked); a path iff its
+    first dot-segment is one of the eight roots.
     """
     kind = part[0]
-    if kind == "secret":
+    if kind == "secret" or (kind == "expr" and infix_only):
         return True
     if kind in ("expr", "chain"):
         refs = chain_refs(part[1] if kind == "expr" else {part[1]: part[2]})
@@ -559,14 +562,15 @@ class Resolution:
     def template(self, text):
         segments, unterminated = parse_template(text)
         markers = [s for s in segments if s[0] == "marker"]
-        rooted = [is_rooted(s[2]) for s in markers]
+        infix_only = "A-37=infix" in self.bugs
+        rooted = [is_rooted(s[2], infix_only) for s in markers]
         if unterminated or not markers:
             return text
         if not all(rooted):
             if "template-partial-root" not in self.bugs or not any(rooted):
                 return text  # all-or-nothing: the whole string as written
             return "".join(
-                s[1] if s[0] == "text" else self.part(s[2]) if is_rooted(s[2]) else s[1]
+                s[1] if s[0] == "text" else self.part(s[2]) if is_rooted(s[2], infix_only) else s[1]
                 for s in segments
             )
         if "template-untyped" in self.bugs and len(segments) == 1:

@@ -283,9 +283,10 @@ def skip_node(run: Run, c: Config, i: int) -> list[Transition[Config]]:
 def fail_unbound_input(run: Run, c: Config, i: int) -> list[Transition[Config]]:
     """Fail a READY node a required input of which has no value (step 2): HX-4101.
 
+    HX-DATA-4: "the runtime MUST fail rather than pass a null downstream" (cited
+    first: the guard that held is that no value is available, HX-DATA-3);
     HX-EXEC-2: inputs bind from data edges, else value, else default;
-    HX-DATA-3 / HX-DATA-4: a required input with none "MUST fail rather than
-    pass a null"; HX-EXEC-7: before any invocation.
+    HX-EXEC-7: before any invocation.
     """
     node = run.nodes[i]
     if not holds(node.guard, run.env(c)):
@@ -294,7 +295,7 @@ def fail_unbound_input(run: Run, c: Config, i: int) -> list[Transition[Config]]:
     if missing is None:
         return []
     event = {"event": "node_failed", "node": node.id, "error": "HX-4101", "input": missing}
-    clauses = ("HX-EXEC-2", "HX-DATA-3", "HX-DATA-4", "HX-EXEC-7")
+    clauses = ("HX-DATA-4", "HX-DATA-3", "HX-EXEC-2", "HX-EXEC-7")
     return [_pre_execution_failure(run, c, i, event, clauses, fail_unbound_input.__name__)]
 
 

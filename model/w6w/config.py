@@ -415,7 +415,10 @@ class Options:
     error edge from one source: a join, or a single-source successor that a
     parallel source may put on a new strand); ``resolution_retry`` A-41 —
     whether a with block that fails to resolve is retried like an execute
-    failure the policy covers (each retry resolves again) or never.
+    failure the policy covers (each retry resolves again) or never;
+    ``chain_check`` A-37 — whether an ``=`` payload shaped like a fallback
+    chain is root-checked per operand like an infix chain ("part") or exempt
+    ("infix": only a marker written with || / ?? is checked).
     """
 
     launch: Launch = Launch.SEPARATE
@@ -423,6 +426,9 @@ class Options:
         default="sources", validator=attrs.validators.in_(("sources", "edges"))
     )
     resolution_retry: bool = False
+    chain_check: str = attrs.field(
+        default="part", validator=attrs.validators.in_(("part", "infix"))
+    )
 
 
 READINGS = Options()  # the model's choices

@@ -26,6 +26,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from wforacle.grammar.template import (
+    Marker,
     Mode,
     Template,
     chain_var_refs,
@@ -62,6 +63,11 @@ ROOTS = frozenset(
 
 
 DEFAULT_LIMITS = Limits()
+
+# Assumption A-37's readings: where the fallback-chain root check applies to an
+# expr part whose payload is a flat chain — on the part, whichever production made
+# it (the model's), or only on a marker written with infix || / ?? (docs/readings.md).
+CHAIN_CHECKS = ("part", "infix")
 
 # What a secret's plaintext is recorded as (assumption A-70): W6W-ENV-17 "secrets
 # is injected by the host from its vault before the run and is never persisted
@@ -148,8 +154,11 @@ def _evaluate(logic: JSON, root: JSON, limits: Limits) -> JSON:
 class Resolver:
     """Resolves ``with`` values against one run scope."""
 
-    def __init__(self, scope: Mapping[str, JSON], limits: Limits = DEFAULT_LIMITS) -> None:
+    def __init__(
+        self, scope: Mapping[str, JSON], limits: Limits = DEFAULT_LIMITS, chain_check: str = "part"
+    ) -> None:
         self.root = data_root(scope)
+        self.chain_check = chain_check  # A-37's reading (CHAIN_CHECKS)
         secrets = scope.get("secrets")
         self.secrets: Mapping[str, JSON] = secrets if isinstance(secrets, dict) else {}
         self.limits = limits
@@ -315,11 +324,11 @@ class Resolver:
         if "{{" not in text:
             return text
         template = parse_template(text, Mode.EDITOR)
-        if not is_root_anchored(template):
+        if not is_root_anchored(template, self.chain_check):
             # The input object itself: byte-identical.  Labelled W6W-ROOT-2 when a
             # rooted marker is left alone because another is not (all-or-nothing),
             # else W6W-ROOT-12 (unterminated) or W6W-ROOT-1 (no rooted marker).
-            rooted = [marker_is_rooted(marker.part) for marker in template.markers]
+            rooted = [marker_is_rooted(m, self.chain_check) for m in template.markers]
             if template.unterminated:
                 self.clauses.append("W6W-ROOT-12")
             else:
@@ -333,25 +342,39 @@ class Resolver:
         return resolved
 
 
-def is_root_anchored(template: Template) -> bool:
+def is_root_anchored(template: Template, chain_check: str = "part") -> bool:
     """Whether a parsed string resolves under the root-anchoring rule (W6W-ROOT-1).
 
     At least one marker, no unterminated ``{{``, and every marker rooted:
     ``=`` JSONLogic and ``secrets.`` markers always are (W6W-ROOT-7); a chain
     is rooted iff every var operand is (W6W-CHAIN-8); a path iff its first
     dot-segment is one of the eight roots and it carries no refused chain
-    token (``hasRefusedChainToken``).
+    token (``hasRefusedChainToken``).  ``chain_check``: A-37's reading
+    (``marker_is_rooted``).
     """
     if template.unterminated or not template.markers:
         return False
-    return all(marker_is_rooted(marker.part) for marker in template.markers)
+    return all(marker_is_rooted(marker, chain_check) for marker in template.markers)
 
 
-def marker_is_rooted(part: Part) -> bool:
-    """Whether one marker's part names a run-scope root."""
+def marker_is_rooted(marker: Marker, chain_check: str = "part") -> bool:
+    """Whether one marker names a run-scope root.
+
+    An expr part whose payload is a flat ``or`` / ``??`` chain of var and
+    literal operands is rooted iff every var operand is (W6W-CHAIN-8: "iff
+    every { "var": … } operand names a rooted path").  Assumption A-37: the
+    part does not remember which production made it (W6W-CHAIN-3, -7), so
+    under ``chain_check="part"`` (the model's reading) ``{{ ={"or": …} }}``
+    is checked too; under ``"infix"`` only a marker written with ``||`` /
+    ``??`` is, and an ``=`` payload is "opaque and wholly exempt from
+    root-anchoring" (W6W-CHAIN-16).
+    """
+    part = marker.part
     if isinstance(part, SecretPart):
         return True
     if isinstance(part, ExprPart):
+        if chain_check == "infix" and marker.body.startswith("="):
+            return True  # =<JSONLogic>, whatever its shape (A-37's other reading)
         refs = chain_var_refs(part.expr)
         if refs is None:
             return True  # =<JSONLogic>: "always ours", its payload opaque
@@ -385,13 +408,21 @@ def _type_name(value: JSON) -> str:
     return "an object"
 
 
-def resolve_with(value: JSON, scope: Mapping[str, JSON], limits: Limits = DEFAULT_LIMITS) -> JSON:
-    """Resolve a step's ``with`` value against run scope ``scope``."""
-    return Resolver(scope, limits).value(value)
+def resolve_with(
+    value: JSON,
+    scope: Mapping[str, JSON],
+    limits: Limits = DEFAULT_LIMITS,
+    chain_check: str = "part",
+) -> JSON:
+    """Resolve a step's ``with`` value against run scope ``scope`` (A-37's ``chain_check``)."""
+    return Resolver(scope, limits, chain_check).value(value)
 
 
 def resolve_recorded(
-    value: JSON, scope: Mapping[str, JSON], limits: Limits = DEFAULT_LIMITS
+    value: JSON,
+    scope: Mapping[str, JSON],
+    limits: Limits = DEFAULT_LIMITS,
+    chain_check: str = "part",
 ) -> tuple[JSON, JSON]:
     """A ``with`` value resolved twice: what the action receives, and what is recorded.
 
@@ -405,12 +436,15 @@ def resolve_recorded(
     else changes, and a missing secret fails both alike.  When no secret was
     read, both are the same object.
     """
-    invoked, resolved, _ = resolve_labelled(value, scope, limits)
+    invoked, resolved, _ = resolve_labelled(value, scope, limits, chain_check)
     return invoked, resolved
 
 
 def resolve_labelled(
-    value: JSON, scope: Mapping[str, JSON], limits: Limits = DEFAULT_LIMITS
+    value: JSON,
+    scope: Mapping[str, JSON],
+    limits: Limits = DEFAULT_LIMITS,
+    chain_check: str = "part",
 ) -> tuple[JSON, JSON, tuple[str, ...]]:
     """``resolve_recorded``, and the clauses of the resolution features the value used.
 
@@ -419,7 +453,7 @@ def resolve_labelled(
     envelope); a ResolutionError carries the same in ``clauses``, its own
     clause first.
     """
-    resolver = Resolver(scope, limits)
+    resolver = Resolver(scope, limits, chain_check)
     try:
         invoked = resolver.value(value)
     except ResolutionError as failure:
@@ -428,4 +462,5 @@ def resolve_labelled(
     if not resolver.read_secret:
         return invoked, invoked, clauses
     masked = {name: REDACTED for name, plain in resolver.secrets.items() if plain is not None}
-    return invoked, Resolver({**scope, "secrets": masked}, limits).value(value), clauses
+    masking = Resolver({**scope, "secrets": masked}, limits, chain_check)
+    return invoked, masking.value(value), clauses

@@ -312,7 +312,9 @@ def start_step(run: Run, c: Config, i: int) -> list[Transition[Config]]:
     try:
         # W6W-ENV-17: the recorded input never holds a secret's plaintext (A-70).
         invoked, resolved, used = resolve_labelled(
-            controls.parameters(run.by_id[step_id]), run.scope(c)
+            controls.parameters(run.by_id[step_id]),
+            run.scope(c),
+            chain_check=run.options.chain_check,  # A-37
         )
     except ResolutionError as failure:
         invoked = resolved = None
@@ -525,6 +527,18 @@ def _policy_wait(policy: RetryPolicy, failed_attempt: int) -> int:
     return int(min(delay, WAIT_CEILING_MS))
 
 
+RETRY = ("W6W-FIELD-20", "W6W-FIELD-22", "W6W-FIELD-24", "W6W-RETRY-9", "W6W-CONF-4", "W6W-STATE-4")
+CAPPED_RETRY = ("W6W-RETRY-9", *(c for c in RETRY if c != "W6W-RETRY-9"))
+
+
+def _capped(policy: RetryPolicy, failed_attempt: int) -> bool:
+    """Whether the policy computes a wait above the ceiling here (W6W-RETRY-9 decides it)."""
+    exponent = failed_attempt - 1 if policy.backoff is Backoff.EXPONENTIAL else 0
+    return policy.delay_ms > 0 and (
+        exponent >= 64 or policy.delay_ms * 2**exponent > WAIT_CEILING_MS
+    )
+
+
 def will_retry(run: Run, step: Step, state: StepState) -> bool:
     """Whether the failed attempt in ``state`` is retried (the decide stage's choice)."""
     return (
@@ -545,7 +559,9 @@ def retry_step(run: Run, c: Config, i: int) -> list[Transition[Config]]:
 
     W6W-FIELD-20: maxAttempts is "Total attempts including the first";
     W6W-EDGE-8: control and call steps run no retry loop.  The wait advances
-    the virtual clock (model/kernel/time.py).
+    the virtual clock (model/kernel/time.py).  A wait the ceiling cut cites
+    W6W-RETRY-9 first ("cap every computed wait at 300000 ms"): the rule that
+    decided it.
     """
     step_id, state = run.plan[i], c.steps[i]
     step = run.by_id[step_id]
@@ -558,7 +574,9 @@ def retry_step(run: Run, c: Config, i: int) -> list[Transition[Config]]:
     again: dict[str, Any] = {"stage": "invoke", "pending": None}
     if state.pending is not None and state.pending.phase == "resolution":
         try:
-            invoked, resolved = resolve_recorded(controls.parameters(step), run.scope(c))
+            invoked, resolved = resolve_recorded(
+                controls.parameters(step), run.scope(c), chain_check=run.options.chain_check
+            )
             plaintext = None if invoked is resolved else invoked
             again.update(input=resolved, plaintext=plaintext)
         except ResolutionError as failure:
@@ -568,14 +586,7 @@ def retry_step(run: Run, c: Config, i: int) -> list[Transition[Config]]:
         Transition(
             _event(c, "retry_scheduled", step=step_id, attempt=state.attempt + 1, waitMs=wait),
             "retry_step",
-            (
-                "W6W-FIELD-20",
-                "W6W-FIELD-22",
-                "W6W-FIELD-24",
-                "W6W-RETRY-9",
-                "W6W-CONF-4",
-                "W6W-STATE-4",
-            ),
+            CAPPED_RETRY if _capped(step.retry, state.attempt) else RETRY,
             evolve(
                 later,
                 # RFC StepExecution: startedAt is "When the last attempt started".
@@ -871,7 +882,7 @@ def reroute_run(run: Run, c: Config) -> list[Transition[Config]]:
     with_value = reroute.get("with", {}) if isinstance(reroute, dict) else {}
     scope = {"inputs": c.variables, "error": original.to_json(), "trigger": run.scenario.trigger}
     try:
-        resolved = resolve_with(with_value, scope)
+        resolved = resolve_with(with_value, scope, chain_check=run.options.chain_check)
         result = run.scenario.reroute
     except ResolutionError as failure:
         resolved = None
@@ -938,7 +949,9 @@ def finish_run(run: Run, c: Config) -> list[Transition[Config]]:
     Draining: once a failure is set no step is launched, and the run ends
     only when no step is in flight (W6W-FAN-9).  W6W-RUNERR-1 /
     W6W-RUNERR-9: with no handler fields a failing run is driven once and
-    ends failed.
+    ends failed.  When more than one step failed, the error reported is the
+    one W6W-FAN-10 chooses ("The reported error is the first failure by plan
+    order"), cited first.
     """
     if c.status != "running" or _in_flight(c):
         return []
@@ -948,11 +961,12 @@ def finish_run(run: Run, c: Config) -> list[Transition[Config]]:
         if _ladder_left(run, c):
             return []
         step_id, error = c.failure
+        chosen = ("W6W-FAN-10",) if sum(s.status == "failed" for s in c.steps) > 1 else ()
         return [
             Transition(
                 _event(c, "run_finished", status="failed", error=error.to_json(), step=step_id),
                 "finish_run",
-                ("W6W-EDGE-12", "W6W-FAN-9", "W6W-RUNERR-1", "W6W-RUNERR-9"),
+                (*chosen, "W6W-EDGE-12", "W6W-FAN-9", "W6W-RUNERR-1", "W6W-RUNERR-9"),
                 evolve(c, status="failed"),
             )
         ]

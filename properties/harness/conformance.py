@@ -443,8 +443,8 @@ STARTS = ("node_started", "node_skipped", "node_failed", "decision_routed")  # a
 WHY_NOT_STATES = 2_000  # configurations searched for a run in which the node becomes READY
 
 
-def why_not(run: Any, event: JSON) -> tuple[tuple[str, ...], str]:
-    """Why no run of the model lets the engine's event's node leave PENDING (explain.py).
+def why_not(run: Any, event: JSON, before: tuple[Any, ...] = ()) -> tuple[tuple[str, ...], str]:
+    """Why the model does not let the engine do what its event says (explain.py).
 
     An engine that starts (skips, fails, routes) a node no run makes READY
     broke the rule that kept it PENDING: the node is a root outside
@@ -452,9 +452,18 @@ def why_not(run: Any, event: JSON) -> tuple[tuple[str, ...], str]:
     counted toward a quorum (HX-READY-4, HX-JOIN-2 first), an edge whose
     condition is false (HX-READY-3), a case routed elsewhere (HX-UNREACH-3),
     an unreachable source (HX-UNREACH-1), a source that failed or was
-    cancelled (HX-READY-1).  ((), "") when some run makes it READY, or the
-    search ends first.
+    cancelled (HX-READY-1).  An engine that ends the instance while the
+    model, at that point (``before``), has a node READY broke the rule that
+    made it READY (``_made_ready``).  ((), "") when some run makes the node
+    READY, or the search ends first.
     """
+    if event.get("event") == "instance_completed":
+        return _left_ready(run, before)
+    return _never_ready(run, event)
+
+
+def _never_ready(run: Any, event: JSON) -> tuple[tuple[str, ...], str]:
+    """The engine's event starts a node no run of the model makes READY: why (``why_not``)."""
     from wforacle.model.harness.semantics import PENDING, READY
 
     name = event.get("node") if isinstance(event, dict) else None
@@ -482,6 +491,53 @@ def why_not(run: Any, event: JSON) -> tuple[tuple[str, ...], str]:
         return (), ""
     clauses = _kept_pending(run, kept[0], i)
     return clauses, f"no run of the model makes {name} READY ({', '.join(clauses)})"
+
+
+def _left_ready(run: Any, before: tuple[Any, ...]) -> tuple[tuple[str, ...], str]:
+    """The engine ended the instance; the model has a node READY there: why it is READY.
+
+    HX-DONE-1: an instance is complete only when no node is READY.  A node
+    the engine left waiting is READY in the model because of how its join
+    resolved: when an edge into it is negative because its source is
+    unreachable, that is HX-UNREACH-2 ("A runtime MUST propagate
+    unreachability so that such a join can resolve on the branch that was
+    taken"), with HX-UNREACH-1 and the reason the source is unreachable.
+    The same answer in every configuration at that point, or none.
+    """
+    from wforacle.model.harness.semantics import READY
+
+    answers = set()
+    for c in before:
+        ready = [i for i, state in enumerate(c.states) if state == READY]
+        if not ready:
+            return (), ""
+        i = ready[0]
+        answers.add((i, _made_ready(run, c, i)))
+    if len(answers) != 1:
+        return (), ""
+    ((i, clauses),) = answers
+    name = run.nodes[i].id
+    return clauses, f"the model has {name} READY here ({', '.join(clauses)})"
+
+
+def _made_ready(run: Any, c: Any, i: int) -> tuple[str, ...]:
+    """The clauses by which node ``i``'s join resolved in configuration ``c``."""
+    negative = [k for k in run.incoming[i] if c.edges[k] == "negative"]
+    unreached = [run.links[k].source for k in negative if run.links[k].source in c.unreached]
+    if not unreached:
+        return ("HX-DONE-1",)
+    why = []
+    for source in unreached:
+        inbound = [run.links[k] for k in run.incoming[source]]
+        if not inbound:
+            why.append("HX-START-1")  # a root outside @entry, or a handler never called
+        elif any(link.type == "case" for link in inbound):
+            why.append("HX-UNREACH-3")  # a case target every decision routed elsewhere
+        elif inbound and all(c.edges[k] == "negative" for k in run.incoming[source]):
+            why.append("HX-UNREACH-4")
+        else:
+            why.append("HX-UNREACH-5")
+    return tuple(dict.fromkeys(["HX-UNREACH-2", "HX-UNREACH-1", *why, "HX-DONE-1"]))
 
 
 def config_key(c: Any) -> str:

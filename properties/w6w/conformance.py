@@ -91,20 +91,50 @@ def invocations_mismatch(model: W6wRun, seen: Observation) -> Divergence | None:
     )
 
 
+# The clauses that say what each member of the final RunState is (the rule broken when
+# it differs), in the order _comparable lists the members.
+FINAL_FIELDS = {
+    # W6W-EDGE-12: "A run ends failed only when a failure reaches a step that …"
+    "status": ("W6W-EDGE-12",),
+    # W6W-FAN-10: "lastOutput is the output of the last succeeded step by plan order"
+    "output": ("W6W-FAN-10",),
+    # W6W-FAN-10: "The reported error is the first failure by plan order"
+    "error": ("W6W-FAN-10",),
+    # W6W-FIELD-13: continue-record "rolls the step's StepError into the run's end
+    # state (RunState.stepErrors)"
+    "stepErrors": ("W6W-FIELD-13",),
+    # W6W-STATE-1: "Map of step id → StepExecution"
+    "steps": ("W6W-STATE-1",),
+}
+
+
 def state_mismatch(states: list[JSON], seen: Observation) -> Divergence | None:
-    """The engine's final RunState must agree with one the model ends in."""
+    """The engine's final RunState must agree with one the model ends in.
+
+    The nearest of the model's RunStates (fewest differing members) says
+    what the engine got wrong; the clauses of those members
+    (``FINAL_FIELDS``) come first.
+    """
     observed = _comparable(seen.state)
-    for state in states:
-        if _comparable(state) == observed:
-            return None
-    expected = _comparable(states[0]) if states else None
+    comparable = [_comparable(state) for state in states]
+    if observed in comparable:
+        return None
+    expected = min(comparable, key=lambda e: len(_differing(e, observed)), default=None)
+    differing = _differing(expected, observed) if expected is not None else []
+    cited = [c for member in differing for c in FINAL_FIELDS[member]]
+    rest = ("W6W-STATE-1", "W6W-FAN-10", "W6W-FIELD-13")
     return Divergence(
         len(seen.trace),
         {"runState": observed},
         ({"runState": expected},),
-        ("W6W-STATE-1", "W6W-FAN-10", "W6W-FIELD-13"),
+        tuple(dict.fromkeys([*cited, *rest])),
         "the final RunState differs from the model's: " + _first_difference(expected, observed),
     )
+
+
+def _differing(expected: JSON, observed: JSON) -> list[str]:
+    """The members of two comparable RunStates that differ (``FINAL_FIELDS``' order)."""
+    return [m for m in FINAL_FIELDS if expected.get(m) != observed.get(m)]
 
 
 def _comparable(state: JSON) -> JSON:
@@ -236,3 +266,55 @@ def secret_leak(scenario: Scenario, document: JSON, seen: Observation) -> Diverg
                     f"a recorded input shows {REDACTED!r} in its place (A-70)",
                 )
     return None
+
+
+# -- explanations (oracle/explain.py) --------------------------------------------------
+
+LAUNCHES = ("step_started", "step_skipped", "step_replayed")  # a strand launching a step
+
+
+def why_not(run: W6wRun, event: JSON, before: tuple[Any, ...]) -> tuple[tuple[str, ...], str]:
+    """Why the model does not launch the engine's step at this point (explain.py).
+
+    ``before`` holds the model's configurations where the engine launched
+    it.  A step that had ended before a crash, launched again after the
+    resume, breaks W6W-CONCEPT-3 ("resumes from the first non-terminal
+    step").  A step that is ready while the model launches an earlier one
+    of the plan there is out of the plan's order between two ready steps,
+    which no edge decides: W6W-PLAN-5 ("Ties broken by declared step
+    order"), or W6W-PLAN-2 without edges ("the plan is steps in declared
+    order").  ((), "") otherwise, or when the configurations disagree.
+    """
+    step = event.get("step")
+    if event.get("event") not in LAUNCHES or not isinstance(step, str):
+        return (), ""
+    if step not in run.position or not before:
+        return (), ""
+    answers = {_not_here(run, c, run.position[step]) for c in before}
+    return answers.pop() if len(answers) == 1 else ((), "")
+
+
+def _not_here(run: W6wRun, c: Any, i: int) -> tuple[tuple[str, ...], str]:
+    from wforacle.model.w6w.config import TERMINAL
+
+    step, state = run.plan[i], c.steps[i]
+    if state.status in TERMINAL and c.resumed:
+        return ("W6W-CONCEPT-3",), (
+            f"{step} had ended ({state.status}) before the crash; the run resumes from "
+            "the first non-terminal step"
+        )
+    if state.status != "pending" or not run.ready(c, i):
+        return (), ""
+    earlier = [
+        t.event["step"]
+        for t in run.enabled(c)
+        if t.event.get("event") in LAUNCHES and run.position.get(str(t.event["step"]), i) < i
+    ]
+    if not earlier:
+        return (), ""
+    if not any(run.inbound.values()):
+        return ("W6W-PLAN-2",), f"without edges the plan is the declared order: {earlier[0]} first"
+    return ("W6W-PLAN-5",), (
+        f"{step} and {earlier[0]} are both ready and no edge orders them: the plan's tie "
+        f"is broken by declared step order, {earlier[0]} first"
+    )

@@ -106,6 +106,16 @@ READINGS = (
         clauses=("W6W-FIELD-24",),
         names=("never", "retried"),
     ),
+    Reading(
+        "--chain-check",
+        "chain_check",
+        "w6w, A-37: an = payload shaped like a fallback chain is root-checked per operand "
+        "like an infix chain (default: the check is on the part) or exempt (infix: only "
+        "a marker written with || or ?? is checked)",
+        ("part", "infix"),
+        assumption="A-37",
+        clauses=("W6W-CHAIN-8", "W6W-CHAIN-16"),
+    ),
 )
 
 
@@ -301,13 +311,25 @@ def _size(case: JSON) -> dict[str, int]:
 def smaller(case: JSON) -> Iterator[JSON]:
     """One reduction step: smaller variants of a case, each with one thing removed.
 
-    In order: a step (with its edges and scenario script), a step contracted
-    (its sources led to its targets), an edge, a step's
-    optional field (retry, onError, fanOut, with), a with member or an
-    envelope part (``_with_members``), a scenario script or
-    attempt or meta report or idempotent flag, a scenario feature (a crash,
-    a cancellation, resumptions, …), the schedule's last choice.
+    In order: a scenario feature (a crash, a cancellation, resumptions, …,
+    and the case's replay:
+    first, because a finding rarely needs one and a crash turns the model's
+    reduction off, so every later candidate runs faster without it), a step
+    (with its edges and scenario script), a step contracted (its sources led
+    to its targets), an edge, a step's optional field (retry, onError,
+    fanOut, with), a with member or an envelope part (``_with_members``), a
+    scenario script or attempt or meta report or idempotent flag, the
+    schedule's last choice.
     """
+    # Issue 18: a shrunk case kept crashAfterCheckpoints although no bug concerned
+    # crashes, when the reduction's time ran out before it reached the features.
+    for feature in SCENARIO_FEATURES:
+        if isinstance(case["scenario"], dict) and feature in case["scenario"]:
+            variant = copy.deepcopy(case)
+            del variant["scenario"][feature]
+            yield variant
+    if "replay" in case:  # a replay is a feature of the case a finding may not need either
+        yield {k: v for k, v in copy.deepcopy(case).items() if k != "replay"}
     document, scenario = case["document"], case["scenario"]
     steps = document["steps"]
     edges = document.get("edges") or []
@@ -351,9 +373,7 @@ def smaller(case: JSON) -> Iterator[JSON]:
             variant = copy.deepcopy(case)
             del variant["scenario"]["steps"][step_id]["idempotent"]
             yield variant
-    # Scenario features a finding may not need (issue 18: a shrunk case kept
-    # crashAfterCheckpoints although no bug concerned crashes); docs/scenario.md.
-    yield from without(case, SCENARIO_FEATURES)
+    yield from without(case, ())  # the schedule's last choice
 
 
 def _with_members(case: JSON) -> Iterator[JSON]:
@@ -485,6 +505,12 @@ def _compare(prepared: Prepared, seen: Observation, finals: tuple[Any, ...]) -> 
     return compare(prepared.semantics, seen, finals)
 
 
+def _why_not(semantics: Any, event: JSON, before: tuple[Any, ...]) -> tuple[tuple[str, ...], str]:
+    from wforacle.properties.w6w.conformance import why_not
+
+    return why_not(semantics, event, before)
+
+
 def _trace_line(event: JSON) -> str:
     fields = {k: v for k, v in event.items() if k not in ("event", "at")}
     detail = json.dumps(fields, ensure_ascii=False) if fields else ""
@@ -558,4 +584,5 @@ W6W = Specification(
     allowed="a run the specification allows",
     selftest=_selftest,
     diagram=_diagram,
+    why_not=_why_not,
 )

@@ -36,10 +36,11 @@ def test_the_correct_example_engine_passes_a_campaign():
         # other reading, so a divergence only under the model's readings (campaign()
         # without a selection; docs/readings.md).
         ("all-negative-skipped", "HX-DONE-2"),
-        # Missing unreachability propagation: the deadlock 5.3.3 describes.
-        ("no-unreachability", None),
+        # Missing unreachability propagation: the deadlock 5.3.3 describes; HX-UNREACH-2
+        # "A runtime MUST propagate unreachability so that such a join can resolve".
+        ("no-unreachability", "HX-UNREACH-2"),
         # Cancelling a running idempotent="false" node under any (HX-CANCEL-2).
-        ("cancel-non-idempotent", None),
+        ("cancel-non-idempotent", "HX-CANCEL-2"),
         # Passing null for an unavailable output (HX-DATA-4: never a silent null).
         ("null-for-unavailable", "HX-DATA-4"),
     ],
@@ -63,8 +64,26 @@ def test_a_seeded_harness_bug_is_found_shrunk_and_explained(bug, clause):
     assert finding is not None, bug
     divergence = finding.judgement.divergence
     assert divergence is not None and divergence.clauses
-    if clause is not None:
+    if bug == "all-negative-skipped":
         assert clause in divergence.clauses
+    else:  # a seeded bug: the clause it breaks first (issue 18)
+        assert divergence.clauses[0] == clause, (divergence.clauses, divergence.message)
+    minimal(bug, finding.case)
+
+
+# What a shrunk case keeps only when its bug needs it (issue 18: "each shrunk case
+# contains nothing the bug does not need"): an idempotent="false" node, and guards.
+# null-for-unavailable may need a guard: a SKIPPED producer is how an output becomes
+# unavailable (HX-DATA-2).
+NEEDS_NON_IDEMPOTENT = {"cancel-non-idempotent"}
+MAY_NEED_GUARDS = {"guard-inverted-null", "null-for-unavailable", "all-negative-skipped"}
+
+
+def minimal(bug, case):
+    document = case["document"]
+    assert ('idempotent="false"' in document) == (bug in NEEDS_NON_IDEMPOTENT), case
+    if bug not in MAY_NEED_GUARDS:
+        assert "<guard" not in document, case
 
 
 # The clause each seeded bug of the newly generated areas breaks, cited first (issue 18:
@@ -115,6 +134,7 @@ def test_a_campaign_finds_a_seeded_bug_and_cites_the_clause_it_breaks_first(bug)
         assert (member in text) == (other == bug), finding.case
     if bug == "entry-and-roots":
         assert 'entry="' in text, finding.case
+    minimal(bug, finding.case)
     assert finding.size["nodes"] <= 5, finding.case
     correct = hx_lite()
     try:

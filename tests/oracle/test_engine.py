@@ -216,9 +216,16 @@ def test_a_campaign_finds_and_shrinks_a_seeded_bug(bug):
     assert finding.size["steps"] <= 3
     if bug in FIRST:
         assert finding.judgement.divergence.clauses[0] == FIRST[bug]
-    # Nothing the bug does not need (issue 18): only resume-from-start concerns crashes.
-    scenario = finding.case["scenario"]
+    minimal(bug, finding.case)
+
+
+def minimal(bug: str, case: dict) -> None:
+    """Nothing the bug does not need (issue 18): a crash, a replay, other scenario features."""
+    scenario = case["scenario"]
+    # Only resume-from-start concerns crashes, only replay-reinvokes replays.
     assert ("crashAfterCheckpoints" in scenario) == (bug == "resume-from-start"), scenario
+    assert ("replay" in case) == (bug == "replay-reinvokes"), case
+    assert not {"cancelAfterCheckpoint", "resumes", "calls"} & set(scenario), scenario
 
 
 @pytest.mark.parametrize("bug", sorted(EXPRESSION_FIRST))
@@ -228,7 +235,7 @@ def test_a_campaign_finds_each_expression_bug_and_cites_the_clause_it_breaks(bug
     assert finding.judgement.divergence.clauses[0] in EXPRESSION_FIRST[bug], (
         finding.judgement.divergence.clauses
     )
-    assert "crashAfterCheckpoints" not in finding.case["scenario"]
+    minimal(bug, finding.case)
     # Shrunk to the with value that resolves wrongly (the shrinker drops the others).
     withs = [s["with"] for s in finding.case["document"]["steps"] if "with" in s]
     assert len(withs) == 1 and len(withs[0]) == 1, withs
@@ -237,7 +244,7 @@ def test_a_campaign_finds_each_expression_bug_and_cites_the_clause_it_breaks(bug
 @pytest.mark.slow
 @pytest.mark.parametrize("bug", SLOW_BUGS)
 def test_a_campaign_finds_every_seeded_bug(bug):
-    found(bug, BUDGETS["w6w", bug])
+    minimal(bug, found(bug, BUDGETS["w6w", bug]).case)
 
 
 def test_the_same_seed_gives_the_same_campaign():
