@@ -41,7 +41,23 @@ CATALOGUE_SECONDS = 4.0
 
 
 def by_rule(spec: Specification, semantics: Any, divergence: Divergence | None) -> Any:
-    """``divergence`` with the clauses of the rule that makes the engine's event first."""
+    """``divergence`` with the clauses of the rule that makes the engine's event first.
+
+    Where the specification says which clause of the rule the model applies
+    the engine's event breaks (``spec.blame``: a Workfile engine that retries
+    where ``abort_ambiguous`` applies breaks WF-AMB-4, one that starts a
+    handler there breaks WF-UNK-4), that clause comes first of all.
+    """
+    explained = _by_rule(spec, semantics, divergence)
+    if explained is None or divergence is None or divergence.observed is None:
+        return explained
+    first = spec.blame(semantics, divergence)
+    if not first:
+        return explained
+    return attrs.evolve(explained, clauses=tuple(dict.fromkeys([*first, *explained.clauses])))
+
+
+def _by_rule(spec: Specification, semantics: Any, divergence: Divergence | None) -> Any:
     if divergence is None or divergence.observed is None:
         return divergence
     observed = divergence.observed

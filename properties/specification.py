@@ -434,6 +434,10 @@ class Specification:
     # Why the model never lets an event's unit do what the engine did (a Harness node
     # no run makes READY): the clauses that forbid it, and a sentence; ((), "") if none.
     why_not: Callable[[Any, JSON], tuple[tuple[str, ...], str]] = lambda semantics, event: ((), "")
+    # The clause the engine broke at a divergence, where the specification can say which
+    # clause of the rule the model applies there the engine's event breaks (Workfile:
+    # properties/workfile/blame.py); explain.py cites it first.  () when it cannot.
+    blame: Callable[[Any, Divergence], tuple[str, ...]] = lambda semantics, divergence: ()
     # The members a case takes from those files (Workfile: ``manifests`` from
     # --manifests DIR), for commands that build a case from a document (shrink).
     case_inputs: Callable[[Mapping[str, Any]], dict[str, JSON]] = lambda values: {}
