@@ -53,7 +53,26 @@ def by_rule(
     specification's ``why_not`` also sees the model's configurations at the
     divergence (what the model does there and why the engine's event is not
     among it: a step started out of the plan's order, a node left READY).
+    Where the specification says which clause of the rule the model applies
+    the engine's event breaks (``spec.blame``: a Workfile engine that retries
+    where ``abort_ambiguous`` applies breaks WF-AMB-4, one that starts a
+    handler there breaks WF-UNK-4), that clause comes first of all.
     """
+    explained = _by_rule(spec, semantics, divergence, trace)
+    if explained is None or divergence is None or divergence.observed is None:
+        return explained
+    first = spec.blame(semantics, divergence)
+    if not first:
+        return explained
+    return attrs.evolve(explained, clauses=tuple(dict.fromkeys([*first, *explained.clauses])))
+
+
+def _by_rule(
+    spec: Specification,
+    semantics: Any,
+    divergence: Divergence | None,
+    trace: Sequence[JSON] = (),
+) -> Any:
     if divergence is None or divergence.observed is None:
         return divergence
     observed = divergence.observed

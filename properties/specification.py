@@ -438,6 +438,10 @@ class Specification:
     why_not: Callable[[Any, JSON, tuple[Any, ...]], tuple[tuple[str, ...], str]] = (
         lambda semantics, event, before: ((), "")
     )
+    # The clause the engine broke at a divergence, where the specification can say which
+    # clause of the rule the model applies there the engine's event breaks (Workfile:
+    # properties/workfile/blame.py); explain.py cites it first.  () when it cannot.
+    blame: Callable[[Any, Divergence], tuple[str, ...]] = lambda semantics, divergence: ()
     # The members a case takes from those files (Workfile: ``manifests`` from
     # --manifests DIR), for commands that build a case from a document (shrink).
     case_inputs: Callable[[Mapping[str, Any]], dict[str, JSON]] = lambda values: {}

@@ -387,7 +387,8 @@ def smaller(case: JSON) -> Iterator[JSON]:
     manifest; then the scenario's reductions: a step's script or one of its
     results, a server delay, details or a late response, a deadline's
     expiry, a child's cancellation, the cancellation request, the inputs,
-    the dry run, the schedule's last choice, an interruption one wait earlier.
+    the dry run, an empty ``expire`` or ``cancelChild``, the schedule's last
+    choice, an interruption one wait earlier.
     """
     data = _document(case)
     if isinstance(data, dict):
@@ -648,7 +649,9 @@ def _smaller_scenarios(case: JSON) -> Iterator[JSON]:
             del variant["scenario"][member][path]
             yield variant
     yield from _smaller_stimuli(case)
-    yield from without(case, ("cancel", "inputs", "dryRun", "attempts", "events"))
+    # An empty ``expire`` or ``cancelChild`` (its paths all removed, or drawn so) goes too.
+    members = ("cancel", "inputs", "dryRun", "attempts", "events", "expire", "cancelChild")
+    yield from without(case, members)
     # Every interruption one wait earlier: the steps that only led up to it can then go.
     earlier = _earlier(scenario)
     if earlier is not None:

@@ -55,6 +55,12 @@ def _options(chosen: Mapping[str, Any]) -> Any:
     return Options(**{r.dest: chosen[r.dest] for r in READINGS if chosen.get(r.dest) is not None})
 
 
+def _blame(semantics: Any, divergence: Any) -> tuple[str, ...]:
+    from wforacle.properties.workfile.blame import blame  # only a report pays for it
+
+    return blame(semantics, divergence)
+
+
 def _conformance() -> Any:
     from wforacle.properties.workfile.conformance import conformance_cases
 
@@ -253,6 +259,7 @@ WORKFILE = Specification(
         shown=("workflows",),
     ),
     smaller=lambda case: _parts().smaller(case),
+    blame=lambda semantics, divergence: _blame(semantics, divergence),
     size=lambda case: _parts().size(case),
     example_engine="workfile_engine.py",
     trace_line=lambda event: _parts().trace_line(event),

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from wforacle.oracle.engine import Engine, judge
-from wforacle.oracle.fuzz import campaign
+from wforacle.oracle.fuzz import campaign, explained
 from wforacle.oracle.power import BUGS
 from wforacle.oracle.selftest import selftest
 from wforacle.properties.strategies.workfile_runs import MANIFEST
@@ -59,6 +59,366 @@ BREAKS = {
     "expire-not-cancelled": "WF-IWC-3",  # "an active interrupted step … becomes cancelled"
     "call-input-fault-caught": "WF-CATCH-16",  # "a runtime mismatch against a callee's input"
 }
+
+
+# A minimal case of each seeded bug, written out (each is the case a campaign at seed 0
+# shrank it to): judged against the seeded engine and explained as a campaign's
+# finding is, it is cited first by the clause the bug breaks (issue 18, part 4).
+CASES = {
+    "abort-caught": {
+        "document": (
+            "steps:\n"
+            "- s1:\n"
+            "    svc.get: {}\n"
+            "    catch:\n"
+            "      flow.action_ambiguous:\n"
+            "        steps: []\n"
+        ),
+        "manifests": {"svc": MANIFEST},
+        "scenario": {"attempts": {"s1": [{"error": "svc.lost"}]}},
+    },
+    "call-abort-caught": {
+        "document": ("steps:\n- c:\n    wf.call:\n      workflow: sub\n      inputs: {}\n"),
+        "manifests": {"svc": MANIFEST},
+        "scenario": {"attempts": {"c.(run).a": [{"error": "svc.lost"}]}},
+        "workflows": {"sub": "steps:\n- a:\n    svc.send: {}\n"},
+    },
+    "call-cancel-not-propagated": {
+        "document": ("steps:\n- c:\n    wf.call:\n      workflow: sub\n      inputs: {}\n"),
+        "manifests": {"svc": MANIFEST},
+        "scenario": {"cancel": 1},
+        "workflows": {"sub": "steps:\n- b:\n    svc.get: {}\n"},
+    },
+    "call-error-child-step": {
+        "document": ("steps:\n- c:\n    wf.call:\n      workflow: sub\n      inputs: {}\n"),
+        "manifests": {"svc": MANIFEST},
+        "scenario": {},
+        "workflows": {
+            "sub": "steps:\n- f:\n    wf.fail:\n      code: app.refused\n      reason: 'no'\n"
+        },
+    },
+    "call-input-fault-caught": {
+        "document": (
+            "steps:\n"
+            "- c:\n"
+            "    wf.call:\n"
+            "      workflow: sub\n"
+            "      inputs:\n"
+            "        n: one\n"
+            "    catch:\n"
+            "      input.type:\n"
+            "        steps: []\n"
+            "        result:\n"
+            "          x: '{{ error.code }}'\n"
+            "          y: null\n"
+        ),
+        "manifests": {"svc": MANIFEST},
+        "scenario": {},
+        "workflows": {"sub": "inputs:\n  n:\n    type: integer\n    default: 0\nsteps: []\n"},
+    },
+    "call-suppression-lost": {
+        "document": ("steps:\n- c:\n    wf.call:\n      workflow: sub\n      inputs: {}\n"),
+        "manifests": {"svc": MANIFEST},
+        "scenario": {"dryRun": True},
+        "workflows": {"sub": "steps:\n- a:\n    svc.send: {}\noutputs:\n  x: '{{ a.id }}'\n"},
+    },
+    "cancel-one-more-attempt": {
+        "document": ("steps:\n- s1:\n    svc.get: {}\n"),
+        "manifests": {"svc": MANIFEST},
+        "scenario": {"cancel": 1},
+    },
+    "catch-declaration-order": {
+        "document": (
+            "steps:\n"
+            "- s1:\n"
+            "    svc.send: {}\n"
+            "    catch:\n"
+            "      svc.*:\n"
+            "        steps: []\n"
+            "      svc.rate.*:\n"
+            "        steps: []\n"
+        ),
+        "manifests": {"svc": MANIFEST},
+        "scenario": {"attempts": {"s1": [{"error": "svc.rate.limit"}]}},
+    },
+    "catch-own-fault": {
+        "document": (
+            "steps:\n"
+            "- s1:\n"
+            "    svc.get: {}\n"
+            "- s2:\n"
+            "    svc.send:\n"
+            "      n: '{{ s1.n + 1 }}'\n"
+            "    catch:\n"
+            "      expression.*:\n"
+            "        steps: []\n"
+        ),
+        "manifests": {"svc": MANIFEST},
+        "scenario": {},
+    },
+    "child-cancel-as-cancelled": {
+        "document": ("steps:\n- c:\n    wf.call:\n      workflow: sub\n      inputs: {}\n"),
+        "manifests": {"svc": MANIFEST},
+        "scenario": {"cancelChild": {"c": 1}},
+        "workflows": {"sub": "steps:\n- b:\n    svc.get: {}\n"},
+    },
+    "dry-computed-index-narrow": {
+        "document": (
+            "inputs:\n"
+            "  k:\n"
+            "    type: integer\n"
+            "    default: 0\n"
+            "steps:\n"
+            "- each:\n"
+            "    wf.for_each:\n"
+            "      items:\n"
+            "      - 0\n"
+            "      - 1\n"
+            "      steps:\n"
+            "      - x:\n"
+            "          svc.send: {}\n"
+            "          when: '{{ item == 1 }}'\n"
+            "- s1:\n"
+            "    svc.get:\n"
+            "      v: '{{ each[inputs.k].x }}'\n"
+        ),
+        "manifests": {"svc": MANIFEST},
+        "scenario": {"dryRun": True},
+    },
+    "dry-dispatch-suppressed": {
+        "document": ("steps:\n- s1:\n    svc.send: {}\n"),
+        "manifests": {"svc": MANIFEST},
+        "scenario": {"dryRun": True},
+    },
+    "dry-evaluate-affected": {
+        "document": (
+            "steps:\n- s1:\n    svc.put: {}\n- s2:\n    svc.get: {}\n    when: '{{ s1.id }}'\n"
+        ),
+        "manifests": {"svc": MANIFEST},
+        "scenario": {"dryRun": True},
+    },
+    "dry-literal-sibling": {
+        "document": (
+            "steps:\n"
+            "- each:\n"
+            "    wf.for_each:\n"
+            "      items:\n"
+            "      - 0\n"
+            "      - 1\n"
+            "      steps:\n"
+            "      - x:\n"
+            "          svc.send: {}\n"
+            "          when: '{{ item == 1 }}'\n"
+            "- s1:\n"
+            "    svc.get:\n"
+            "      v: '{{ each[0].x }}'\n"
+        ),
+        "manifests": {"svc": MANIFEST},
+        "scenario": {"dryRun": True},
+    },
+    "dry-nested-suppresses-construct": {
+        "document": (
+            "steps:\n"
+            "- s2:\n"
+            "    wf.for_each:\n"
+            "      items:\n"
+            "      - 1\n"
+            "      on_iteration_fail: continue\n"
+            "      steps:\n"
+            "      - s1:\n"
+            "          svc.put: {}\n"
+        ),
+        "manifests": {"svc": MANIFEST},
+        "scenario": {"dryRun": True},
+    },
+    "dry-outputs-all-null": {
+        "document": ("steps:\n- c:\n    wf.call:\n      workflow: sub\n      inputs: {}\n"),
+        "manifests": {"svc": MANIFEST},
+        "scenario": {"dryRun": True},
+        "workflows": {
+            "sub": "steps:\n- a:\n    svc.send: {}\n- b:\n    svc.get: {}\n"
+            "outputs:\n  x: '{{ a.id }}'\n  y: '{{ b.id }}'\n"
+        },
+    },
+    "dry-short-circuit": {
+        "document": (
+            "inputs:\n"
+            "  flag:\n"
+            "    type: boolean\n"
+            "    default: true\n"
+            "steps:\n"
+            "- w:\n"
+            "    svc.send: {}\n"
+            "- r:\n"
+            "    svc.get: {}\n"
+            "- s2:\n"
+            "    svc.get:\n"
+            "      v: '{{ r.id if inputs.flag else w.id }}'\n"
+        ),
+        "manifests": {"svc": MANIFEST},
+        "scenario": {"dryRun": True},
+    },
+    "dry-skipped-suppresses": {
+        "document": (
+            "steps:\n"
+            "- each:\n"
+            "    wf.for_each:\n"
+            "      items:\n"
+            "      - 0\n"
+            "      - 1\n"
+            "      steps:\n"
+            "      - x:\n"
+            "          svc.send: {}\n"
+            "          when: '{{ item == 1 }}'\n"
+        ),
+        "manifests": {"svc": MANIFEST},
+        "scenario": {"dryRun": True},
+    },
+    "dry-suppress-delegated": {
+        "document": ("steps:\n- w:\n    svc.notify: {}\n"),
+        "manifests": {"svc": MANIFEST},
+        "scenario": {"dryRun": True},
+    },
+    "expire-not-cancelled": {
+        "document": (
+            "steps:\n"
+            "- p:\n"
+            "    wf.parallel:\n"
+            "      branches:\n"
+            "        l: []\n"
+            "        r:\n"
+            "        - y:\n"
+            "            svc.get: {}\n"
+            "    timeout: 2s\n"
+        ),
+        "manifests": {"svc": MANIFEST},
+        "scenario": {"expire": {"p": 1}},
+    },
+    "exponential-from-zero": {
+        "document": (
+            "steps:\n"
+            "- s1:\n"
+            "    svc.get: {}\n"
+            "    retry:\n"
+            "      policy: exponential\n"
+            "      attempts: 2\n"
+            "      initial: 100ms\n"
+        ),
+        "manifests": {"svc": MANIFEST},
+        "scenario": {"attempts": {"s1": [{"error": "svc.busy"}]}},
+    },
+    "fail-fast-unstarted-cancelled": {
+        "document": (
+            "steps:\n"
+            "- s1:\n"
+            "    wf.for_each:\n"
+            "      items:\n"
+            "      - 0\n"
+            "      - 1\n"
+            "      concurrency: 1\n"
+            "      steps:\n"
+            "      - s2:\n"
+            "          svc.send: {}\n"
+        ),
+        "manifests": {"svc": MANIFEST},
+        "scenario": {"attempts": {"s1[0].s2": [{"error": "svc.fatal"}]}},
+    },
+    "failed-ref-faults": {
+        "document": (
+            "inputs:\n"
+            "  flag:\n"
+            "    type: boolean\n"
+            "    default: true\n"
+            "steps:\n"
+            "- s1:\n"
+            "    svc.get: {}\n"
+            "    when: '{{ inputs.flag }}'\n"
+            "outputs:\n"
+            "  out: '{{ s1.id }}'\n"
+        ),
+        "manifests": {"svc": MANIFEST},
+        "scenario": {"inputs": {"flag": False}},
+    },
+    "late-result-binds": {
+        "document": ("steps:\n- s4:\n    svc.get: {}\n"),
+        "manifests": {"svc": MANIFEST},
+        "scenario": {"cancel": 1},
+    },
+    "outputs-on-cancel": {
+        "document": ("steps:\n- s1:\n    svc.get: {}\n"),
+        "manifests": {"svc": MANIFEST},
+        "scenario": {"cancel": 1},
+    },
+    "reissue-without-idempotency": {
+        "document": ("steps:\n- s1:\n    svc.send: {}\n    retry:\n      attempts: 2\n"),
+        "manifests": {"svc": MANIFEST},
+        "scenario": {"attempts": {"s1": [{"error": "svc.lost"}]}},
+    },
+    "retry-fatal": {
+        "document": ("steps:\n- s5:\n    svc.get: {}\n    retry:\n      attempts: 3\n"),
+        "manifests": {"svc": MANIFEST},
+        "scenario": {"attempts": {"s5": [{"error": "svc.fatal"}]}},
+    },
+    "server-delay-uncapped": {
+        "document": (
+            "steps:\n"
+            "- s1:\n"
+            "    svc.get: {}\n"
+            "    retry:\n"
+            "      attempts: 2\n"
+            "      max: 2s\n"
+            "      honor_retry_after: true\n"
+        ),
+        "manifests": {"svc": MANIFEST},
+        "scenario": {"attempts": {"s1": [{"error": "svc.busy", "retryAfterMs": 2500}]}},
+    },
+    "stop-enclosing-cancelled": {
+        "document": (
+            "steps:\n"
+            "- s4:\n"
+            "    wf.parallel:\n"
+            "      branches:\n"
+            "        a:\n"
+            "        - s5:\n"
+            "            wf.stop:\n"
+            "              reason: enough\n"
+            "              result:\n"
+            "                at: s5\n"
+            "        b: []\n"
+        ),
+        "manifests": {"svc": MANIFEST},
+        "scenario": {},
+    },
+    "timeout-late-binds": {
+        "document": ("steps:\n- t:\n    svc.get: {}\n    timeout: 1s\n"),
+        "manifests": {"svc": MANIFEST},
+        "scenario": {"attempts": {"t": [{"timeout": True, "late": {"output": {"id": "late"}}}]}},
+    },
+    "timeout-write-retryable": {
+        "document": ("steps:\n- t:\n    svc.put: {}\n    timeout: 1s\n"),
+        "manifests": {"svc": MANIFEST},
+        "scenario": {"attempts": {"t": [{"timeout": True}]}},
+    },
+}
+
+
+def test_every_seeded_bug_has_a_minimal_case():
+    assert sorted(CASES) == sorted(BREAKS)
+
+
+@pytest.mark.parametrize("bug", sorted(BREAKS))
+def test_the_first_clause_cited_is_the_one_the_bug_breaks(bug, correct):
+    case = {**CASES[bug], "schedule": []}
+    seeded = engine(bug)
+    try:
+        judgement = judge(seeded, WORKFILE, case)
+    finally:
+        seeded.stop()
+    assert judgement.verdict == "divergence", judgement.verdict
+    divergence = explained(WORKFILE, case, judgement, None).divergence
+    assert divergence.clauses[0] == BREAKS[bug], divergence.clauses
+    # The case is the bug's, not a false alarm: the correct executor passes it.
+    assert judge(correct, WORKFILE, case).verdict == "pass"
 
 
 def engine(*bugs: str) -> Engine:
@@ -120,6 +480,34 @@ def test_a_cancellation_request_reaches_the_executor_at_its_wait(correct):
     assert "WF-CANCEL-5" in verdict.divergence.clauses
 
 
+# The scenario features a seeded bug concerns (a shrunk case keeps no other): the
+# cancellation request, a dry run, a deadline's expiry, a child's cancellation, a child
+# workflow.  A call is cancelled by cancel_run or by its own deadline; an output entry
+# that nulls every entry is a child's output too (the shrinker does not inline a child).
+CALL = {"workflows"}
+NEEDS = {
+    "call-abort-caught": CALL,
+    "call-error-child-step": CALL,
+    "call-input-fault-caught": CALL,
+    "call-suppression-lost": {*CALL, "dryRun"},
+    "call-cancel-not-propagated": {*CALL, "cancel", "expire"},
+    "child-cancel-as-cancelled": {*CALL, "cancelChild"},
+    "cancel-one-more-attempt": {"cancel"},
+    "late-result-binds": {"cancel"},
+    "outputs-on-cancel": {"cancel"},
+    "expire-not-cancelled": {"expire"},
+    **{bug: {"dryRun"} for bug in BREAKS if bug.startswith("dry-")},
+    "dry-outputs-all-null": {*CALL, "dryRun"},
+}
+
+
+def features(case: dict) -> set[str]:
+    """The scenario features a case uses (an empty member counts: it is noise to shrink)."""
+    scenario = case.get("scenario") or {}
+    found = {m for m in ("cancel", "dryRun", "expire", "cancelChild") if m in scenario}
+    return found | ({"workflows"} if "workflows" in case else set())
+
+
 # The two campaigns that take about a minute each on the 2-core machine run with the
 # long campaigns (-m slow), which keeps the default run well under ten minutes.
 SLOW = {"call-abort-caught", "stop-enclosing-cancelled"}
@@ -145,5 +533,7 @@ def test_a_campaign_finds_shrinks_and_explains_each_seeded_bug(bug, correct):
     # output the failing argument misreads); a call and its child's steps add two.
     size = finding.size["steps"] + finding.size["scripted results"]
     assert size <= (6 if "workflows" in finding.case else 4), finding.case
+    # And no scenario feature the bug does not concern (issue 18, part 4).
+    assert features(finding.case) <= NEEDS.get(bug, set()), finding.case
     # Not a false alarm: the correct executor passes the shrunk case.
     assert judge(correct, WORKFILE, finding.case).verdict == "pass"

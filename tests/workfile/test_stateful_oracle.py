@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from wforacle.oracle.engine import Engine, judge
-from wforacle.oracle.fuzz import campaign, clause_or_assumption
+from wforacle.oracle.fuzz import campaign, clause_or_assumption, explained
 from wforacle.oracle.power import PROFILE_BUGS
 from wforacle.properties.strategies.workfile_states import STATE_MANIFEST
 from wforacle.properties.workfile.specification import WORKFILE
@@ -42,6 +42,415 @@ BREAKS = {
     "accepts-defaults-skipped": "WFS-ENTRY-4",  # "An omitted name uses its declared default"
     "dry-stop-ignored": "WF-SCTL-4",  # "initiates an implicit dry-run stop"
 }
+
+
+# A minimal case of each seeded bug, written out (each is the case a campaign at seed 0
+# shrank it to): judged against the seeded engine and explained as a campaign's
+# finding is, it is cited first by the clause the bug breaks (issue 18, part 4).
+CASES = {
+    "accepts-defaults-skipped": {
+        "document": (
+            "initial: a\n"
+            "states:\n"
+            "  a:\n"
+            "    goto: done\n"
+            "  done:\n"
+            "    final: true\n"
+            "    accepts:\n"
+            "      v:\n"
+            "        type: string\n"
+            "        default: none\n"
+        ),
+        "manifests": {"svc": STATE_MANIFEST},
+        "scenario": {},
+    },
+    "config-fault-ignored": {
+        "document": (
+            "inputs:\n"
+            "  tag:\n"
+            "    type: string\n"
+            "    default: a[0].ask\n"
+            "initial: a\n"
+            "states:\n"
+            "  a:\n"
+            "    'on':\n"
+            "      alt:\n"
+            "        event: svc.signal\n"
+            "        match:\n"
+            "          ref: '{{ inputs.tag }}'\n"
+            "        configuration:\n"
+            "          n: '{{ inputs.tag.x }}'\n"
+            "        goto: done\n"
+            "  done:\n"
+            "    final: true\n"
+        ),
+        "manifests": {"svc": STATE_MANIFEST},
+        "scenario": {},
+    },
+    "dry-stop-ignored": {
+        "document": (
+            "initial: a\n"
+            "states:\n"
+            "  a:\n"
+            "    on_enter:\n"
+            "    - ask:\n"
+            "        svc.send: {}\n"
+            "    timeout:\n"
+            "      after: '{{ ask.wait }}'\n"
+            "      goto: done\n"
+            "  done:\n"
+            "    final: true\n"
+        ),
+        "manifests": {"svc": STATE_MANIFEST},
+        "scenario": {"dryRun": True},
+    },
+    "early-event-delivered": {
+        "document": (
+            "initial: a\n"
+            "states:\n"
+            "  a:\n"
+            "    'on':\n"
+            "      sig:\n"
+            "        event: svc.signal\n"
+            "        match:\n"
+            "          ref: r1\n"
+            "        goto: b\n"
+            "  b:\n"
+            "    steps:\n"
+            "    - work:\n"
+            "        svc.get: {}\n"
+            "    'on':\n"
+            "      sig:\n"
+            "        event: svc.signal\n"
+            "        match:\n"
+            "          ref: r1\n"
+            "        goto: b\n"
+            "      end:\n"
+            "        event: svc.signal\n"
+            "        match:\n"
+            "          ref: r2\n"
+            "        goto: done\n"
+            "  done:\n"
+            "    final: true\n"
+        ),
+        "manifests": {"svc": STATE_MANIFEST},
+        "scenario": {
+            "events": [
+                {"wait": 1, "at": 0, "event": "svc.signal", "payload": {"ref": "r1"}},
+                {"wait": 2, "at": 0, "event": "svc.signal", "payload": {"ref": "r1"}},
+                {"wait": 3, "at": 0, "event": "svc.signal", "payload": {"ref": "r1"}},
+            ]
+        },
+    },
+    "event-delivered-twice": {
+        "document": (
+            "initial: a\n"
+            "states:\n"
+            "  a:\n"
+            "    'on':\n"
+            "      sig:\n"
+            "        event: svc.signal\n"
+            "        match:\n"
+            "          ref: r1\n"
+            "        goto: b\n"
+            "  b:\n"
+            "    'on':\n"
+            "      sig:\n"
+            "        event: svc.signal\n"
+            "        match:\n"
+            "          ref: r1\n"
+            "        goto: done\n"
+            "  done:\n"
+            "    final: true\n"
+        ),
+        "manifests": {"svc": STATE_MANIFEST},
+        "scenario": {
+            "events": [{"wait": 1, "at": 0, "event": "svc.signal", "payload": {"ref": "r1"}}]
+        },
+    },
+    "event-interrupts-steps": {
+        "document": (
+            "initial: a\n"
+            "states:\n"
+            "  a:\n"
+            "    'on':\n"
+            "      sig:\n"
+            "        event: svc.signal\n"
+            "        match:\n"
+            "          ref: r1\n"
+            "        goto: b\n"
+            "  b:\n"
+            "    steps:\n"
+            "    - work:\n"
+            "        svc.get: {}\n"
+            "    'on':\n"
+            "      sig:\n"
+            "        event: svc.signal\n"
+            "        match:\n"
+            "          ref: r1\n"
+            "        goto: done\n"
+            "  done:\n"
+            "    final: true\n"
+        ),
+        "manifests": {"svc": STATE_MANIFEST},
+        "scenario": {
+            "events": [
+                {"wait": 1, "at": 0, "event": "svc.signal", "payload": {"ref": "r1"}},
+                {"wait": 2, "at": 0, "event": "svc.signal", "payload": {"ref": "r1"}},
+            ]
+        },
+    },
+    "final-outputs-root-scope": {
+        "document": (
+            "initial: a\n"
+            "states:\n"
+            "  a:\n"
+            "    goto: done\n"
+            "  done:\n"
+            "    final: true\n"
+            "    accepts:\n"
+            "      v:\n"
+            "        type: string\n"
+            "        default: none\n"
+            "outputs:\n"
+            "  v: '{{ v }}'\n"
+        ),
+        "manifests": {"svc": STATE_MANIFEST},
+        "scenario": {},
+    },
+    "into-partial-bind": {
+        "document": (
+            "initial: a\n"
+            "states:\n"
+            "  a:\n"
+            "    'on':\n"
+            "      sig:\n"
+            "        event: svc.signal\n"
+            "        match:\n"
+            "          ref: r1\n"
+            "        goto: done\n"
+            "        into:\n"
+            "          v: '{{ sig.value }}'\n"
+            "  done:\n"
+            "    final: true\n"
+            "    accepts:\n"
+            "      v:\n"
+            "        type: string\n"
+            "        default: none\n"
+        ),
+        "manifests": {"svc": STATE_MANIFEST},
+        "scenario": {
+            "events": [{"wait": 1, "at": 0, "event": "svc.signal", "payload": {"ref": "r1"}}]
+        },
+    },
+    "match-before-on-enter": {
+        "document": (
+            "initial: a\n"
+            "states:\n"
+            "  a:\n"
+            "    on_enter:\n"
+            "    - ask:\n"
+            "        svc.send: {}\n"
+            "    'on':\n"
+            "      sig:\n"
+            "        event: svc.signal\n"
+            "        match:\n"
+            "          ref: '{{ ask.id }}'\n"
+            "          kind: x\n"
+            "        goto: done\n"
+            "  done:\n"
+            "    final: true\n"
+        ),
+        "manifests": {"svc": STATE_MANIFEST},
+        "scenario": {},
+    },
+    "overlap-map-order": {
+        "document": (
+            "inputs:\n"
+            "  tag:\n"
+            "    type: string\n"
+            "    default: a[0].ask\n"
+            "initial: a\n"
+            "states:\n"
+            "  a:\n"
+            "    on_enter:\n"
+            "    - ask:\n"
+            "        svc.send: {}\n"
+            "    'on':\n"
+            "      sig:\n"
+            "        event: svc.signal\n"
+            "        match:\n"
+            "          ref: '{{ ask.id }}'\n"
+            "        goto: done\n"
+            "      alt:\n"
+            "        event: svc.signal\n"
+            "        match:\n"
+            "          ref: '{{ inputs.tag }}'\n"
+            "        goto: done\n"
+            "  done:\n"
+            "    final: true\n"
+        ),
+        "manifests": {"svc": STATE_MANIFEST},
+        "scenario": {
+            "events": [{"wait": 1, "at": 0, "event": "svc.signal", "payload": {"ref": "a[0].ask"}}]
+        },
+    },
+    "prior-entry-binding": {
+        "document": (
+            "initial: a\n"
+            "states:\n"
+            "  a:\n"
+            "    'on':\n"
+            "      sig:\n"
+            "        event: svc.signal\n"
+            "        match:\n"
+            "          ref: r1\n"
+            "        goto: b\n"
+            "        into:\n"
+            "          v: '{{ sig.value }}'\n"
+            "  b:\n"
+            "    accepts:\n"
+            "      v:\n"
+            "        type: string\n"
+            "        required: true\n"
+            "    steps:\n"
+            "    - work:\n"
+            "        svc.get: {}\n"
+            "        when: '{{ v != ''ok'' }}'\n"
+            "    - use:\n"
+            "        svc.get:\n"
+            "          w: '{{ work.id }}'\n"
+            "    'on':\n"
+            "      sig:\n"
+            "        event: svc.signal\n"
+            "        match:\n"
+            "          ref: r1\n"
+            "        goto: b\n"
+            "        into:\n"
+            "          v: '{{ sig.value }}'\n"
+            "      end:\n"
+            "        event: svc.signal\n"
+            "        match:\n"
+            "          ref: r2\n"
+            "        goto: done\n"
+            "  done:\n"
+            "    final: true\n"
+        ),
+        "manifests": {"svc": STATE_MANIFEST},
+        "scenario": {
+            "events": [
+                {
+                    "wait": 1,
+                    "at": 0,
+                    "event": "svc.signal",
+                    "payload": {"ref": "r1", "value": "no"},
+                },
+                {
+                    "wait": 2,
+                    "at": 0,
+                    "event": "svc.signal",
+                    "payload": {"ref": "r1", "value": "ok"},
+                },
+            ]
+        },
+    },
+    "reentry-same-position": {
+        "document": (
+            "initial: a\n"
+            "states:\n"
+            "  a:\n"
+            "    'on':\n"
+            "      sig:\n"
+            "        event: svc.signal\n"
+            "        match:\n"
+            "          ref: r1\n"
+            "        goto: b\n"
+            "  b:\n"
+            "    'on':\n"
+            "      sig:\n"
+            "        event: svc.signal\n"
+            "        match:\n"
+            "          ref: r1\n"
+            "        goto: b\n"
+            "      end:\n"
+            "        event: svc.signal\n"
+            "        match:\n"
+            "          ref: r2\n"
+            "        goto: done\n"
+            "  done:\n"
+            "    final: true\n"
+        ),
+        "manifests": {"svc": STATE_MANIFEST},
+        "scenario": {
+            "events": [
+                {"wait": 1, "at": 0, "event": "svc.signal", "payload": {"ref": "r1"}},
+                {"wait": 2, "at": 0, "event": "svc.signal", "payload": {"ref": "r1"}},
+            ]
+        },
+    },
+    "timeout-wins-tie": {
+        "document": (
+            "initial: a\n"
+            "states:\n"
+            "  a:\n"
+            "    'on':\n"
+            "      sig:\n"
+            "        event: svc.signal\n"
+            "        match:\n"
+            "          ref: r1\n"
+            "        goto: b\n"
+            "  b:\n"
+            "    timeout:\n"
+            "      after: 1s\n"
+            "      goto: done\n"
+            "  done:\n"
+            "    final: true\n"
+        ),
+        "manifests": {"svc": STATE_MANIFEST},
+        "scenario": {
+            "events": [
+                {"wait": 1, "at": 0, "event": "svc.signal", "payload": {"ref": "r1"}},
+                {"wait": 2, "at": 1000},
+            ]
+        },
+    },
+    "timer-from-entry": {
+        "document": (
+            "initial: a\n"
+            "states:\n"
+            "  a:\n"
+            "    on_enter:\n"
+            "    - ask:\n"
+            "        svc.send: {}\n"
+            "    timeout:\n"
+            "      after: 1s\n"
+            "      goto: done\n"
+            "  done:\n"
+            "    final: true\n"
+        ),
+        "manifests": {"svc": STATE_MANIFEST},
+        "scenario": {"events": [{"wait": 1, "at": 500}]},
+    },
+}
+
+
+def test_every_seeded_bug_has_a_minimal_case():
+    assert sorted(CASES) == sorted(BREAKS)
+
+
+@pytest.mark.parametrize("bug", sorted(BREAKS))
+def test_the_first_clause_cited_is_the_one_the_bug_breaks(bug, correct):
+    case = {**CASES[bug], "schedule": []}
+    seeded = engine(bug)
+    try:
+        judgement = judge(seeded, WORKFILE, case)
+    finally:
+        seeded.stop()
+    assert judgement.verdict == "divergence", judgement.verdict
+    divergence = explained(WORKFILE, case, judgement, None).divergence
+    assert divergence.clauses[0] == BREAKS[bug], divergence.clauses
+    # The case is the bug's, not a false alarm: the correct executor passes it.
+    assert judge(correct, WORKFILE, case).verdict == "pass"
 
 
 def engine(*bugs: str) -> Engine:
@@ -130,5 +539,10 @@ def test_a_campaign_finds_shrinks_and_explains_each_seeded_profile_bug(bug, corr
     # Shrunk to what the bug needs: at most two steps (a step the event must meet
     # running, and one reading a skipped step) and no scripted result.
     assert finding.size["steps"] <= 2 and finding.size["scripted results"] == 0, finding.case
+    # And no scenario feature the bug does not concern: a dry run only for the dry-run
+    # stop, never a cancellation request (issue 18, part 4).
+    scenario = finding.case.get("scenario") or {}
+    needs = {"dryRun"} if bug.startswith("dry-") else set()
+    assert {m for m in ("cancel", "dryRun") if m in scenario} <= needs, finding.case
     # Not a false alarm: the correct executor passes the shrunk case.
     assert judge(correct, WORKFILE, finding.case).verdict == "pass"

@@ -1,0 +1,372 @@
+"""The clause a Workfile engine broke at a divergence (issue 18, part 4).
+
+Notation: at a divergence the model applies a *rule* ``R`` (its transition
+makes the permitted event ``p`` for the engine's step or entry) and the
+engine sent ``o`` instead.  A rule cites every clause that decides what it
+does (model/workfile/run.py ``RULES``, stateful.py ``STATE_RULES``); which
+of them the engine broke depends on what it did instead: where
+``abort_ambiguous`` applies, a retry breaks WF-AMB-4 ("For idempotency:
+none … the executor applies the action step's on_unknown policy") but a
+handler breaks WF-UNK-4 ("catch … MUST NOT intercept that disposition").
+
+``BLAME`` has one function per rule, ``(o, p, run) → clause | None``, each
+quoting the clause it names; ``blame`` finds the rule (the model's
+transitions that make a permitted event for the engine's unit, among a
+bounded number of reachable configurations) and asks it.  oracle/explain.py
+cites the answer first.  Keyed by rule and by what the engine did, never by
+a seeded bug.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Hashable
+from typing import Any
+
+JSON = Any
+Blame = Callable[[JSON, JSON, Any], str | None]
+STATES = 5_000  # reachable configurations searched for the rule that makes a permitted event
+STARTS = ("step_started", "attempt_started", "retry_scheduled")  # work begun or begun again
+
+
+def blame(run: Any, divergence: Any) -> tuple[str, ...]:
+    """The clause the engine's event breaks where the model applies its rule; () if none."""
+    observed, permitted = divergence.observed, divergence.permitted
+    if not isinstance(observed, dict) or not permitted:
+        return ()
+    mine = [p for p in permitted if _unit(p) == _unit(observed) and _unit(p) != (None, None)]
+    wanted = {_text(p): p for p in (mine or permitted)}
+    found: list[str] = []
+    for rule, event in _rules(run, wanted):
+        why = BLAME.get(rule)
+        clause = why(observed, event, run) if why is not None else None
+        if clause is not None and clause not in found:
+            found.append(clause)
+    return tuple(found)
+
+
+def _unit(event: JSON) -> tuple[Any, Any]:
+    return event.get("step"), event.get("entry")
+
+
+def _text(event: JSON) -> str:
+    import json
+
+    return json.dumps({k: v for k, v in event.items() if k != "at"}, sort_keys=True)
+
+
+def _rules(run: Any, wanted: dict[str, JSON]) -> list[tuple[str, JSON]]:
+    """(rule, permitted event) for each rule that makes a wanted event in the run's reach."""
+    from wforacle.properties.workfile.execution import limits
+
+    found: dict[tuple[str, str], JSON] = {}
+    try:
+        start = run.initial()
+        seen: set[Hashable] = {start.key}
+        frontier = [start]
+        while frontier and len(seen) < STATES:
+            for transition in run.enabled(frontier.pop()):
+                text = _text(transition.event)
+                if text in wanted:
+                    found.setdefault((transition.rule, text), wanted[text])
+                if transition.target.key not in seen:
+                    seen.add(transition.target.key)
+                    frontier.append(transition.target)
+    except tuple(limits()):  # what the model does not cover: keep what was found
+        pass
+    return [(rule, event) for (rule, _), event in found.items()]
+
+
+def _step(run: Any, path: JSON) -> Any:
+    from wforacle.model.workfile.scenario import static_path
+
+    return run.steps.get(static_path(path)) if isinstance(path, str) else None
+
+
+# -- Core rules --------------------------------------------------------------------------
+
+
+def _abort_ambiguous(o: JSON, p: JSON, run: Any) -> str | None:
+    if o.get("event") in STARTS:
+        return "WF-AMB-4"  # "For idempotency: none … applies the action step's on_unknown policy"
+    return "WF-UNK-4"  # "on_fail, catch … MUST NOT intercept that disposition"
+
+
+def _cancel_abort(o: JSON, p: JSON, run: Any) -> str | None:
+    error = p.get("error") or {}
+    if ".(run)." in str(error.get("step", "")):
+        return "WF-UNK-11"  # "If a child run terminates under the abort disposition, its
+        # calling run terminates directly with flow.action_ambiguous"
+    return "WF-UNK-4"  # "the action step and run fail directly"
+
+
+def _cancel_run(o: JSON, p: JSON, run: Any) -> str | None:
+    if o.get("event") in STARTS:
+        return "WF-CANCEL-5"  # "before that decision starts another step, action attempt, retry"
+    if o.get("event") == "attempt_finished":
+        return "WF-LATE-3"  # "MUST NOT use a late result to … replace an attempt result"
+    return "WF-CANCEL-8"  # "An active step becomes cancelled"
+
+
+def _child_failed(o: JSON, p: JSON, run: Any) -> str | None:
+    mine, theirs = o.get("error") or {}, p.get("error") or {}
+    if o.get("outcome") == p.get("outcome") and mine.get("step") != theirs.get("step"):
+        return "A-140"  # a failed call's error names the call step, not the child's
+    return None
+
+
+def _fault(o: JSON, p: JSON, run: Any) -> str | None:
+    from wforacle.model.workfile.document import Call
+
+    if o.get("event") != "handler_started":
+        return None
+    step = _step(run, p.get("step"))
+    code = str((p.get("error") or {}).get("code", ""))
+    if step is not None and isinstance(step.body, Call) and code.startswith("input."):
+        return "WF-CATCH-16"  # "a runtime mismatch against a callee's input contract"
+    return "WF-CATCH-15"  # "Faults in the handled step's own evaluation … are not eligible"
+
+
+def _call_succeeded(o: JSON, p: JSON, run: Any) -> str | None:
+    if o.get("outcome") == p.get("outcome") and o.get("suppressed") != p.get("suppressed"):
+        return "WF-PART-5"  # "preserves each child's output-member suppression"
+    return None
+
+
+def _handle(o: JSON, p: JSON, run: Any) -> str | None:
+    if o.get("event") != "handler_started" or o.get("pattern") == p.get("pattern"):
+        return None
+    if p.get("pattern") == p.get("code"):
+        return "WF-CODE-1"  # "an exact code takes precedence over any matching pattern"
+    return "WF-CODE-2"  # "The longest matching prefix takes precedence over a shorter one"
+
+
+def _child_cancelled(o: JSON, p: JSON, run: Any) -> str | None:
+    return "WF-CANCEL-15"  # "child cancellation supplies a flow.child_cancelled failure"
+
+
+def _suppress(o: JSON, p: JSON, run: Any) -> str | None:
+    if o.get("event") != "step_started":
+        return "WF-SUPP-13"  # "suppressed without evaluating those expressions, starting its body"
+    # The engine found the step unaffected: by what the model's check reads that it did not.
+    return _affected_by(_step(run, p.get("step")))
+
+
+def _affected_by(step: Any) -> str:
+    """The clause that makes a step's references affected: a computed index, a branch, or any."""
+    from wforacle.model.workfile.expr import ANY, Bool, Cond, Filter, template, template_refs
+    from wforacle.model.workfile.run import _checked
+
+    fields = _checked(step) if step is not None else []
+    if any(ANY in path for path in template_refs(fields)):
+        return "WF-SUPP-5"  # "A computed index conservatively selects every member"
+    kinds = (Bool, Cond, Filter)
+    expressions = [e for text in _strings(fields) for e in template(text).expressions]
+    if any(_contains(e, kinds) for e in expressions):
+        return "WF-SUPP-6"  # "conditional branches, short-circuited operands, filter arguments"
+    return "WF-SUPP-3"  # "A reference is affected when its selected value is suppressed"
+
+
+def _strings(value: JSON) -> list[str]:
+    if isinstance(value, str):
+        return [value] if "{{" in value else []
+    if isinstance(value, dict):
+        return [s for v in value.values() for s in _strings(v)]
+    if isinstance(value, list | tuple):
+        return [s for v in value for s in _strings(v)]
+    return []
+
+
+def _contains(expr: Any, kinds: tuple[type, ...]) -> bool:
+    import attrs
+
+    if isinstance(expr, kinds):
+        return True
+    if attrs.has(type(expr)):
+        return any(_contains(v, kinds) for v in attrs.astuple(expr, recurse=False))
+    if isinstance(expr, tuple | list):
+        return any(_contains(v, kinds) for v in expr)
+    return False
+
+
+def _suppress_write(o: JSON, p: JSON, run: Any) -> str | None:
+    if o.get("event") in (*STARTS, "step_finished") and o.get("outcome") != "suppressed":
+        return "WF-DRY-6"  # "it dispatches no action attempt … gives the step outcome suppressed"
+    return None
+
+
+def _unaffected(o: JSON, p: JSON, run: Any) -> str | None:
+    if o.get("event") == "step_finished" and o.get("outcome") == "suppressed":
+        return "WF-SUPP-4"  # "Literal member access and literal indexing restrict selection"
+    return None
+
+
+def _child_finished(o: JSON, p: JSON, run: Any) -> str | None:
+    if o.get("outcome") == p.get("outcome") and o.get("suppressed") != p.get("suppressed"):
+        return "WF-PART-2"  # "An affected entry produces null with suppression recorded for
+        # that result member" (and only that member)
+    return None
+
+
+def _join(o: JSON, p: JSON, run: Any) -> str | None:
+    if o.get("outcome") == "suppressed" != p.get("outcome"):
+        return "WF-SUPP-19"  # "does not itself … suppress the enclosing … construct"
+    extra = set(o.get("suppressed") or ()) - set(p.get("suppressed") or ())
+    if o.get("outcome") == p.get("outcome") and extra:
+        return "WF-SUPP-8"  # "steps skipped by when do not themselves introduce suppression"
+    return None
+
+
+def _delegate(o: JSON, p: JSON, run: Any) -> str | None:
+    if o.get("event") == "step_finished":
+        return "WF-DRY-11"  # "An unaffected delegated action executes normally with the
+        # dry-run flag"
+    return None
+
+
+def _construct_failed(o: JSON, p: JSON, run: Any) -> str | None:
+    if o.get("event") == "step_finished" and o.get("step") != p.get("step"):
+        return "WF-POLICY-15"  # "prevents unstarted iterations or branches from starting"
+    return None
+
+
+def _finish(o: JSON, p: JSON, run: Any) -> str | None:
+    if p.get("outcome") == "cancelled" and "result" in o and "result" not in p:
+        return "WF-CANCEL-9"  # "Workflow outputs are not evaluated for the cancelled run"
+    return None
+
+
+def _exhausted(o: JSON, p: JSON, run: Any) -> str | None:
+    if o.get("event") not in STARTS:
+        return None
+    step = _step(run, p.get("step"))
+    attempts = step.modifiers.effective_attempts if step is not None else 1
+    if isinstance(o.get("attempt"), int) and o["attempt"] > attempts:
+        return "WF-RETRY-10"  # "Only a retryable failure with an unused attempt can be retried"
+    return "WF-RETRY-11"  # "A fatal failure … MUST NOT be retried"
+
+
+def _retry(o: JSON, p: JSON, run: Any) -> str | None:
+    step = _step(run, p.get("step"))
+    retry = step.modifiers.retry if step is not None else None
+    cap = retry.max_ms if retry is not None else None
+    delay = o.get("delayMs")
+    if cap is not None and p.get("delayMs") == cap and isinstance(delay, int) and delay > cap:
+        return "WF-RETRY-4"  # "every selected retry delay is capped at max, whether … computed
+        # or supplied by a server"
+    return None
+
+
+def _cancel_stop(o: JSON, p: JSON, run: Any) -> str | None:
+    if p.get("outcome") == "stopped" != o.get("outcome"):
+        return "WF-IWC-4"  # "An enclosing construct on the active containment chain from a
+        # wf.stop step … becomes stopped as a step"
+    return None
+
+
+def _attempt_timeout(o: JSON, p: JSON, run: Any) -> str | None:
+    if o.get("result") == "succeeded":
+        return "WF-LATE-5"  # "a subsequent response to that attempt is late"
+    if o.get("result") != p.get("result"):
+        return "WF-CLASS-7"  # the reserved code timeout is classified by no manifest
+    return None
+
+
+# -- Stateful Profile rules --------------------------------------------------------------
+
+
+def _enter(o: JSON, p: JSON, run: Any) -> str | None:
+    if set(p.get("values") or {}) - set(o.get("values") or {}):
+        return "WFS-ENTRY-4"  # "An omitted name uses its declared default"
+    return None
+
+
+def _dry_stop(o: JSON, p: JSON, run: Any) -> str | None:
+    return "WF-SCTL-4"  # "An affected state control evaluation initiates an implicit
+    # dry-run stop"
+
+
+def _waiting(o: JSON, p: JSON, run: Any) -> str | None:
+    if o.get("event") != "entry_exited":
+        return None
+    if o.get("by") == "timeout":
+        return "WFS-TRANS-37"  # "An event accepted no later than the deadline wins over that
+        # timeout"; the timer is due only once the clock is past its deadline
+    return "WFS-TRANS-28"  # "An event accepted before activation is not eligible"
+
+
+def _in_entry(o: JSON, p: JSON, run: Any) -> str | None:
+    from wforacle.model.workfile.stateful import StatefulRun
+
+    if isinstance(run, StatefulRun) and o.get("outcome") == "cancelled":
+        return "WFS-TRANS-29"  # "It MUST NOT interrupt a running step list"
+    return None
+
+
+def _transition_failed(o: JSON, p: JSON, run: Any) -> str | None:
+    if o.get("event") in ("entry_exited", "entry_started"):
+        return "WFS-ENTRY-6"  # "A mismatch causes fault.type in the source entry and prevents
+        # the transition without creating a partial target entry"
+    return None
+
+
+def _dispatch(o: JSON, p: JSON, run: Any) -> str | None:
+    import re
+
+    later = re.match(r"^[^.\[]+\[([1-9]\d*)\]\.", str(p.get("step", "")))
+    if later and o.get("input") != p.get("input"):
+        return "WFS-ENTRY-10"  # "A state entry MUST NOT read a binding from a prior entry"
+    return None
+
+
+def _deliver(o: JSON, p: JSON, run: Any) -> str | None:
+    if o.get("event") == "entry_exited" and o.get("to") != p.get("to"):
+        return "WFS-ENTRY-12"  # "Entry positions are counted from zero separately for each
+        # state"
+    return None
+
+
+def _correlate(o: JSON, p: JSON, run: Any) -> str | None:
+    if o.get("deadlineMs") != p.get("deadlineMs"):
+        return "WFS-TRANS-12"  # "after evaluates after on_enter succeeds"
+    return None
+
+
+def _finish_state(o: JSON, p: JSON, run: Any) -> str | None:
+    if o.get("outcome") == p.get("outcome") and o.get("result") != p.get("result"):
+        return "WFS-FORM-12"  # "workflow outputs are evaluated in that final entry's scope"
+    return None
+
+
+BLAME: dict[str, Blame] = {
+    "abort_ambiguous": _abort_ambiguous,
+    "cancel_abort": _cancel_abort,
+    "cancel_run": _cancel_run,
+    "child_failed": _child_failed,
+    "fault": _fault,
+    "call_succeeded": _call_succeeded,
+    "handle": _handle,
+    "child_cancelled": _child_cancelled,
+    "suppress": _suppress,
+    "suppress_write": _suppress_write,
+    "unaffected": _unaffected,
+    "child_finished": _child_finished,
+    "join": _join,
+    "delegate": _delegate,
+    "construct_failed": _construct_failed,
+    "finish": _finish,
+    "exhausted": _exhausted,
+    "retry": _retry,
+    "cancel_stop": _cancel_stop,
+    "attempt_timeout": _attempt_timeout,
+    "complete": _in_entry,
+    "enter": _enter,
+    "dry_stop": _dry_stop,
+    "quiet": _waiting,
+    "wait_forever": _waiting,
+    "finish_waiting": _waiting,
+    "transition_failed": _transition_failed,
+    "dispatch": _dispatch,
+    "deliver": _deliver,
+    "correlate": _correlate,
+    "finish_state": _finish_state,
+}
