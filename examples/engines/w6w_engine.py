@@ -375,7 +375,7 @@ def marker_end(text, cursor):
     while cursor < len(text) and text[cursor] in " \t\n\r":
         cursor += 1
     if text.startswith("=", cursor):
-        decoder = json.JSONDecoder(parse_constant=reject)
+        decoder = json.JSONDecoder(parse_constant=reject, parse_float=finite)
         start = cursor + 1
         while start < len(text) and text[start] in " \t\n\r":
             start += 1
@@ -396,9 +396,18 @@ def reject(constant):
     raise ValueError(f"not JSON: {constant}")
 
 
+def finite(text):
+    # docs/assumptions.md A-154: a number too large for a float (1E400) is not a
+    # JSON value wforacle reads, so a marker holding one is not an expression.
+    value = float(text)
+    if value in (float("inf"), float("-inf")):
+        raise ValueError(f"not a finite number: {text}")
+    return value
+
+
 def strict_json(text):
     try:
-        return json.loads(text, parse_constant=reject)
+        return json.loads(text, parse_constant=reject, parse_float=finite)
     except (ValueError, RecursionError):
         return MISSING
 

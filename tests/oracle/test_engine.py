@@ -188,7 +188,9 @@ def found(bug: str, examples: int) -> None:
     engine = Engine(toyflow(bug))
     try:
         for seed_value in range(3):
-            result = campaign(W6W, engine, examples=examples, seed_value=seed_value)
+            result = campaign(
+                W6W, engine, examples=examples, seed_value=seed_value, reduce_budget=600
+            )
             if result.finding is not None:
                 break
     finally:
@@ -252,7 +254,8 @@ def test_the_same_seed_gives_the_same_campaign():
     for _ in range(2):
         engine = Engine(toyflow("no-skip"))
         try:
-            cases.append(canonical(campaign(W6W, engine, examples=200, seed_value=11).finding.case))
+            found = campaign(W6W, engine, examples=200, seed_value=11, reduce_budget=600)
+            cases.append(canonical(found.finding.case))
         finally:
             engine.stop()
     assert cases[0] == cases[1]
