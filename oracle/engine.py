@@ -344,7 +344,9 @@ class Engine:
                     raise Fault("protocol", f"an event message without an event object: {message}")
                 trace.append(message["event"])
             elif kind == "invoke":
-                call, unit = _identifier(message, "call"), message.get(protocol.unit)
+                call = _identifier(message, "call")
+                qualify = protocol.qualify
+                unit = qualify(message) if qualify is not None else message.get(protocol.unit)
                 if not isinstance(unit, str) or not protocol.known(prepared, unit):
                     raise Fault(
                         "protocol", f"an invoke of no unit of this case: {str(message)[:200]}"

@@ -168,6 +168,10 @@ class Protocol:
     # The trace events the oracle itself records (an interrupt's, a crash's): when they
     # are all the model permits, the model expected the engine to wait.
     recorded: frozenset[str] = frozenset()
+    # The unit an ``invoke`` names when more members than ``unit`` name it (Harness: a
+    # loop body's node and the iterations it runs within, ``l[0]/b``); None: ``unit``'s
+    # value.  What it returns is what ``known`` and ``answer`` are asked about.
+    qualify: Callable[[JSON], JSON] | None = None
 
 
 @attrs.frozen

@@ -5,14 +5,19 @@ Written as a third party would write one: it imports nothing from wforacle
 and parses the document with the standard library.  Protocol: the same JSON
 lines as the w6w one (docs/engine-protocol.md); a run message carries the
 Harness XML in ``document``, plus ``params`` and ``failingResources``; an
-``invoke`` names a ``node`` and its ``inputs``; a RUNNING node cancelled
-under an ``any`` join is withdrawn with ``{"type": "cancel", "call": N}``.
+``invoke`` names a ``node`` and its ``inputs`` (a loop body's node also
+``within``: ``[[loop, iteration], ...]``, outermost first); a RUNNING node
+cancelled under an ``any`` join is withdrawn with ``{"type": "cancel",
+"call": N}``.
 
 Implements: entry sets (@entry, or every root), joins all / any / quorum,
 guards, edge conditions, inputs (edge, value, default; HX-4101), resources
-(HX-4102), decisions, unreachability, cancellation under any, retries, error
-edges, compensation.  Not loops: a loop body's nodes cannot be invoked over
-the protocol.
+(HX-4102), decisions, unreachability, cancellation under any and while
+unwinding (each reported by node_cancelled at once), retries, error edges,
+compensation (invoked with the inputs its node_compensated reports), and
+loops: a READY loop runs once nothing else is in flight, its iterations one
+after another, each a run of the body with params.item and params.index; the
+first failing iteration fails it.
 
 Expressions (guards, conditions, cases): or / and / not, the comparisons
 == != < <= > >=, numbers, strings, true, false, null, dotted references to
@@ -38,6 +43,15 @@ Seeded bugs (--bug NAME, repeatable):
                            compensation runs in completion order, not reverse (HX-FAIL-3, A-64)
   entry-and-roots          with @entry, every other root starts too (HX-START-1)
   value-over-edge          an input's value attribute wins over its incoming data edge (HX-EXEC-2)
+  cancel-silently          a node cancelled under any or while unwinding is not reported
+                           (no node_cancelled event: HX-CANCEL-1, HX-FAIL-3)
+
+Readings, switched on with --reading ID=NAME (repeatable): where the chapter is
+open, hx-lite can take the reading wforacle's model does not (`wforacle
+readings --spec harness` lists them).  These are not bugs.
+
+  A-87=incomparable        a reference to something absent is not null: every
+                           comparison with it is false, != included
 """
 
 from __future__ import annotations
@@ -61,7 +75,9 @@ BUGS = {
     "compensation-forward-order",
     "entry-and-roots",
     "value-over-edge",
+    "cancel-silently",
 }
+READINGS = {"A-87=incomparable"}
 TERMINAL = ("SUCCEEDED", "FAILED", "SKIPPED", "CANCELLED")
 
 
@@ -163,7 +179,14 @@ class Expr:
         return (kind, value)
 
 
-def evaluate(tree, env, invert_null=False):
+class Absent:
+    """An absent reference under the reading A-87=incomparable."""
+
+
+ABSENT = Absent()
+
+
+def evaluate(tree, env, invert_null=False, absent=None):
     kind = tree[0]
     if kind == "lit":
         return tree[1]
@@ -171,23 +194,25 @@ def evaluate(tree, env, invert_null=False):
         value = env
         for name in tree[1]:
             if not isinstance(value, dict) or name not in value:
-                return None
+                return absent
             value = value[name]
         return value
     if kind == "not":
-        return evaluate(tree[1], env, invert_null) is not True
+        return evaluate(tree[1], env, invert_null, absent) is not True
     if kind == "and":
         return (
-            evaluate(tree[1], env, invert_null) is True
-            and evaluate(tree[2], env, invert_null) is True
+            evaluate(tree[1], env, invert_null, absent) is True
+            and evaluate(tree[2], env, invert_null, absent) is True
         )
     if kind == "or":
         return (
-            evaluate(tree[1], env, invert_null) is True
-            or evaluate(tree[2], env, invert_null) is True
+            evaluate(tree[1], env, invert_null, absent) is True
+            or evaluate(tree[2], env, invert_null, absent) is True
         )
     _, op, left, right = tree
-    a, b = evaluate(left, env, invert_null), evaluate(right, env, invert_null)
+    a, b = evaluate(left, env, invert_null, absent), evaluate(right, env, invert_null, absent)
+    if a is ABSENT or b is ABSENT:
+        return False  # A-87=incomparable
     if invert_null and op in ("==", "!=") and ("lit", None) in (left, right):
         op = "!=" if op == "==" else "=="  # the seeded bug guard-inverted-null
     number = lambda v: isinstance(v, (int, float)) and not isinstance(v, bool)  # noqa: E731
@@ -201,25 +226,34 @@ def evaluate(tree, env, invert_null=False):
     return {"<": a < b, "<=": a <= b, ">": a > b, ">=": a >= b}[op]
 
 
-def holds(tree, env, invert_null=False):
-    return tree is None or evaluate(tree, env, invert_null) is True
+def holds(tree, env, invert_null=False, absent=None):
+    return tree is None or evaluate(tree, env, invert_null, absent) is True
 
 
 # -- the runtime ---------------------------------------------------------------------------------
 
 
 class Runtime:
-    def __init__(self, bugs):
+    """One execution instance: the document's, or one iteration of a loop's body."""
+
+    def __init__(self, bugs, readings=(), counter=None, within=(), sink=None):
         self.bugs = bugs
-        self.calls = 0
+        self.readings = set(readings)
+        self.counter = counter if counter is not None else [0]  # call numbers, shared
+        self.within = list(within)  # [[loop, iteration], ...] of a loop body's instance
+        self.sink = sink  # a loop iteration's events are collected, not sent
+        self.absent = ABSENT if "A-87=incomparable" in self.readings else None
 
     def load(self, text):
         root = ET.fromstring(text)
+        self.load_scope(list(root), root.get("entry"))
+
+    def load_scope(self, elements, entry):
         self.nodes, self.order = {}, []
         self.links, self.error_edges, self.compensation = [], {}, {}
-        for element in root:
+        for element in elements:
             tag = element.tag
-            if tag in ("node", "decision"):
+            if tag in ("node", "decision", "loop"):
                 node_id = element.get("id")
                 guard = element.find("guard")
                 self.nodes[node_id] = {
@@ -257,9 +291,13 @@ class Runtime:
                         }
                         for c in element.findall("case")
                     ],
+                    "over": Expr(element.get("over")).tree if tag == "loop" else None,
+                    "body": [e for e in element if e.tag in ("node", "decision", "loop")],
                 }
                 self.order.append(node_id)
-        for element in root.findall("edge"):
+        for element in elements:
+            if element.tag != "edge":
+                continue
             kind = element.get("type", "control")
             source, target = element.get("from"), element.get("to")
             if kind == "error":
@@ -296,14 +334,17 @@ class Runtime:
             and not any(n in ts for ts in self.error_edges.values())
             and not any(n in ts for ts in self.compensation.values())
         ]
-        self.entry = [root.get("entry")] if root.get("entry") else roots
-        if root.get("entry") and "entry-and-roots" in self.bugs:
-            self.entry += [n for n in roots if n != root.get("entry")]
+        self.entry = [entry] if entry else roots
+        if entry and "entry-and-roots" in self.bugs:
+            self.entry += [n for n in roots if n != entry]
 
     def run(self, request):
         self.load(request["document"])
-        self.params = request.get("params") or {}
-        self.failing = set(request.get("failingResources") or [])
+        return self.execute(request.get("params") or {}, request.get("failingResources") or [])
+
+    def execute(self, params, failing):
+        self.params = params
+        self.failing = set(failing)
         self.state = {n: "PENDING" for n in self.order}
         self.attempt = {n: 0 for n in self.order}
         self.outputs = {}
@@ -333,18 +374,7 @@ class Runtime:
                 continue
             owed = self.compensations_owed() if self.unwinding else []
             if owed:
-                target = owed[0]
-                self.calls += 1
-                send({"type": "invoke", "call": self.calls, "node": target, "inputs": {}})
-                send({"type": "wait"})
-                message = receive()
-                ok = "error" not in message
-                self.state[target] = "SUCCEEDED" if ok else "FAILED"
-                if ok:
-                    declared = self.nodes[target]["outputs"]
-                    produced = message.get("outputs") or {}
-                    self.outputs[target] = {k: v for k, v in produced.items() if k in declared}
-                self.event("node_compensated", node=target, status=self.state[target])
+                self.compensate(owed[0])
                 continue
             break
         status = "failed" if self.failed_node else "completed"
@@ -363,6 +393,21 @@ class Runtime:
                 for n in self.order
             },
         }
+
+    def compensate(self, target):
+        """Invoke a compensation target once, with the inputs that have a value."""
+        inputs, _ = self.resolve(target)
+        self.invoke(target, inputs)
+        send({"type": "wait"})
+        message = receive()
+        del self.outstanding[message["call"]]
+        ok = "error" not in message
+        self.state[target] = "SUCCEEDED" if ok else "FAILED"
+        if ok:
+            declared = self.nodes[target]["outputs"]
+            produced = message.get("outputs") or {}
+            self.outputs[target] = {k: v for k, v in produced.items() if k in declared}
+        self.event("node_compensated", node=target, inputs=inputs, status=self.state[target])
 
     def compensations_owed(self):
         """Compensation targets of every node that succeeded, latest first, each once,
@@ -385,25 +430,26 @@ class Runtime:
         return env
 
     def launch(self):
-        """Start every READY node (each invocation outstanding at once)."""
+        """Start every READY node (each invocation outstanding at once); a READY loop
+        only once nothing else is in flight, since its iterations run here and now."""
         started = False
         while not self.unwinding:
             ready = [n for n in self.order if self.state[n] == "READY"]
-            if not ready:
+            tasks = [n for n in ready if self.nodes[n]["kind"] != "loop"]
+            if tasks:
+                self.start(tasks[0])
+            elif ready and not self.outstanding:
+                self.start(ready[0])
+            else:
                 break
-            self.start(ready[0])
             started = True
         return started
 
-    def start(self, n):
-        node = self.nodes[n]
-        env = self.env()
-        if not holds(node["guard"], env, "guard-inverted-null" in self.bugs):
-            self.event("node_skipped", node=n)
-            self.terminal(n, "SKIPPED")
-            return
-        inputs = {}
-        for item in node["inputs"]:
+    def resolve(self, n):
+        """The node's inputs (data edge, value, default) and the first required input
+        without a value, or None."""
+        inputs, missing = {}, None
+        for item in self.nodes[n]["inputs"]:
             if item["has_value"] and "value-over-edge" in self.bugs:
                 inputs[item["name"]] = item["value"]
                 continue
@@ -430,19 +476,34 @@ class Runtime:
             elif item["required"]:
                 if "null-for-unavailable" in self.bugs:
                     inputs[item["name"]] = None
-                    continue
-                self.event("node_failed", node=n, error="HX-4101", input=item["name"])
-                self.terminal(n, "FAILED", error="HX-4101")
-                return
+                elif missing is None:
+                    missing = item["name"]
+        return inputs, missing
+
+    def start(self, n):
+        node = self.nodes[n]
+        env = self.env()
+        if not holds(node["guard"], env, "guard-inverted-null" in self.bugs, self.absent):
+            self.event("node_skipped", node=n)
+            self.terminal(n, "SKIPPED")
+            return
+        inputs, missing = self.resolve(n)
+        if missing is not None:
+            self.event("node_failed", node=n, error="HX-4101", input=missing)
+            self.terminal(n, "FAILED", error="HX-4101")
+            return
         failing = [r for r in node["resources"] if r in self.failing]
-        if failing and "resources-after-invoke" in self.bugs and node["kind"] != "decision":
+        if failing and "resources-after-invoke" in self.bugs and node["kind"] == "node":
             self.late_resource[n] = failing[0]  # resolved once the invocation returns
         elif failing:
             self.event("node_failed", node=n, error="HX-4102", resource=failing[0])
             self.terminal(n, "FAILED", error="HX-4102")
             return
         if node["kind"] == "decision":
-            chosen = next((k for k, c in enumerate(node["cases"]) if holds(c["when"], env)), None)
+            cases = node["cases"]
+            chosen = next(
+                (k for k, c in enumerate(cases) if holds(c["when"], env, False, self.absent)), None
+            )
             for k, link in enumerate(self.links):
                 if link["from"] == n and link["type"] == "case":
                     self.edge[k] = "satisfied" if link["case"] == chosen else "negative"
@@ -454,16 +515,50 @@ class Runtime:
             self.outputs[n] = {}
             self.terminal(n, "SUCCEEDED")
             return
+        if node["kind"] == "loop":
+            self.run_loop(n, evaluate(node["over"], env, False, self.absent))
+            return
         self.state[n] = "RUNNING"
         self.attempt[n] = 1
         self.inputs[n] = inputs  # every attempt is invoked with them
         self.event("node_started", node=n, inputs=inputs)
         self.invoke(n, inputs)
 
+    def run_loop(self, n, items):
+        """Run the loop's iterations one after another, each a run of its body with
+        params.item and params.index; the first that fails fails the loop."""
+        if not isinstance(items, list):
+            self.event("node_failed", node=n, error="loop_over_not_a_list")
+            self.terminal(n, "FAILED", error="loop_over_not_a_list")
+            return
+        traces, results = [], []
+        for index, item in enumerate(items):
+            body = Runtime(
+                self.bugs, self.readings, self.counter, [*self.within, [n, index]], sink=[]
+            )
+            body.load_scope(self.nodes[n]["body"], None)
+            state = body.execute({**self.params, "item": item, "index": index}, self.failing)
+            if state["status"] == "failed":
+                code = state["nodes"][state["failedNode"]]["error"]
+                self.event("node_failed", node=n, error=code, iteration=index, inner=[body.sink])
+                self.terminal(n, "FAILED", error=code)
+                return
+            traces.append(body.sink)
+            results.append(
+                {m: v["outputs"] for m, v in state["nodes"].items() if v["state"] == "SUCCEEDED"}
+            )
+        self.outputs[n] = {"items": results}
+        self.event("node_succeeded", node=n, outputs=self.outputs[n], inner=traces)
+        self.terminal(n, "SUCCEEDED")
+
     def invoke(self, n, inputs):
-        self.calls += 1
-        self.outstanding[self.calls] = n
-        send({"type": "invoke", "call": self.calls, "node": n, "inputs": inputs})
+        self.counter[0] += 1
+        call = self.counter[0]
+        self.outstanding[call] = n
+        message = {"type": "invoke", "call": call, "node": n, "inputs": inputs}
+        if self.within:
+            message["within"] = self.within
+        send(message)
 
     def completed(self, n, message):
         node = self.nodes[n]
@@ -506,7 +601,7 @@ class Runtime:
                 condition = link["condition"]
                 if link["type"] in ("data", "dependency") and "condition-control-only" in self.bugs:
                     condition = None
-                ok = state in ("SUCCEEDED", "SKIPPED") and holds(condition, env)
+                ok = state in ("SUCCEEDED", "SKIPPED") and holds(condition, env, False, self.absent)
                 self.edge[k] = "satisfied" if ok else "negative"
         if state == "FAILED":
             if self.error_edges.get(n):
@@ -514,8 +609,7 @@ class Runtime:
                     if self.state[target] == "PENDING":
                         if self.unwinding:
                             # nothing new starts while unwinding: the handler is cancelled
-                            self.state[target] = "CANCELLED"
-                            self.negate(target)
+                            self.cancel(target)
                         else:
                             self.state[target] = "READY"
             elif self.failed_node is None:
@@ -523,7 +617,7 @@ class Runtime:
                 self.unwinding = True
                 for m in self.order:
                     if self.state[m] == "READY":
-                        self.state[m] = "CANCELLED"
+                        self.cancel(m, negate=False)  # nothing new starts while unwinding
         self.settle()
 
     def settle(self):
@@ -607,17 +701,23 @@ class Runtime:
     def cancel_siblings(self, join):
         for m in self.only_reaching(join):
             if self.state[m] in ("READY", "RETRYING"):
-                self.state[m] = "CANCELLED"
-                self.negate(m)
+                self.cancel(m)
             elif self.state[m] == "RUNNING":
                 if self.nodes[m]["idempotent"] or "cancel-non-idempotent" in self.bugs:
-                    self.state[m] = "CANCELLED"
-                    self.negate(m)
                     call = next(c for c, node in self.outstanding.items() if node == m)
                     del self.outstanding[call]
                     send({"type": "cancel", "call": call})
+                    self.cancel(m)
                 else:
                     self.discard.add(m)
+
+    def cancel(self, m, negate=True):
+        """CANCELLED, reported at once (its outgoing edges resolve negative)."""
+        self.state[m] = "CANCELLED"
+        if negate:
+            self.negate(m)
+        if "cancel-silently" not in self.bugs:
+            self.event("node_cancelled", node=m)
 
     def negate(self, m):
         for k, l in enumerate(self.links):
@@ -647,7 +747,10 @@ class Runtime:
         return found
 
     def event(self, name, **fields):
-        send({"type": "event", "event": {"event": name, **fields}})
+        if self.sink is not None:
+            self.sink.append({"event": name, **fields})
+        else:
+            send({"type": "event", "event": {"event": name, **fields}})
 
 
 def main():
@@ -657,8 +760,9 @@ def main():
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--bug", action="append", default=[], choices=sorted(BUGS))
+    parser.add_argument("--reading", action="append", default=[], choices=sorted(READINGS))
     args = parser.parse_args()
-    runtime = Runtime(set(args.bug))
+    runtime = Runtime(set(args.bug), args.reading)
     send({"type": "ready", "protocol": 1, "engine": "hx-lite", "spec": "harness"})
     while True:
         message = receive()

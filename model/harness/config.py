@@ -1,13 +1,16 @@
 """The configuration of a Harness execution instance (chapter 5), and the readings.
 
 Notation: ``c = (status, states, attempts, outputs, errors, edges, unreached,
-discard, invocations, order, failure)``.  ``states[n]`` is one of PENDING,
+discard, unreported, invocations, order, failure)``.  ``states[n]`` is one of PENDING,
 READY, RUNNING, RETRYING, SUCCEEDED, FAILED, SKIPPED, CANCELLED; ``edges[e]``
 is ``unresolved``, ``satisfied`` or ``negative`` for every forward edge
 (control, data, dependency, and one per decision case — A-61); ``unreached``
 holds PENDING nodes known unreachable (HX-UNREACH-1: they stay PENDING, their
 outgoing edges are negative); ``discard`` holds RUNNING non-idempotent nodes
 cancelled under ``any`` whose result will be discarded (HX-CANCEL-2);
+``unreported`` holds nodes the eager rules moved to CANCELLED (under ``any``,
+HX-CANCEL-1; while unwinding, A-64, A-85) whose ``node_cancelled`` event is
+still to be reported — the instance's next events (A-156);
 ``order`` is completion order (for compensation); ``failure`` the node whose
 unhandled failure is propagating.  The compensation handlers left to run are
 computed from ``c`` when nothing runs any more (A-86), not kept.
@@ -50,6 +53,11 @@ class Options:
     loop_start: str = attrs.field(
         default="sequence", validator=attrs.validators.in_(("sequence", "any"))
     )
+    # A-87: a guard's, condition's or case's reference to something absent reads as
+    # null ("null"), or makes every comparison with it false ("incomparable").
+    absent_reference: str = attrs.field(
+        default="null", validator=attrs.validators.in_(("null", "incomparable"))
+    )
 
 
 READINGS = Options()  # the chapter's readings, or the model's choice where it is open
@@ -67,6 +75,7 @@ class Config:
     edges: tuple[str, ...] = ()
     unreached: frozenset[int] = frozenset()
     discard: frozenset[int] = frozenset()
+    unreported: frozenset[int] = frozenset()  # cancelled, node_cancelled not yet reported
     invocations: tuple[int, ...] = ()
     order: tuple[int, ...] = ()
     failure: int | None = None  # the node whose unhandled failure is propagating

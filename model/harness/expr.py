@@ -1,11 +1,16 @@
 """Harness guard and edge-condition expressions: parse (Lark), evaluate, and name.
 
 Notation: ``e ::= Lit(v) | Ref(p1.….pn) | Not(e) | And(e, e) | Or(e, e) |
-Cmp(op, e, e)`` (grammar/harness_expr.lark).  ``evaluate(e, env)`` reads a
-reference as the path in ``env`` (None when absent).  ``and``/``or``/``not``
-read their operands as booleans (only ``true`` is true: a guard must say
-what it means, assumption A-62); ``==``/``!=`` compare JSON values;
-ordering compares two numbers or two strings, and is false otherwise.
+Cmp(op, e, e)`` (grammar/harness_expr.lark).  ``evaluate(e, env, absent)``
+reads a reference as the path in ``env``.  ``and``/``or``/``not`` read their
+operands as booleans (only ``true`` is true: a guard must say what it means,
+assumption A-62); ``==``/``!=`` compare JSON values; ordering compares two
+numbers or two strings, and is false otherwise.
+
+A reference to something absent (A-87) reads as null under the reading
+``absent="null"`` (the model's), so ``== null`` holds; under
+``absent="incomparable"`` it reads as ``ABSENT``, with which every
+comparison is false, ``!=`` included, and which is not ``true``.
 """
 
 from __future__ import annotations
@@ -151,29 +156,46 @@ def _nesting(tree: lark.Tree[Any]) -> int:
     return nesting(tree, {"and_": 1, "or_": 1})
 
 
-def lookup(env: JSON, path: tuple[str, ...]) -> JSON:
-    """The value at ``path`` in ``env``, None when absent."""
+class _Absent:
+    """What an absent reference reads as under A-87's reading ``incomparable``."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "ABSENT"
+
+
+ABSENT = _Absent()
+ABSENT_READINGS = ("null", "incomparable")  # A-87: the model's first
+
+
+def lookup(env: JSON, path: tuple[str, ...], absent: JSON = None) -> JSON:
+    """The value at ``path`` in ``env``; ``absent`` when there is none."""
     value = env
     for name in path:
         if not isinstance(value, dict) or name not in value:
-            return None
+            return absent
         value = value[name]
     return value
 
 
-def evaluate(expr: Expr, env: JSON) -> JSON:
-    """The value of ``expr`` in ``env`` (see the module notation)."""
+def evaluate(expr: Expr, env: JSON, absent: str = "null") -> JSON:
+    """The value of ``expr`` in ``env`` under A-87's reading ``absent`` (module notation)."""
     if isinstance(expr, Lit):
         return expr.value
     if isinstance(expr, Ref):
-        return lookup(env, expr.path)
+        return lookup(env, expr.path, ABSENT if absent == "incomparable" else None)
     if isinstance(expr, Not):
-        return evaluate(expr.operand, env) is not True
+        return evaluate(expr.operand, env, absent) is not True
     if isinstance(expr, And):
-        return evaluate(expr.left, env) is True and evaluate(expr.right, env) is True
+        return (
+            evaluate(expr.left, env, absent) is True and evaluate(expr.right, env, absent) is True
+        )
     if isinstance(expr, Or):
-        return evaluate(expr.left, env) is True or evaluate(expr.right, env) is True
-    left, right = evaluate(expr.left, env), evaluate(expr.right, env)
+        return evaluate(expr.left, env, absent) is True or evaluate(expr.right, env, absent) is True
+    left, right = evaluate(expr.left, env, absent), evaluate(expr.right, env, absent)
+    if left is ABSENT or right is ABSENT:
+        return False  # A-87 (c): every comparison with an absent reference is false
     if expr.op == "==":
         return _same(left, right)
     if expr.op == "!=":
@@ -185,9 +207,9 @@ def evaluate(expr: Expr, env: JSON) -> JSON:
     return {"<": left < right, "<=": left <= right, ">": left > right, ">=": left >= right}[expr.op]
 
 
-def holds(expr: Expr | None, env: JSON) -> bool:
-    """Whether a guard or condition holds (an absent one always does)."""
-    return expr is None or evaluate(expr, env) is True
+def holds(expr: Expr | None, env: JSON, absent: str = "null") -> bool:
+    """Whether a guard or condition holds (an absent one always does), A-87 read ``absent``."""
+    return expr is None or evaluate(expr, env, absent) is True
 
 
 def refs(expr: Expr | None) -> set[tuple[str, ...]]:

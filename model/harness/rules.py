@@ -52,7 +52,6 @@ from wforacle.model.harness.config import (
     put,
 )
 from wforacle.model.harness.document import Harness, JoinPolicy, Kind
-from wforacle.model.harness.expr import evaluate, holds
 from wforacle.model.harness.run import Execution, Run
 from wforacle.model.kernel.explore import canonical
 from wforacle.model.kernel.lts import Transition
@@ -147,14 +146,21 @@ def _starved(run: Run, i: int, edges: Sequence[str], unreached: set[int]) -> boo
 
 
 def cancel_branch(
-    run: Run, join_node: int, states: list[str], edges: list[str], discard: set[int]
+    run: Run,
+    join_node: int,
+    states: list[str],
+    edges: list[str],
+    discard: set[int],
+    unreported: set[int],
 ) -> None:
     """Cancel what could only have reached the ``any`` join that became READY.
 
     HX-CANCEL-1: READY, RETRYING and RUNNING idempotent nodes of the branch
     are CANCELLED (``Options(any_cancels="running")``: READY ones run,
-    A-81); HX-CANCEL-2: a RUNNING non-idempotent one "let it finish and then
-    discard the result".  Updates ``states``, ``edges`` and ``discard``.
+    A-81), each to be reported (``report_branch_cancellation``, A-156);
+    HX-CANCEL-2: a RUNNING non-idempotent one "let it finish and then
+    discard the result".  Updates ``states``, ``edges``, ``discard`` and
+    ``unreported``.
     """
     for j in run.branches.get(join_node, ()):
         if (
@@ -163,6 +169,7 @@ def cancel_branch(
             or (states[j] == RUNNING and run.nodes[j].idempotent)
         ):
             states[j] = CANCELLED
+            unreported.add(j)
             _negate_outgoing(run, j, edges)
         elif states[j] == RUNNING:
             discard.add(j)
@@ -235,6 +242,7 @@ def settle(run: Run, c: Config) -> Config:
         edges = list(c.edges)
         unreached = set(c.unreached)
         discard = set(c.discard)
+        unreported = set(c.unreported)
         for i in range(len(run.nodes)):
             if states[i] != PENDING or i in unreached or i in run.entry:
                 continue
@@ -245,7 +253,7 @@ def settle(run: Run, c: Config) -> Config:
                 states[i] = READY
                 changed = True
                 if run.nodes[i].join is JoinPolicy.ANY:
-                    cancel_branch(run, i, states, edges, discard)
+                    cancel_branch(run, i, states, edges, discard, unreported)
             elif verdict == "unreachable":
                 mark_unreachable(run, i, states, edges, unreached)
                 changed = True
@@ -255,6 +263,7 @@ def settle(run: Run, c: Config) -> Config:
             edges=tuple(edges),
             unreached=frozenset(unreached),
             discard=frozenset(discard),
+            unreported=frozenset(unreported),
         )
     return c
 
@@ -268,7 +277,7 @@ def skip_node(run: Run, c: Config, i: int) -> list[Transition[Config]]:
     HX-EXEC-1: "If the guard evaluates false, the node transitions to
     SKIPPED"; HX-JOIN-5: a SKIPPED node's edges count as satisfied.
     """
-    if holds(run.nodes[i].guard, run.env(c)):
+    if run.holds(run.nodes[i].guard, c):
         return []
     return [
         Transition(
@@ -289,7 +298,7 @@ def fail_unbound_input(run: Run, c: Config, i: int) -> list[Transition[Config]]:
     HX-EXEC-7: before any invocation.
     """
     node = run.nodes[i]
-    if not holds(node.guard, run.env(c)):
+    if not run.holds(node.guard, c):
         return []  # skip_node's case
     _, missing = run.inputs(c, i)
     if missing is None:
@@ -306,7 +315,7 @@ def fail_unavailable_resource(run: Run, c: Config, i: int) -> list[Transition[Co
     side effects.  The scenario's ``failingResources`` say which fail (A-63).
     """
     node = run.nodes[i]
-    if not holds(node.guard, run.env(c)) or run.inputs(c, i)[1] is not None:
+    if not run.holds(node.guard, c) or run.inputs(c, i)[1] is not None:
         return []  # skip_node's or fail_unbound_input's case
     failing = [r for r in node.resources if r in run.scenario.failing_resources]
     if not failing:
@@ -351,7 +360,7 @@ def prepared(run: Run, c: Config, i: int) -> bool:
     """Whether node ``i`` passes steps 1–3 of HX-EXEC (guard, inputs, resources)."""
     node = run.nodes[i]
     return (
-        holds(node.guard, run.env(c))
+        run.holds(node.guard, c)
         and run.inputs(c, i)[1] is None
         and not any(r in run.scenario.failing_resources for r in node.resources)
     )
@@ -366,8 +375,7 @@ def route_decision(run: Run, c: Config, i: int) -> list[Transition[Config]]:
     node = run.nodes[i]
     if node.kind is not Kind.DECISION or not prepared(run, c, i):
         return []
-    env = run.env(c)
-    chosen = next((k for k, case in enumerate(node.cases) if holds(case.when, env)), None)
+    chosen = next((k for k, case in enumerate(node.cases) if run.holds(case.when, c)), None)
     edges = list(c.edges)
     for k in run.outgoing[i]:
         link = run.links[k]
@@ -577,12 +585,11 @@ def reach(
         order=(*c.order, i),
     )
     edges = list(c.edges)
-    env = run.env(c)
     reached = state in (SUCCEEDED, SKIPPED)
     for k in run.outgoing[i]:
         if edges[k] == "unresolved":
             condition = run.links[k].condition
-            edges[k] = "satisfied" if reached and holds(condition, env) else "negative"
+            edges[k] = "satisfied" if reached and run.holds(condition, c) else "negative"
     c = evolve(c, edges=tuple(edges))
     if state == FAILED:
         c = handle_failure(run, c, i) if run.errors_out[i] else propagate_failure(c, i)
@@ -599,12 +606,14 @@ def handle_failure(run: Run, c: Config, i: int) -> Config:
     handler = READY if c.status == "running" else CANCELLED
     states = list(c.states)
     edges = list(c.edges)
+    unreported = set(c.unreported)
     for t in run.errors_out[i]:
         if states[t] == PENDING:
             states[t] = handler
             if handler == CANCELLED:
+                unreported.add(t)  # reported next (report_unwinding_cancellation, A-156)
                 _negate_outgoing(run, t, edges)
-    return evolve(c, states=tuple(states), edges=tuple(edges))
+    return evolve(c, states=tuple(states), edges=tuple(edges), unreported=frozenset(unreported))
 
 
 def propagate_failure(c: Config, i: int) -> Config:
@@ -613,12 +622,63 @@ def propagate_failure(c: Config, i: int) -> Config:
     "the failure propagates: the runtime begins unwinding".  Nothing new
     starts while unwinding (A-64): READY nodes are cancelled; RUNNING ones
     finish; compensation runs once nothing runs (A-86).  Only the first
-    unhandled failure starts it.
+    unhandled failure starts it.  Each cancellation is reported next
+    (``report_unwinding_cancellation``, A-156).
     """
     if c.failure is not None:
         return c
     stopped = tuple(CANCELLED if s == READY else s for s in c.states)
-    return evolve(c, status="unwinding", failure=i, states=stopped)
+    cancelled = {j for j, s in enumerate(c.states) if s == READY}
+    return evolve(
+        c, status="unwinding", failure=i, states=stopped, unreported=c.unreported | cancelled
+    )
+
+
+# -- reporting cancellations (HX-CANCEL-1, HX-FAIL-3; A-156) ---------------------------
+
+
+def report_branch_cancellation(run: Run, c: Config) -> list[Transition[Config]]:
+    """Report a node an ``any`` join moved to CANCELLED: ``node_cancelled``, in any order.
+
+    HX-CANCEL-1: "sibling branches still running that could only have
+    reached this node MUST be moved to CANCELLED".  The state changed with
+    the transition that made the join READY (``cancel_branch``); its event
+    comes before any other (A-156), so an engine that cancels late, or not
+    at all, diverges at this event.
+    """
+    if c.status != "running":
+        return []  # report_unwinding_cancellation's case
+    return [
+        _reported(run, c, j, report_branch_cancellation.__name__, ("HX-CANCEL-1",))
+        for j in sorted(c.unreported)
+    ]
+
+
+def report_unwinding_cancellation(run: Run, c: Config) -> list[Transition[Config]]:
+    """Report a node unwinding moved to CANCELLED: ``node_cancelled``, in any order.
+
+    HX-FAIL-3: "the failure propagates: the runtime begins unwinding";
+    while unwinding nothing new starts (A-64): every READY node, and an
+    error-edge handler a node failing then would bring in (A-85), is
+    CANCELLED.  Its event comes before any other (A-156).
+    """
+    if c.status != "unwinding":
+        return []  # report_branch_cancellation's case
+    return [
+        _reported(run, c, j, report_unwinding_cancellation.__name__, ("HX-FAIL-3",))
+        for j in sorted(c.unreported)
+    ]
+
+
+def _reported(
+    run: Run, c: Config, j: int, rule: str, clauses: tuple[str, ...]
+) -> Transition[Config]:
+    return Transition(
+        {"event": "node_cancelled", "node": run.nodes[j].id},
+        rule,
+        clauses,
+        evolve(c, unreported=c.unreported - {j}),
+    )
 
 
 # -- compensation (HX-FAIL-3; chapter 8: A-64, A-86) -----------------------------------
@@ -639,12 +699,18 @@ def compensation_due(run: Run, c: Config) -> tuple[int, ...]:
 
 
 def compensate(run: Run, c: Config) -> list[Transition[Config]]:
-    """Run the next compensation handler while unwinding, once nothing else runs (HX-FAIL-3)."""
+    """Run the next compensation handler while unwinding, once nothing else runs (HX-FAIL-3).
+
+    It is invoked once, with the inputs HX-EXEC-2 binds (a required one
+    with no value left out: steps 1–3 are not applied to a compensation,
+    A-156), and the event reports them as ``node_started`` does.
+    """
     due = compensation_due(run, c) if c.status == "unwinding" else ()
     if not due:
         return []
     i = due[0]
     node = run.nodes[i]
+    inputs, _ = run.inputs(c, i)
     invocation = c.invocations[i] + 1
     result = run.scenario.result(node, invocation)
     ok = not (isinstance(result, dict) and "error" in result)
@@ -654,7 +720,7 @@ def compensate(run: Run, c: Config) -> list[Transition[Config]]:
         outputs = {k: v for k, v in result.get("outputs", {}).items() if k in node.outputs}
     return [
         Transition(
-            {"event": "node_compensated", "node": node.id, "status": state},
+            {"event": "node_compensated", "node": node.id, "inputs": inputs, "status": state},
             compensate.__name__,
             ("HX-FAIL-3",),
             evolve(
@@ -717,7 +783,7 @@ def fail_loop_over(run: Run, c: Config, i: int) -> list[Transition[Config]]:
 
 def _items(run: Run, c: Config, i: int) -> list[JSON] | None:
     node = run.nodes[i]
-    items = evaluate(node.over, run.env(c)) if node.over is not None else None
+    items = run.value(node.over, c) if node.over is not None else None
     return items if isinstance(items, list) else None
 
 
@@ -861,6 +927,7 @@ class Where(Enum):
     """Where the instance is: the row of ``INSTANCE_TABLE`` whose rules may fire."""
 
     CREATED = auto()
+    REPORTING = auto()  # cancellations not yet reported: only they may come next (A-156)
     NODES = auto()  # running or unwinding: the nodes move (``NODE_TABLE``)
     QUIESCENT = auto()  # running or unwinding, and no node can move
     ENDED = auto()
@@ -868,6 +935,7 @@ class Where(Enum):
 
 INSTANCE_TABLE: dict[Where, tuple[InstanceRule, ...]] = {
     Where.CREATED: (start,),
+    Where.REPORTING: (report_branch_cancellation, report_unwinding_cancellation),
     Where.QUIESCENT: (compensate, finish),
     Where.ENDED: (),
 }

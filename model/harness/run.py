@@ -17,6 +17,7 @@ import attrs
 
 from wforacle.model.harness.config import READINGS, SUCCEEDED, Config, Options
 from wforacle.model.harness.document import EdgeType, Harness, JoinPolicy
+from wforacle.model.harness.expr import Expr, evaluate, holds
 from wforacle.model.harness.scenario import Scenario
 from wforacle.model.kernel.lts import Transition
 
@@ -126,10 +127,19 @@ class Run(abc.ABC):
         self._env = (c, env)
         return env
 
+    def holds(self, expr: Expr | None, c: Config) -> bool:
+        """Whether a guard, condition or case holds in ``c`` (A-87 read as the options say)."""
+        return holds(expr, self.env(c), self.options.absent_reference)
+
+    def value(self, expr: Expr, c: Config) -> JSON:
+        """The value of an expression (a loop's ``over``) in ``c``, A-87 read as the options say."""
+        return evaluate(expr, self.env(c), self.options.absent_reference)
+
     def inputs(self, c: Config, i: int) -> tuple[dict[str, JSON], str | None]:
         """HX-EXEC-2: each input from its data edge, else value, else default.
 
-        With the name of the first required input left without a value, if any.
+        Every input that has a value, with the name of the first required
+        input left without one, if any.
         """
         if self._inputs[0] is c and self._inputs[1] == i:
             return self._inputs[2]
@@ -140,6 +150,7 @@ class Run(abc.ABC):
     def _bind(self, c: Config, i: int) -> tuple[dict[str, JSON], str | None]:
         node = self.nodes[i]
         found: dict[str, JSON] = {}
+        missing: str | None = None
         for item in node.inputs:
             bound = False
             for k in self.incoming[i]:
@@ -166,9 +177,9 @@ class Run(abc.ABC):
                 found[item.name] = item.value
             elif item.has_default:
                 found[item.name] = item.default
-            elif item.required:
-                return found, item.name  # HX-4101: never a silent null (HX-DATA-4)
-        return found, None
+            elif item.required and missing is None:
+                missing = item.name  # HX-4101: never a silent null (HX-DATA-4)
+        return found, missing
 
 
 def _links(harness: Harness, index: dict[str, int]) -> list[Link]:

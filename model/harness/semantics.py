@@ -14,8 +14,9 @@ The module family, with the same names as model/w6w's:
 ``HarnessRun.enabled`` only dispatches: for each node, in document order, the
 rules of its state's and kind's row (READY ones only while the instance runs:
 nothing new starts while unwinding, A-64); once no node can move, the
-compensation and completion rules.  Each transition is labelled by the one
-rule that produced it:
+compensation and completion rules — except that the cancellations the eager
+rules made are reported first, before anything else moves (A-156).  Each
+transition is labelled by the one rule that produced it:
 
 | rule | clauses | when |
 | --- | --- | --- |
@@ -31,6 +32,8 @@ rule that produced it:
 | ``succeed_node`` | HX-EXEC-5/6, HX-DATA-1/5 | RUNNING, succeeded: SUCCEEDED |
 | ``restart_node`` | HX-FAIL-1 | RETRYING: RUNNING again |
 | ``retry_pre_execution`` | HX-FAIL-1 + steps 1-3 | RETRYING after HX-4101/4102 (A-82) |
+| ``report_branch_cancellation`` | HX-CANCEL-1 | cancelled by an ``any`` join: reported (A-156) |
+| ``report_unwinding_cancellation`` | HX-FAIL-3 | cancelled by unwinding: reported (A-156) |
 | ``compensate`` | HX-FAIL-3 | unwinding, nothing runs: the next handler |
 | ``finish`` | HX-DONE-1/2, HX-FAIL-3 | nothing READY, RUNNING or RETRYING |
 | ``fail_loop_over`` | HX-EXEC-6 | READY loop, ``over`` not a list (A-65) |
@@ -102,6 +105,8 @@ class HarnessRun(Run):
             return self._fire(INSTANCE_TABLE[Where.CREATED], c)
         if c.status in ("completed", "failed"):
             return []
+        if c.unreported:
+            return self._fire(INSTANCE_TABLE[Where.REPORTING], c)
         found: list[Transition[Config]] = []
         moving = _MOVING if c.status == "running" else _FINISHING
         for i, state in enumerate(c.states):

@@ -5,8 +5,11 @@ payloads and the judge's comparison.
 
 The protocol payloads (docs/engine-protocol.md, "Harness engines"): ``run``
 carries the XML ``document``, ``params`` and ``failingResources``; ``invoke``
-names a ``node`` and its ``inputs``; the result is ``{"outputs": {...}}`` or
-``{"error": {...}}`` from the scenario; an engine withdraws an invocation it
+names a ``node`` and its ``inputs`` — a loop body's node also the iterations
+it runs within, ``"within": [[loop, index], ...]`` outermost first, which the
+oracle names ``loop[index]/node`` (``qualify``); the result is ``{"outputs":
+{...}}`` or ``{"error": {...}}`` from the scenario, counted per iteration (each
+iteration is a run of the body, A-65); an engine withdraws an invocation it
 cancelled under an ``any`` join with ``{"type": "cancel", "call": N}``.
 
 The registry is read when the command line is built, so the model, networkx,
@@ -33,7 +36,7 @@ from wforacle.properties.specification import (
 )
 
 JSON = Any
-READINGS = ("all_negative", "any_cancels", "pre_execution_retry", "loop_start")
+READINGS = ("all_negative", "any_cancels", "pre_execution_retry", "loop_start", "absent_reference")
 UNITS = ("node", "decision", "loop")  # the elements a document's graph is made of
 
 
@@ -73,7 +76,7 @@ def plan(loaded: Loaded, tie_break: str) -> tuple[JSON, list[str]]:
 
 
 def options(chosen: Mapping[str, Any]) -> Any:
-    """The model's readings named (A-61, A-80..A-82); the chapter's defaults otherwise."""
+    """The model's readings named (A-61, A-80..A-82, A-87); the chapter's defaults otherwise."""
     from wforacle.model.harness.semantics import Options
 
     return Options(**{name: chosen[name] for name in READINGS if chosen.get(name) is not None})
@@ -309,16 +312,57 @@ def protocol() -> Protocol:
     return Protocol(
         unit="node",
         argument="inputs",
-        known=lambda prepared, node: node in prepared.semantics.index,
+        known=lambda prepared, unit: unit_node(prepared.semantics.nodes, unit) is not None,
         answer=answer,
         withdraw="cancel",
+        qualify=qualify,
     )
 
 
-def answer(prepared: Prepared, node: str, invocation: int) -> dict[str, JSON]:
-    """The scenario's result of a node's ``invocation``-th call."""
+def qualify(message: JSON) -> JSON:
+    """The unit an ``invoke`` names: its ``node``, within its loops' iterations (``l[0]/b``).
+
+    None when ``within`` is not a list of ``[loop id, iteration ≥ 0]`` pairs
+    (a protocol fault: an invoke of no unit of the case).
+    """
+    node, within = message.get("node"), message.get("within", [])
+    if not isinstance(node, str) or not isinstance(within, list):
+        return None
+    parts = []
+    for scope in within:
+        if not (
+            isinstance(scope, list)
+            and len(scope) == 2
+            and isinstance(scope[0], str)
+            and isinstance(scope[1], int)
+            and not isinstance(scope[1], bool)
+            and scope[1] >= 0
+        ):
+            return None
+        parts.append(f"{scope[0]}[{scope[1]}]/")
+    return "".join(parts) + node
+
+
+def unit_node(nodes: Any, unit: str) -> Any:
+    """The node a qualified unit names (``qualify``), a loop's body searched; None if none."""
+    for node in nodes:
+        if node.id == unit:
+            return node
+    for node in nodes:
+        head = f"{node.id}["
+        if node.body and unit.startswith(head):
+            index, sep, rest = unit[len(head) :].partition("]/")
+            if sep and index.isdigit() and str(int(index)) == index:
+                found = unit_node(node.body, rest)
+                if found is not None:
+                    return found
+    return None
+
+
+def answer(prepared: Prepared, unit: str, invocation: int) -> dict[str, JSON]:
+    """The scenario's result of a node's ``invocation``-th call (in its iteration, A-65)."""
     run = prepared.semantics
-    result: dict[str, JSON] = run.scenario.result(run.nodes[run.index[node]], invocation)
+    result: dict[str, JSON] = run.scenario.result(unit_node(run.nodes, unit), invocation)
     return result
 
 
@@ -330,7 +374,9 @@ def compare(prepared: Prepared, seen: Observation, finals: tuple[Any, ...]) -> D
     never invokes) diverges (HX-EXEC-2: "Each input takes the value from its
     incoming data edge, or from value, or from default"; HX-EXEC-4), and the
     final state compares each node's attempts and the instance's failedNode
-    too (HX-FAIL-1).
+    too (HX-FAIL-1).  A compensation target's invocation is compared with
+    its ``node_compensated`` inputs, a loop body's with its iteration's
+    ``node_started`` in the loop event's ``inner``.
     """
     mismatch = _invocations_mismatch(prepared, seen)
     if mismatch is not None:
@@ -338,29 +384,57 @@ def compare(prepared: Prepared, seen: Observation, finals: tuple[Any, ...]) -> D
     return _state_mismatch(prepared, seen, finals)
 
 
-def _invocations_mismatch(prepared: Prepared, seen: Observation) -> Divergence | None:
-    from wforacle.model.harness.document import Kind
+def reported_inputs(
+    trace: Any, prefix: str, reported: dict[str, list[str]], hidden: list[tuple[str, str]]
+) -> None:
+    """The inputs ``trace`` reports per unit (``qualify``'s names), into ``reported``.
 
-    tasks = {n.id for n in prepared.semantics.nodes if n.kind is Kind.TASK}
-    reported: dict[str, list[str]] = {}
-    compensated = set()  # a compensation target runs with no inputs the trace reports
-    for event in seen.trace:
-        if event.get("event") == "node_started" and event.get("node") in tasks:
-            node = event["node"]
-            earlier = reported.get(node, [])
-            # A retry's node_started reports no inputs: the attempt has its first's.
+    A ``node_started`` reports a first attempt's inputs (a retry's none: it
+    has its first's), a ``node_compensated`` a compensation's; a loop's
+    event reports its iterations' in ``inner``.  A failed loop reports one
+    iteration (A-80): ``hidden`` gets (the loop's iterations' prefix, the
+    reported one's), as the trace does not show the others' invocations.
+    """
+    for event in trace if isinstance(trace, list) else ():
+        node = event.get("node") if isinstance(event, dict) else None
+        if not isinstance(node, str):
+            continue
+        unit, kind = prefix + node, event.get("event")
+        if kind == "node_started":
+            earlier = reported.get(unit, [])
             if "inputs" not in event and earlier:
                 earlier.append(earlier[-1])
             else:
-                reported.setdefault(node, []).append(canonical(event.get("inputs")))
-        elif event.get("event") == "node_compensated":
-            compensated.add(event.get("node"))
+                reported.setdefault(unit, []).append(canonical(event.get("inputs")))
+        elif kind == "node_compensated":
+            reported.setdefault(unit, []).append(canonical(event.get("inputs")))
+        inner = event.get("inner")
+        if not isinstance(inner, list):
+            continue
+        if kind == "node_failed":
+            scope = f"{unit}[{event.get('iteration')}]/"
+            hidden.append((f"{unit}[", scope))
+            reported_inputs(inner[0] if inner else [], scope, reported, hidden)
+        else:
+            for index, iteration_trace in enumerate(inner):
+                reported_inputs(iteration_trace, f"{unit}[{index}]/", reported, hidden)
+
+
+def _shown(unit: str, hidden: list[tuple[str, str]]) -> bool:
+    """Whether the trace shows ``unit``'s invocations (``reported_inputs``' ``hidden``)."""
+    return not any(unit.startswith(loop) and not unit.startswith(shown) for loop, shown in hidden)
+
+
+def _invocations_mismatch(prepared: Prepared, seen: Observation) -> Divergence | None:
+    reported: dict[str, list[str]] = {}
+    hidden: list[tuple[str, str]] = []
+    reported_inputs(list(seen.trace), "", reported, hidden)
     invoked: dict[str, list[str]] = {}
     for node, inputs in seen.invocations:
         invoked.setdefault(node, []).append(canonical(inputs))
     for node, values in invoked.items():
-        if node in compensated and node not in reported:
-            continue
+        if not _shown(node, hidden):
+            continue  # an iteration of a failed loop the trace does not report (A-80)
         for value in values:
             if value not in reported.get(node, []):
                 return Divergence(

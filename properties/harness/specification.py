@@ -80,6 +80,15 @@ HARNESS = Specification(
             assumption="A-80",
             clauses=("HX-SCHED-2", "HX-SCHED-4"),
         ),
+        Reading(
+            "--absent-reference",
+            "absent_reference",
+            "A-87: a reference to something absent reads as null, or every comparison "
+            "with it is false",
+            ("null", "incomparable"),
+            assumption="A-87",
+            clauses=("HX-EXEC-1", "HX-READY-3"),
+        ),
     ),
     readings_title="Harness readings",
     options=lambda chosen: _parts().options(chosen),
