@@ -123,9 +123,7 @@ def test_a_campaign_finds_a_seeded_bug_and_cites_the_clause_it_breaks_first(bug)
     # bug does not need.
     engine = hx_lite(bug)
     try:
-        finding = campaign(
-            HARNESS, engine, examples=1500, seed_value=0, reduce_budget=600
-        ).finding
+        finding = campaign(HARNESS, engine, examples=1500, seed_value=0, reduce_budget=600).finding
     finally:
         engine.stop()
     assert finding is not None, bug
