@@ -639,8 +639,12 @@ class Runtime:
                     if self.nodes[n]["join"] == "any":
                         self.cancel_siblings(n)
                 elif verdict == "unreachable":
-                    if "all-negative-skipped" in self.bugs and all(
-                        self.edge[k] == "negative" for k in incoming
+                    # A join whose every incoming edge is negative: a node with no
+                    # incoming edge has no join to be all-negative.
+                    if (
+                        "all-negative-skipped" in self.bugs
+                        and incoming
+                        and all(self.edge[k] == "negative" for k in incoming)
                     ):
                         self.state[n] = "SKIPPED"
                         for k, l in enumerate(self.links):
