@@ -2,6 +2,11 @@
 
 Run:  python benchmarks/bench_explore.py [--steps 2000] [--repeat 3]
       python benchmarks/bench_explore.py --branches 12 [--depth 1] [--naive]
+      python benchmarks/bench_explore.py --growth
+
+--growth: issue 16's goal (>= 50,000 distinct states/s on a 20-step and on a
+200-step chain), each the best of --repeat explorations by CPU time (the
+process's, so another process on the machine costs less), and the ratio.
 
 Chain: N steps, every third one retried (3 attempts, exponential backoff)
 through a scripted failure, explored to its one outcome.
@@ -101,10 +106,27 @@ def main() -> None:
     parser.add_argument("--depth", type=int, default=1)
     parser.add_argument("--naive", action="store_true")
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--growth", action="store_true", help="20 and 200 steps against the goal")
     parser.add_argument(
         "--max-states", type=int, default=5_000_000, help="the naive search's state bound"
     )
     args = parser.parse_args()
+    if args.growth:
+        rates = []
+        for n in (20, 200):
+            run = semantics(n)
+            explore_run(run)  # warm: compiled renderers, memoised JSON
+            best = None
+            for _ in range(max(args.repeat, 200 // n)):
+                start = time.process_time()
+                result = explore_run(run)
+                spent = time.process_time() - start
+                best = spent if best is None else min(best, spent)
+            assert best
+            rates.append(result.states / best)
+            print(f"chain of {n:>3}: {result.states:>5,} states, {rates[-1]:>8,.0f} states/s CPU")
+        print(f"goal >= 50,000 states/s at both; 200 steps / 20 steps = {rates[1] / rates[0]:.2f}")
+        return
     if args.branches:
         run = branches(args.branches, args.depth)
         reduced, seconds = measure(run, args.repeat, reduce=True)

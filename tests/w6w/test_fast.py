@@ -20,6 +20,11 @@ from wforacle.properties.w6w.validate import validate
 
 def configurations(doc, scenario):
     """Every configuration the explorer visits for ``doc`` under ``scenario``."""
+    return visited(doc, scenario)[1]
+
+
+def visited(doc, scenario):
+    """The run of ``doc`` under ``scenario``, and every configuration the explorer visits."""
     result = validate(copy.deepcopy(doc))
     loaded, _ = load_scenario(scenario)
     run = W6wRun(result.workflow, result.plan, loaded)
@@ -30,7 +35,7 @@ def configurations(doc, scenario):
         return config_key(c)
 
     explore(run, lambda c: outcome(run, c), key, max_states=400)
-    return seen
+    return run, seen
 
 
 @settings(max_examples=40)
@@ -66,17 +71,7 @@ def test_evolve_equals_attrs_evolve(data, doc):
 @given(st.data(), parallel_workflows(max_steps=6, controls=True))
 def test_steps_keep_their_derived_facts_current(data, doc):
     """What ``Steps.replace`` derives is what ``Layout.steps`` computes afresh."""
-    scenario = data.draw(scenarios(doc))
-    result = validate(copy.deepcopy(doc))
-    loaded, _ = load_scenario(scenario)
-    run = W6wRun(result.workflow, result.plan, loaded)
-    seen: list[Config] = []
-
-    def key(c: Config) -> str:
-        seen.append(c)
-        return config_key(c)
-
-    explore(run, lambda c: outcome(run, c), key, max_states=400)
+    run, seen = visited(doc, data.draw(scenarios(doc)))
     for c in seen:
         assert type(c.steps) is Steps and type(c.invocations) is Counts
         fresh = run.layout.steps(tuple(c.steps))
