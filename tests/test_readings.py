@@ -17,12 +17,14 @@ import sys
 from pathlib import Path
 
 import pytest
+from jsonschema import Draft202012Validator
 
 from wforacle.model.kernel.lts import execute
 from wforacle.oracle.engine import Engine, judge
 from wforacle.oracle.fuzz import campaign
 from wforacle.oracle.readings import ANY, DEFAULT, Selection, UnknownReading, catalogue
 from wforacle.properties.clauses import clause_text
+from wforacle.properties.harness.specification import HARNESS
 from wforacle.properties.registry import SPECIFICATIONS
 from wforacle.properties.w6w.specification import W6W
 from wforacle.properties.workfile.specification import WORKFILE
@@ -275,6 +277,8 @@ OTHER_READINGS = [
     ("w6w", "--reading A-41=retried", ("A-41", "retried"), None),
     ("w6w", "--reading A-37=infix", ("A-37", "infix"), None),
     ("harness", "--bug all-negative-skipped", ("A-61", "skipped"), None),
+    ("harness", "--reading A-81=running", ("A-81", "running"), None),
+    ("harness", "--reading A-82=retried", ("A-82", "retried"), None),
     ("harness", "--reading A-87=incomparable", ("A-87", "incomparable"), None),
     ("workfile", "--bug absent-field-null", ("A-153", "null"), "workfile-stateful"),
 ]
@@ -345,6 +349,92 @@ def test_a153_an_absent_field_matches_null_only_under_null():
     finally:
         engine.stop()
     assert depends.verdict == "reading" and depends.reading == (("A-153", "null"),)
+
+
+# -- Harness: A-81 and A-82, judged against hx-lite taking the other reading ---------------
+
+# s → m → j (any), s → j: when s succeeds, m (listed first) and then j become READY, and m
+# could only have reached j.  HX-CANCEL-1: "sibling branches still running that could only
+# have reached this node MUST be moved to CANCELLED" — A-81 "branch": m is cancelled;
+# "running": m is READY, not running, and starts.
+A81 = {
+    "document": '<harness id="h"><node id="s"/><node id="m"/><node id="j" joinPolicy="any"/>'
+    '<edge from="s" to="m"/><edge from="s" to="j"/><edge from="m" to="j"/></harness>',
+    "scenario": {},
+    "schedule": [],
+}
+# a's resourceRef never resolves (HX-4102), and a may make two attempts.  HX-EXEC-7: "Steps
+# 1–3 happen before execution begins"; HX-FAIL-1: "When a node reaches FAILED and its
+# retry policy is exhausted" — A-82 "never": FAILED at once, attempts 0; "retried": each
+# try an attempt, node_retrying after the first, FAILED at the second.
+A82 = {
+    "document": '<harness id="h"><node id="a" resourceRef="db"><retry maxAttempts="2"/></node>'
+    "</harness>",
+    "scenario": {"failingResources": ["db"]},
+    "schedule": [],
+}
+
+
+def _harness_trace(case, **readings):
+    return execute(HARNESS.prepare(case, HARNESS.options(readings)).semantics).trace
+
+
+def _named(trace):
+    return [(e["event"], e.get("node")) for e in trace]
+
+
+def test_a81_an_any_join_cancels_a_ready_sibling_only_under_branch():
+    branch = _named(_harness_trace(A81))
+    running = _named(_harness_trace(A81, any_cancels="running"))
+    assert ("node_cancelled", "m") in branch and ("node_started", "m") not in branch
+    assert ("node_started", "m") in running and ("node_cancelled", "m") not in running
+
+
+def test_a82_a_pre_execution_failure_is_retried_only_under_retried():
+    never = _harness_trace(A82)
+    retried = _harness_trace(A82, pre_execution_retry=True)
+    assert never[1:-1] == [
+        {"event": "node_failed", "node": "a", "error": "HX-4102", "resource": "db"}
+    ]
+    assert retried[1:-1] == [
+        {"event": "node_retrying", "node": "a", "attempt": 1, "error": "HX-4102"},
+        {"event": "node_failed", "node": "a", "error": "HX-4102", "resource": "db", "attempt": 2},
+    ]
+
+
+@pytest.mark.parametrize(
+    ("case", "switch", "reading", "model"),
+    [(A81, "A-81=running", ("A-81", "running"), "A-81=branch"),
+     (A82, "A-82=retried", ("A-82", "retried"), "A-82=never")],
+    ids=["A-81", "A-82"],
+)  # fmt: skip
+def test_hx_lite_taking_another_reading_depends_on_it(case, switch, reading, model):
+    # Issue 18: hx-lite with the other reading passes under --readings any, is reported
+    # as depending on the reading under default, and diverges when held to the model's.
+    engine = Engine(f"{sys.executable} {ENGINES / 'harness_engine.py'} --reading {switch}")
+    try:
+        anyway = judge(engine, HARNESS, case, None, Selection.of(HARNESS))
+        strict = judge(engine, HARNESS, case, None, Selection.of(HARNESS, mode=DEFAULT))
+        held = judge(engine, HARNESS, case, None, Selection.of(HARNESS, [model]))
+    finally:
+        engine.stop()
+    assert anyway.verdict == "pass" and anyway.reading == (reading,)
+    assert strict.verdict == "reading" and strict.reading == (reading,)
+    assert held.verdict == "divergence"
+
+
+def test_the_pre_execution_retry_events_match_the_trace_schema():
+    # docs/harness-trace.schema.json: under A-82 "retried" an HX-4101/HX-4102 node_failed
+    # carries its attempt.
+    schema = json.loads((ROOT / "docs" / "harness-trace.schema.json").read_text())
+    unbound = copy.deepcopy(A82)
+    unbound["document"] = unbound["document"].replace(
+        'resourceRef="db">', '><input name="q" required="true"/>'
+    )
+    for case in (A82, unbound):
+        for retried in (False, True):
+            trace = _harness_trace(case, pre_execution_retry=retried)
+            Draft202012Validator(schema).validate(trace)
 
 
 # -- the command line ---------------------------------------------------------------------

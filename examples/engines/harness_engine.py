@@ -50,6 +50,11 @@ Readings, switched on with --reading ID=NAME (repeatable): where the chapter is
 open, hx-lite can take the reading wforacle's model does not (`wforacle
 readings --spec harness` lists them).  These are not bugs.
 
+  A-81=running             an any join cancels only the nodes of its branch that are
+                           RUNNING (idempotent) or RETRYING: a READY one still starts
+  A-82=retried             an HX-4101 / HX-4102 failure is retried like a failed
+                           invocation: each try counts an attempt, node_retrying while
+                           attempts remain, and the last node_failed carries attempt
   A-87=incomparable        a reference to something absent is not null: every
                            comparison with it is false, != included
 """
@@ -77,7 +82,7 @@ BUGS = {
     "value-over-edge",
     "cancel-silently",
 }
-READINGS = {"A-87=incomparable"}
+READINGS = {"A-81=running", "A-82=retried", "A-87=incomparable"}
 TERMINAL = ("SUCCEEDED", "FAILED", "SKIPPED", "CANCELLED")
 
 
@@ -480,25 +485,52 @@ class Runtime:
                     missing = item["name"]
         return inputs, missing
 
+    def retry_before_execution(self, n, failure):
+        """Whether a node that failed steps 1-3 tries them again (A-82).
+
+        Not by default: HX-EXEC-7, "a node which cannot run fails without side
+        effects", and no attempt is counted.  Under A-82=retried the failure is one
+        more attempt (HX-FAIL-1: FAILED once "its retry policy is exhausted"):
+        node_retrying while attempts remain, else the node_failed ``failure`` carries
+        the attempt."""
+        if "A-82=retried" not in self.readings:
+            return False
+        self.attempt[n] += 1
+        if self.attempt[n] < self.nodes[n]["attempts"]:
+            self.event("node_retrying", node=n, attempt=self.attempt[n], error=failure["error"])
+            return True
+        failure["attempt"] = self.attempt[n]
+        return False
+
     def start(self, n):
+        """Steps 1-3 (guard, inputs, resources), then run the node: a decision routes,
+        a loop runs its iterations, a task is invoked.  Under A-82=retried a failure
+        in steps 1-3 tries them again at once while attempts remain (nothing else has
+        happened meanwhile, so each try fails as the first did)."""
         node = self.nodes[n]
-        env = self.env()
-        if not holds(node["guard"], env, "guard-inverted-null" in self.bugs, self.absent):
-            self.event("node_skipped", node=n)
-            self.terminal(n, "SKIPPED")
-            return
-        inputs, missing = self.resolve(n)
-        if missing is not None:
-            self.event("node_failed", node=n, error="HX-4101", input=missing)
-            self.terminal(n, "FAILED", error="HX-4101")
-            return
-        failing = [r for r in node["resources"] if r in self.failing]
-        if failing and "resources-after-invoke" in self.bugs and node["kind"] == "node":
-            self.late_resource[n] = failing[0]  # resolved once the invocation returns
-        elif failing:
-            self.event("node_failed", node=n, error="HX-4102", resource=failing[0])
-            self.terminal(n, "FAILED", error="HX-4102")
-            return
+        while True:
+            env = self.env()
+            if not holds(node["guard"], env, "guard-inverted-null" in self.bugs, self.absent):
+                self.event("node_skipped", node=n)
+                self.terminal(n, "SKIPPED")
+                return
+            inputs, missing = self.resolve(n)
+            failing = [r for r in node["resources"] if r in self.failing]
+            if missing is not None:
+                failure = {"error": "HX-4101", "input": missing}
+            elif failing and "resources-after-invoke" in self.bugs and node["kind"] == "node":
+                self.late_resource[n] = failing[0]  # resolved once the invocation returns
+                failure = None
+            elif failing:
+                failure = {"error": "HX-4102", "resource": failing[0]}
+            else:
+                failure = None
+            if failure is None:
+                break
+            if not self.retry_before_execution(n, failure):
+                self.event("node_failed", node=n, **failure)
+                self.terminal(n, "FAILED", error=failure["error"])
+                return
         if node["kind"] == "decision":
             cases = node["cases"]
             chosen = next(
@@ -519,7 +551,7 @@ class Runtime:
             self.run_loop(n, evaluate(node["over"], env, False, self.absent))
             return
         self.state[n] = "RUNNING"
-        self.attempt[n] = 1
+        self.attempt[n] += 1  # the first attempt, or the next after A-82=retried's tries
         self.inputs[n] = inputs  # every attempt is invoked with them
         self.event("node_started", node=n, inputs=inputs)
         self.invoke(n, inputs)
@@ -703,8 +735,12 @@ class Runtime:
         return "ready" if satisfied else "unreachable"
 
     def cancel_siblings(self, join):
+        """HX-CANCEL-1: "sibling branches still running that could only have reached
+        this node MUST be moved to CANCELLED" -- their READY, RETRYING and RUNNING
+        nodes; under A-81=running only RUNNING and RETRYING ones (a READY node starts)."""
+        ready_too = "A-81=running" not in self.readings
         for m in self.only_reaching(join):
-            if self.state[m] in ("READY", "RETRYING"):
+            if self.state[m] == "RETRYING" or (self.state[m] == "READY" and ready_too):
                 self.cancel(m)
             elif self.state[m] == "RUNNING":
                 if self.nodes[m]["idempotent"] or "cancel-non-idempotent" in self.bugs:
