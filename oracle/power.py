@@ -66,6 +66,8 @@ BUGS: dict[str, tuple[str, ...]] = {
         "compensation-forward-order",
         "entry-and-roots",
         "value-over-edge",
+        "cancel-silently",  # HX-CANCEL-1 / HX-FAIL-3: a cancellation is not reported
+        "loop-last-failure",  # HX-SCHED-2: a failed iteration does not end its loop
     ),
     "workfile": (
         "retry-fatal",

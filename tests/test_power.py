@@ -43,18 +43,27 @@ BUDGETS: dict[tuple[str, str], int] = {
     ("w6w", "template-untyped"): 200,
     ("w6w", "render-two-pass"): 200,
     ("w6w", "chain-first-only"): 900,
-    ("harness", "no-unreachability"): 500,
-    ("harness", "cancel-non-idempotent"): 3200,
-    ("harness", "null-for-unavailable"): 1500,
+    # Re-measured with loops in the catalogue and the stricter judge (cancellation events,
+    # invoke inputs compared): seeds 0-7, Hypothesis 6.170.17, docs/power.md.  A budget the
+    # measurement showed too small was raised (no-unreachability 500, cancel-non-idempotent
+    # 3200, null-for-unavailable 1500, condition-control-only 2100, quorum-counts-negative 900,
+    # compensation-forward-order 800, value-over-edge 2100); none was lowered.
+    ("harness", "no-unreachability"): 900,
+    ("harness", "cancel-non-idempotent"): 4500,
+    ("harness", "null-for-unavailable"): 1700,
     # Issue 18's newly generated areas (seeds 0-7, Hypothesis 6.170.17, docs/power.md).
     ("harness", "resources-after-invoke"): 700,
     ("harness", "guard-inverted-null"): 200,
-    ("harness", "condition-control-only"): 2100,
-    ("harness", "quorum-counts-negative"): 900,
+    ("harness", "condition-control-only"): 2700,
+    ("harness", "quorum-counts-negative"): 1200,
     ("harness", "retry-success-attempts"): 1000,
-    ("harness", "compensation-forward-order"): 800,
+    ("harness", "compensation-forward-order"): 1100,
     ("harness", "entry-and-roots"): 100,
-    ("harness", "value-over-edge"): 2100,
+    ("harness", "value-over-edge"): 2400,
+    # A cancellation not reported (median 43, worst 73) and the loop bug (median 354,
+    # worst 2983: four worsts).
+    ("harness", "cancel-silently"): 900,
+    ("harness", "loop-last-failure"): 12000,
     ("workfile", "retry-fatal"): 2200,
     ("workfile", "server-delay-uncapped"): 6100,
     ("workfile", "exponential-from-zero"): 6400,
@@ -100,6 +109,7 @@ SLOW_POWER = {
     ("harness", "retry-success-attempts"),
     ("harness", "quorum-counts-negative"),
     ("harness", "compensation-forward-order"),
+    ("harness", "loop-last-failure"),  # seeds 0-2 took 2983, 18 and 660 examples
 }
 DEFAULT_CASES = [
     (spec, bug) for spec, bug in CASES if spec != "workfile" and (spec, bug) not in SLOW_POWER

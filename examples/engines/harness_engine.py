@@ -45,6 +45,8 @@ Seeded bugs (--bug NAME, repeatable):
   value-over-edge          an input's value attribute wins over its incoming data edge (HX-EXEC-2)
   cancel-silently          a node cancelled under any or while unwinding is not reported
                            (no node_cancelled event: HX-CANCEL-1, HX-FAIL-3)
+  loop-last-failure        a failed iteration does not end its loop: the later iterations run
+                           and the loop reports the last one that failed (HX-SCHED-2, A-80)
 
 Readings, switched on with --reading ID=NAME (repeatable): where the chapter is
 open, hx-lite can take the reading wforacle's model does not (`wforacle
@@ -81,6 +83,7 @@ BUGS = {
     "entry-and-roots",
     "value-over-edge",
     "cancel-silently",
+    "loop-last-failure",
 }
 READINGS = {"A-81=running", "A-82=retried", "A-87=incomparable"}
 TERMINAL = ("SUCCEEDED", "FAILED", "SKIPPED", "CANCELLED")
@@ -563,7 +566,7 @@ class Runtime:
             self.event("node_failed", node=n, error="loop_over_not_a_list")
             self.terminal(n, "FAILED", error="loop_over_not_a_list")
             return
-        traces, results = [], []
+        traces, results, failure = [], [], None
         for index, item in enumerate(items):
             body = Runtime(
                 self.bugs, self.readings, self.counter, [*self.within, [n, index]], sink=[]
@@ -572,13 +575,19 @@ class Runtime:
             state = body.execute({**self.params, "item": item, "index": index}, self.failing)
             if state["status"] == "failed":
                 code = state["nodes"][state["failedNode"]]["error"]
-                self.event("node_failed", node=n, error=code, iteration=index, inner=[body.sink])
-                self.terminal(n, "FAILED", error=code)
-                return
+                failure = (code, index, body.sink)
+                if "loop-last-failure" in self.bugs:
+                    continue  # the seeded bug: later iterations still run
+                break
             traces.append(body.sink)
             results.append(
                 {m: v["outputs"] for m, v in state["nodes"].items() if v["state"] == "SUCCEEDED"}
             )
+        if failure is not None:
+            code, index, trace = failure
+            self.event("node_failed", node=n, error=code, iteration=index, inner=[trace])
+            self.terminal(n, "FAILED", error=code)
+            return
         self.outputs[n] = {"items": results}
         self.event("node_succeeded", node=n, outputs=self.outputs[n], inner=traces)
         self.terminal(n, "SUCCEEDED")

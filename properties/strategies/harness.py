@@ -18,9 +18,11 @@ strategy built on the productions of grammar/harness_expr.lark (``or_``,
 ``and_``, ``negation``, ``cmp`` with each operator, every kind of ``atom``)
 over the references a case provides: ``params.go``, ``params.p`` and
 ``params.q`` (each drawn null, a boolean, a number or a string, or absent),
-``params.r`` (never provided) and the outputs of earlier nodes.  Loops are
-not generated: a loop body's nodes cannot be invoked over the engine
-protocol (docs/engine-protocol.md, "Harness engines").
+``params.r`` (never provided) and the outputs of earlier nodes; in a loop
+body, ``params.item`` and ``params.index`` (A-65).  A loop's body is driven
+over the engine protocol (an ``invoke`` with ``within``,
+docs/engine-protocol.md, "Harness engines"); the loop shape keeps each loop
+within what the model enumerates (``MAX_LOOP_OUTCOMES``).
 
 Notation: nodes are ``n0…nk`` in document order (edges go forward only);
 a case is ``{"document": XML, "scenario": JSON, "schedule": [int]}``.
@@ -88,6 +90,12 @@ def _attribute(value: str) -> str:
     return escape(value, {'"': "&quot;"})
 
 
+def _element(tag: str, node_id: str, body: str, attributes: dict[str, str | None]) -> str:
+    """A ``<node>`` or ``<loop>`` element; attributes that are None are left out."""
+    extra = "".join(f' {k}="{_attribute(v)}"' for k, v in attributes.items() if v is not None)
+    return f'<{tag} id="{node_id}"{extra}>{body}</{tag}>'
+
+
 @attrs.define
 class _Builder:
     """The parts of one document and its scenario, built in document order."""
@@ -98,8 +106,7 @@ class _Builder:
     entry: str | None = None
 
     def node(self, node_id: str, body: str = "", /, **attributes: str | None) -> None:
-        extra = "".join(f' {k}="{_attribute(v)}"' for k, v in attributes.items() if v is not None)
-        self.parts.append(f'<node id="{node_id}"{extra}>{body}</node>')
+        self.parts.append(_element("node", node_id, body, attributes))
 
     def edge(self, source: str, target: str, kind: str = "control", **attributes: str) -> None:
         extra = "".join(f' {k}="{_attribute(v)}"' for k, v in attributes.items())
@@ -439,6 +446,100 @@ def _retries(draw: st.DrawFn, b: _Builder) -> None:
         b.edge("r", "h", "error")
 
 
+# A loop body's expressions read the iteration's params (A-65) and the instance's.
+BODY_PARAMS = ("params.item", "params.index", "params.go")
+
+
+def _body_node(draw: st.DrawFn, b: _Builder, node_id: str, alone: bool) -> str:
+    """A loop body's task, with its script.
+
+    A guard over the iteration's params, an output, and either a way to
+    succeed — plainly, with a value input, after a retry (only when ``alone``
+    in its body: the model enumerates every interleaving of a body's nodes)
+    — or, half the time, a way to fail: scripted, an unbound required input
+    (HX-4101) or an unresolvable resource (HX-4102).  A failing node that is
+    guarded fails in some iterations only.
+    """
+    body = ""
+    if draw(st.booleans()):
+        body += guard(draw(expressions(BODY_PARAMS)))
+    if draw(st.booleans()):
+        body += "<output name='v'/>"
+        if draw(st.booleans()):
+            b.attempts[node_id] = [{"outputs": {"v": draw(values())}}]
+    resource = None
+    if draw(st.booleans()):
+        how = draw(st.sampled_from(["plain", "value", "retried"]))
+        if how == "value":
+            value = escape(json.dumps(draw(values())))
+            body += f"<input name='k' required='true' value='{value}'/>"
+        elif how == "retried" and alone:
+            body += _retry(draw, b, node_id)
+        return _element("node", node_id, body, {})
+    how = draw(st.sampled_from(["scripted", "unbound", "resource"]))
+    if how == "scripted":
+        b.fail(node_id)
+    elif how == "unbound":
+        body += "<input name='u' required='true'/>"
+    else:
+        resource = "db"
+        b.failing_resources = ["db"]
+    return _element("node", node_id, body, {"resourceRef": resource})
+
+
+def _max_concurrency(draw: st.DrawFn) -> str | None:
+    """A loop's maxConcurrency: one at a time half the time, else no bound or two.
+
+    HX-SCHED-4: with "1", iterations "execute in sequence order", where the
+    order is observable; with "2", HX-SCHED-2's bound (A-80).
+    """
+    return "1" if draw(st.booleans()) else draw(st.sampled_from([None, "2"]))
+
+
+def _loops(draw: st.DrawFn, b: _Builder) -> None:
+    """HX-SCHED-2/4, A-65, A-80: a loop over a producer's list, its body a run per item.
+
+    ``a`` scripts the list ``l`` iterates over (zero to three items; sometimes
+    not a list: the loop fails); the body has one or two units — tasks drawn
+    by ``_body_node``, or a loop ``m`` over ``params.item`` (nested at most
+    once: then the items are lists, or sometimes not) — and iterations fail
+    when a body node does, so with maxConcurrency="1" only the first failing
+    iteration in sequence order may fail the loop.  ``z`` follows the loop; an
+    error edge may handle its failure.  At most two items with two body units,
+    so the model enumerates every execution (rules.MAX_LOOP_OUTCOMES).
+    """
+    b.node("a", "<output name='xs'/>")
+    units = draw(st.integers(1, 2))
+    nested = draw(st.integers(0, 2)) == 0
+    parts = [_body_node(draw, b, f"b{k}", alone=units == 1) for k in range(units - nested)]
+    if nested:
+        inner = _body_node(draw, b, "c0", alone=True)
+        parts.append(
+            _element(
+                "loop",
+                "m",
+                inner,
+                {"over": "params.item", "maxConcurrency": _max_concurrency(draw)},
+            )
+        )
+    item = st.lists(values(), max_size=2) | values() if nested else values()
+    count = draw(st.sampled_from([2, 1, 3, 0] if units == 1 else [2, 1, 0]))
+    if count or draw(st.booleans()):  # else a.xs is the string "a.xs": not a list (A-65)
+        items = draw(st.lists(item, min_size=count, max_size=count))
+        b.attempts["a"] = [{"outputs": {"xs": items}}]
+    b.parts.append(
+        _element(
+            "loop", "l", "".join(parts), {"over": "a.xs", "maxConcurrency": _max_concurrency(draw)}
+        )
+    )
+    b.node("z")
+    b.edge("a", "l")
+    b.edge("l", "z")
+    if draw(st.booleans()):
+        b.node("h")
+        b.edge("l", "h", "error")
+
+
 SHAPES: tuple[Callable[[st.DrawFn, _Builder], None], ...] = (
     _any_race,
     _untaken_branch,
@@ -452,6 +553,7 @@ SHAPES: tuple[Callable[[st.DrawFn, _Builder], None], ...] = (
     _guards,
     _inputs,
     _retries,
+    _loops,
 )
 
 

@@ -97,21 +97,39 @@ BREAKS = {
     "compensation-forward-order": "HX-FAIL-3",  # "compensation runs per chapter 8" (A-64)
     "entry-and-roots": "HX-START-1",  # "if @entry is present, that single node"
     "value-over-edge": "HX-EXEC-2",  # "from its incoming data edge, or from value, …"
+    # "A loop's maxConcurrency bounds concurrent iterations": an iteration starts only while
+    # the bound allows and no iteration has failed (A-80), so with maxConcurrency="1" the
+    # first failing one in sequence order fails the loop (HX-SCHED-4, cited with it).
+    "loop-last-failure": "HX-SCHED-2",
 }
+# A cancellation not reported (A-156) breaks the clause of the rule that cancelled:
+# an any join's (HX-CANCEL-1) or unwinding's (HX-FAIL-3), whichever the campaign meets.
+CANCELS = {"cancel-silently": ("HX-CANCEL-1", "HX-FAIL-3")}
 # A member a shrunk case keeps only when its bug needs it.  (Not @entry: a root left
 # outside it is one way to make an edge negative, which quorum-counts-negative needs.)
 NEEDS = {"resources-after-invoke": "failingResources"}
+# A loop's iterations fail in each of the loop shape's ways, an unresolvable resource
+# (HX-4102) among them: a shrunk case may keep the failing resource it failed with.
+MAY_NEED = {"loop-last-failure": "failingResources"}
 # Campaigns (search and shrink) that take over ten seconds on the shared 2-core machine.
-SLOW = {"condition-control-only", "retry-success-attempts", "compensation-forward-order"}
+SLOW = {
+    "condition-control-only",
+    "retry-success-attempts",
+    "compensation-forward-order",
+    "loop-last-failure",
+}
+# A bug of the one shape in thirteen that draws loops: found at the first of seeds 0-2 that
+# finds it within 1500 examples (tests/test_power.py states the power: 12000 at each seed).
+SEEDS_TRIED = {"loop-last-failure": 3}
 
 
 def test_every_seeded_bug_is_listed_with_the_clause_it_breaks():
     from wforacle.oracle.power import BUGS
 
     older = {"no-unreachability", "cancel-non-idempotent", "null-for-unavailable"}
-    assert sorted(BUGS["harness"]) == sorted(older | set(BREAKS))
+    assert sorted(BUGS["harness"]) == sorted(older | set(BREAKS) | set(CANCELS))
     help_text = ENGINE.read_text()
-    assert all(f"  {bug}" in help_text for bug in BREAKS)
+    assert all(f"  {bug}" in help_text for bug in (*BREAKS, *CANCELS))
 
 
 @pytest.mark.parametrize(
@@ -123,7 +141,12 @@ def test_a_campaign_finds_a_seeded_bug_and_cites_the_clause_it_breaks_first(bug)
     # bug does not need.
     engine = hx_lite(bug)
     try:
-        finding = campaign(HARNESS, engine, examples=1500, seed_value=0, reduce_budget=600).finding
+        for seed_value in range(SEEDS_TRIED.get(bug, 1)):
+            finding = campaign(
+                HARNESS, engine, examples=1500, seed_value=seed_value, reduce_budget=600
+            ).finding
+            if finding is not None:
+                break
     finally:
         engine.stop()
     assert finding is not None, bug
@@ -131,7 +154,8 @@ def test_a_campaign_finds_a_seeded_bug_and_cites_the_clause_it_breaks_first(bug)
     assert divergence.clauses[0] == BREAKS[bug], (divergence.clauses, divergence.message)
     text = finding.case["document"] + json.dumps(finding.case["scenario"])
     for other, member in NEEDS.items():
-        assert (member in text) == (other == bug), finding.case
+        if MAY_NEED.get(bug) != member:
+            assert (member in text) == (other == bug), finding.case
     if bug == "entry-and-roots":
         assert 'entry="' in text, finding.case
     minimal(bug, finding.case)
@@ -143,6 +167,20 @@ def test_a_campaign_finds_a_seeded_bug_and_cites_the_clause_it_breaks_first(bug)
         assert judge(correct, HARNESS, finding.case).verdict == "pass"
     finally:
         correct.stop()
+
+
+def test_a_campaign_finds_an_unreported_cancellation_at_the_cancellation():
+    # A-156: a cancellation is reported right after the transition that causes it, so
+    # the finding is at the cancellation and cites the rule that cancelled.
+    engine = hx_lite("cancel-silently")
+    try:
+        finding = campaign(HARNESS, engine, examples=900, seed_value=0, reduce_budget=600).finding
+    finally:
+        engine.stop()
+    assert finding is not None
+    divergence = finding.judgement.divergence
+    assert divergence.clauses[0] in CANCELS["cancel-silently"], divergence
+    assert {"event": "node_cancelled"}.items() <= divergence.permitted[0].items(), divergence
 
 
 @pytest.mark.slow
