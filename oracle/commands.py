@@ -80,6 +80,8 @@ def rerun_campaign(args: argparse.Namespace, engine: str) -> str:
     words += ["--examples", str(args.examples)]
     if args.time_budget is not None:
         words += ["--time-budget", f"{args.time_budget:g}"]
+    if args.shrink_allowance is not None:
+        words += ["--shrink-allowance", f"{args.shrink_allowance:g}"]
     if args.profile is not None:
         words += ["--profile", args.profile]
     if args.stop_on_fault:
@@ -130,6 +132,7 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
     )
 
     spec = specification(args.spec)
+    allowance = SHRINK_ALLOWANCE if args.shrink_allowance is None else args.shrink_allowance
     if args.profile is not None and args.profile not in spec.suites:
         raise UsageError(
             f"{spec.name} has no profile {args.profile!r} (its profiles: {', '.join(spec.suites)})"
@@ -163,6 +166,7 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
                     examples=args.examples,
                     seed_value=args.seed,
                     time_budget=args.time_budget,
+                    reduce_budget=allowance,
                     progress=update,
                     stop_on_fault=args.stop_on_fault,
                     first_seen=keep_first,
@@ -226,7 +230,7 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
                     "budget": {
                         "seconds": args.time_budget,
                         "spent": result.budget_spent,
-                        "shrinkAllowance": SHRINK_ALLOWANCE,
+                        "shrinkAllowance": allowance,
                     },
                     "faults": result.faults,
                     "faultCases": faults,
@@ -244,6 +248,8 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
                         "examplesToFind": found.examples,
                         "secondsToFind": round(found.seconds_to_find, 3),
                         "secondsToShrink": round(found.seconds_to_shrink, 3),
+                        # The shrink allowance ended shrinking: the case may hold more.
+                        "shrinkStopped": result.shrink_stopped,
                         "nondeterministic": result.nondeterministic,
                         "saved": str(saved) if saved else None,
                         "savedUnshrunk": str(first_saved["path"]) if first_saved else None,
@@ -293,6 +299,12 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
             if result.nondeterministic:
                 print(f"NONDETERMINISTIC ENGINE: {result.nondeterministic}")
             print(explain(result.finding))
+            if result.shrink_stopped:
+                print(
+                    f"\nSHRINKING STOPPED at its {allowance:g} s allowance: the case "
+                    "below may hold more than the bug needs (rerun with a larger "
+                    "--shrink-allowance, or reduce the saved case with wforacle shrink)"
+                )
             print("\nminimal document:")
             print(_document_line(result.finding.case["document"]))
             for part in spec.layout.shown:
@@ -325,6 +337,7 @@ def _fuzz_shards(
         engine,
         timeout=args.timeout,
         time_budget=args.time_budget,
+        **({} if args.shrink_allowance is None else {"shrink_allowance": args.shrink_allowance}),
         stop_on_fault=args.stop_on_fault,
         profile=args.profile,
         pinned=dict(chosen.pinned),
@@ -766,6 +779,14 @@ def add_commands(add: Any) -> None:
 
     fuzz = add("fuzz", cmd_fuzz, "a seeded differential campaign against an engine")
     engine_option(fuzz, required=False)
+    fuzz.add_argument(
+        "--shrink-allowance",
+        type=positive_seconds,
+        default=None,
+        metavar="S",
+        help="seconds shrinking may take after a finding (default 30); a finding whose "
+        "shrinking it stopped says so",
+    )
     fuzz.add_argument("--spec", default=DEFAULT, choices=names, help="specification")
     fuzz.add_argument("--examples", type=positive_int, default=500, help="examples to try")
     fuzz.add_argument(

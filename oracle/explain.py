@@ -78,7 +78,7 @@ def _by_rule(
     observed = divergence.observed
     name = observed.get("event")
     if divergence.message == DIFFERS.format(name):
-        return _by_field(divergence)
+        return _by_field(spec, divergence)
     if divergence.message != NO_EVENT.format(name) or not isinstance(name, str):
         return divergence
     before = _before(spec, semantics, trace[: divergence.index]) if trace else ()
@@ -105,13 +105,15 @@ def _by_rule(
     return attrs.evolve(divergence, clauses=clauses, message=message)
 
 
-def _by_field(divergence: Divergence) -> Divergence:
+def _by_field(spec: Specification, divergence: Divergence) -> Divergence:
     """The model has an event of the engine's kind here: name the fields that differ.
 
     The nearest permitted event of the same kind and unit (fewest differing
-    fields) says what the engine got wrong; the governing clauses whose text
-    names one of those fields come first (the engine's ``meta`` differs:
-    W6W-META-… before W6W-FIELD-10).
+    fields) says what the engine got wrong; the governing clauses come
+    first: those the specification says govern one of those fields
+    (``spec.governing``: a retry's ``waitMs``), then those whose text names
+    one (the engine's ``meta`` differs: W6W-META-… before W6W-FIELD-10) —
+    each in the order the model's rule cites them, the deciding one first.
     """
     from wforacle.properties.clauses import clause_text
 
@@ -139,7 +141,9 @@ def _by_field(divergence: Divergence) -> Divergence:
             return False
         return any(field.lower() in text for field in fields)
 
-    first = [c for c in divergence.clauses if names(c)]
+    governed = {c for field in fields for c in spec.governing.get(field, ())}
+    first = [c for c in divergence.clauses if c in governed]
+    first += [c for c in divergence.clauses if names(c)]
     clauses = tuple(dict.fromkeys([*first, *divergence.clauses]))
     message = f"{divergence.message}: the engine's {', '.join(fields)} differ(s)"
     return attrs.evolve(divergence, clauses=clauses, message=message)

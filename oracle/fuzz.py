@@ -67,7 +67,9 @@ class Campaign:
     runs spent shrinking, which are ``shrink_runs``); the seconds are split
     the same way, and ``engine_seconds`` is the time the engine took in all
     runs.  ``budget_spent`` says the time budget stopped the search before
-    ``examples`` were tried.  ``nondeterministic`` says why the finding's
+    ``examples`` were tried; ``shrink_stopped``, that the shrink allowance
+    ended shrinking before it was done (the finding may hold more than the
+    bug needs).  ``nondeterministic`` says why the finding's
     engine is not repeatable, when it is not (a finding of its own).
     """
 
@@ -82,6 +84,7 @@ class Campaign:
     seconds_shrinking: float = 0.0
     engine_seconds: float = 0.0
     budget_spent: bool = False
+    shrink_stopped: bool = False
     nondeterministic: str | None = None
     # Readings (oracle/readings.py): the examples whose verdict needed readings other
     # than the model's, per set of departures, and each set's smallest case found.
@@ -323,7 +326,13 @@ def campaign(
         return False
 
     left = max(0.0, reduce_budget - (time.perf_counter() - first["at"]))
-    reduced = reduce_case(spec, best, still_fails, budget=left, options=options)
+
+    def out_of_time() -> None:
+        spent["shrink"] = True
+
+    reduced = reduce_case(
+        spec, best, still_fails, budget=left, options=options, on_deadline=out_of_time
+    )
     # The judgement the reported case got when it was last seen failing (reduce_case
     # returns a copy of ``best`` when it removed nothing).
     judgement = last["judgement"] if last.get("case") is reduced else best_judgement
@@ -353,6 +362,7 @@ def campaign(
         seconds_shrinking=shrunk,
         engine_seconds=engine_seconds[0],
         budget_spent=spent["budget"],
+        shrink_stopped=spent["shrink"],
         nondeterministic=nondeterministic,
         readings=readings,
         coverage=tally.freeze(spec.name),
@@ -546,6 +556,7 @@ def reduce_case(
     still_fails: Callable[[JSON], bool],
     budget: float = 60.0,
     options: Any = None,
+    on_deadline: Callable[[], None] | None = None,
 ) -> JSON:
     """Greedily remove what the failure does not need (delta debugging over a concrete case).
 
@@ -556,14 +567,17 @@ def reduce_case(
     goes or the ``budget`` (seconds) is spent.  Hypothesis shrinks generated
     cases; this reduces a case that came from anywhere (a bug report), and
     finishes what Hypothesis's shrinker leaves when a smaller graph needs
-    several coordinated edits.
+    several coordinated edits.  ``on_deadline`` is called when the budget
+    ran out before nothing more would go.
     """
     deadline = time.monotonic() + budget
     current = copy.deepcopy(case)
+    expired = False
 
     def attempt(candidate: JSON) -> bool:
-        nonlocal current
+        nonlocal current, expired
         if time.monotonic() > deadline:
+            expired = True
             return False
         try:
             spec.prepare(candidate, options)
@@ -581,4 +595,6 @@ def reduce_case(
             if attempt(candidate):
                 changed = True
                 break
+    if (expired or changed) and on_deadline is not None:
+        on_deadline()
     return current

@@ -35,7 +35,14 @@ from hypothesis.errors import HypothesisDeprecationWarning
 
 from wforacle.oracle.coverage import Coverage, Tally
 from wforacle.oracle.engine import Engine, Judgement
-from wforacle.oracle.fuzz import Campaign, Finding, Witness, campaign, save_unshrunk
+from wforacle.oracle.fuzz import (
+    SHRINK_ALLOWANCE,
+    Campaign,
+    Finding,
+    Witness,
+    campaign,
+    save_unshrunk,
+)
 from wforacle.oracle.readings import Selection
 from wforacle.properties.registry import SPECIFICATIONS
 from wforacle.properties.specification import Specification
@@ -79,6 +86,7 @@ class Job:
     # Where a shard saves a finding the moment it sees it (local processes share the
     # file system; on a cluster this is None and the coordinator saves it).
     unshrunk: str | None = None
+    shrink_allowance: float = SHRINK_ALLOWANCE  # seconds each shard may spend shrinking
 
 
 def shard_seed(seed: int, number: int) -> int:
@@ -128,6 +136,7 @@ def run_shard(job: Job, shard: Shard) -> dict[str, JSON]:
                 examples=shard.examples,
                 seed_value=shard.seed,
                 time_budget=job.time_budget,
+                reduce_budget=job.shrink_allowance,
                 stop_on_fault=job.stop_on_fault,
                 first_seen=keep_first,
                 cases=None if job.profile is None else spec.suites[job.profile](),
@@ -153,6 +162,7 @@ def summary(shard: Shard, result: Campaign, first: Mapping[str, JSON]) -> dict[s
         "shrinkRuns": result.shrink_runs,
         "engineSeconds": result.engine_seconds,
         "budgetSpent": result.budget_spent,
+        "shrinkStopped": result.shrink_stopped,
         "faults": result.faults,
         "faultCases": [{"case": c, "judgement": j.to_json()} for c, j in result.fault_cases],
         "readings": [w.to_json() for w in result.readings],
@@ -213,6 +223,7 @@ def merge(spec: Specification, summaries: Iterable[Mapping[str, JSON]]) -> Merge
         seconds_shrinking=finder["secondsShrinking"] if finder else 0.0,
         engine_seconds=sum(s["engineSeconds"] for s in ordered),
         budget_spent=any(s["budgetSpent"] for s in ordered),
+        shrink_stopped=bool(finder.get("shrinkStopped")) if finder else False,
         nondeterministic=finder["nondeterministic"] if finder else None,
         readings=_readings(spec, ordered),
         coverage=_coverage(spec, ordered),

@@ -442,6 +442,10 @@ class Specification:
     why_not: Callable[[Any, JSON, tuple[Any, ...]], tuple[tuple[str, ...], str]] = (
         lambda semantics, event, before: ((), "")
     )
+    # An event field → the clauses that govern it, for the fields no clause's text names
+    # (w6w: a step_failed's ``routing``, a retry's ``waitMs``): when the engine's field
+    # differs, those of them the model's rule cites come first (explain.py).
+    governing: Mapping[str, tuple[str, ...]] = attrs.field(factory=dict)
     # The clause the engine broke at a divergence, where the specification can say which
     # clause of the rule the model applies there the engine's event breaks (Workfile:
     # properties/workfile/blame.py); explain.py cites it first.  () when it cannot.

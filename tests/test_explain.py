@@ -321,9 +321,60 @@ def test_a_seeded_harness_bug_cites_the_clause_it_breaks_first(bug):
 def test_every_seeded_bug_is_held_to_the_clause_it_breaks():
     # Issue 18 §4, "Done when": every seeded bug of the bundled engines, here or in the
     # campaign tests' tables.
-    from tests.harness.test_harness_oracle import BREAKS
+    from tests.harness.test_harness_oracle import BREAKS, CANCELS
     from tests.oracle.test_engine import EXPRESSION_FIRST, FIRST
     from wforacle.oracle.power import BUGS
 
     assert sorted(BUGS["w6w"]) == sorted({*W6W_CASES, *FIRST, *EXPRESSION_FIRST})
-    assert sorted(BUGS["harness"]) == sorted({*HARNESS_CASES, *BREAKS})
+    assert sorted(BUGS["harness"]) == sorted({*HARNESS_CASES, *BREAKS, *CANCELS})
+
+
+# -- a field that differs: the clause that decided it comes first ------------------------
+# Bugs a third-party engine author seeded from the RFC alone (issue 18, a stranger's test):
+# each differs from the model in one field of an event the model also makes there.
+
+REPORT = {"app": "slack", "version": "2.1.0", "action": "post", "connectionId": "conn_1"}
+LATER = {"app": "linear", "version": "1", "action": "run"}
+
+
+def _first_clause_when(case, event, field, value):
+    """The first clause cited when the engine's ``event`` carries ``value`` in ``field``."""
+    semantics = W6W.prepare(case, None).semantics
+    trace = [dict(e) for e in execute(semantics).trace]
+    k = next(k for k, e in enumerate(trace) if e["event"] == event)
+    assert trace[k][field] != value
+    trace[k][field] = value
+    divergence = check(semantics, W6W.key, trace).divergence
+    assert divergence is not None and divergence.index == k
+    return by_rule(W6W, semantics, divergence, trace).clauses[0]
+
+
+def test_an_engine_keeping_the_last_meta_report_is_explained_by_first_report_kept():
+    # W6W-META-12: "If it calls more than once, the engine keeps the FIRST report".
+    case = _case(
+        [_step("a")],
+        scenario={"steps": {"a": {"attempts": [{"output": 1, "meta": [REPORT, LATER]}]}}},
+    )
+    kept_last = {**LATER, "connectionId": None}
+    assert _first_clause_when(case, "step_succeeded", "meta", kept_last) == "W6W-META-12"
+
+
+def test_an_engine_treating_continue_record_as_continue_is_explained_by_on_error():
+    # W6W-FIELD-13: "continue-record proceeds and rolls the step's StepError into the
+    # run's end state"; the step fails resolving a render part (W6W-ENV-25), which is why
+    # it failed, not what the engine got wrong.
+    render = {"type": "expr", "parts": [{"kind": "render", "ref": "vars.missing"}]}
+    case = _case([_step("a", onError="continue-record", **{"with": {"x": render}})])
+    assert _first_clause_when(case, "step_failed", "routing", "continue") == "W6W-FIELD-13"
+
+
+def test_an_engine_doubling_the_first_backoff_is_explained_by_the_base_delay():
+    # W6W-FIELD-22: "Base delay in ms before the first retry … Exponential doubles each
+    # attempt" — the first wait is delayMs, not twice it.
+    retry = {"maxAttempts": 2, "backoff": "exponential", "delayMs": 1}
+    error = {"code": "t", "message": "m", "retryable": True}
+    case = _case(
+        [_step("a", retry=retry)],
+        scenario={"steps": {"a": {"attempts": [{"error": error}, {"output": 1}]}}},
+    )
+    assert _first_clause_when(case, "retry_scheduled", "waitMs", 2) == "W6W-FIELD-22"

@@ -47,3 +47,20 @@ def attempt_meta(step: Step, result: Result) -> dict[str, JSON] | None:
     if not result.meta or (step.uses and (step.uses.app or "").startswith("@w6w/")):
         return None
     return normalise_meta(result.meta[0])
+
+
+def meta_clauses(step: Step, result: Result) -> tuple[str, ...]:
+    """The clauses that decided an attempt's meta, the deciding one first.
+
+    Several reports: the first is kept (W6W-META-12, W6W-META-22).  One
+    that normalisation changes or discards: W6W-META-11 (and W6W-META-9 for
+    the keys it drops).  Otherwise meta comes from onExecuted alone, never
+    from the output (W6W-META-8).  An explanation cites the first of these
+    when the engine's meta differs (oracle/explain.py).
+    """
+    reports: list[JSON] = list(result.meta or ())
+    if len(reports) > 1:
+        return ("W6W-META-12", "W6W-META-22", "W6W-META-11", "W6W-META-8")
+    if len(reports) == 1 and normalise_meta(reports[0]) != reports[0]:
+        return ("W6W-META-11", "W6W-META-9", "W6W-META-22", "W6W-META-8", "W6W-META-12")
+    return ("W6W-META-8", "W6W-META-12", "W6W-META-22")

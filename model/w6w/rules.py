@@ -26,7 +26,7 @@ from wforacle.model.w6w import controls
 from wforacle.model.w6w.config import TERMINAL, Config, Counts, EdgeKey, Steps, StepState
 from wforacle.model.w6w.document import Backoff, Edge, RetryPolicy, Step, When
 from wforacle.model.w6w.fast import evolve
-from wforacle.model.w6w.meta import attempt_meta
+from wforacle.model.w6w.meta import attempt_meta, meta_clauses
 from wforacle.model.w6w.resolve import (
     FAILURE_CLAUSES,
     ResolutionError,
@@ -458,8 +458,8 @@ def _attempt_ended(
             **extra,
         ),
         rule,
-        # The event carries the attempt's meta, or none (attempt_meta's clauses).
-        ("W6W-FIELD-10", "W6W-EDGE-4", "W6W-EDGE-1", "W6W-META-8", "W6W-META-12", "W6W-META-22"),
+        # The event carries the attempt's meta, or none: the clauses that decided it.
+        ("W6W-FIELD-10", "W6W-EDGE-4", "W6W-EDGE-1", *meta_clauses(step, result)),
         evolve(base, steps=_replace(base, i, finished), activated=activated, skipped=skipped),
     )
 
@@ -639,7 +639,8 @@ def fail_step(run: Run, c: Config, i: int) -> list[Transition[Config]]:
         first = c.failure is None or run.position.get(c.failure[0], -1) > i
         after = evolve(c, failure=(step_id, error)) if first else c
     else:
-        clauses = ("W6W-EDGE-5", "W6W-FIELD-13")
+        # W6W-FIELD-13 defines continue and continue-record; W6W-EDGE-5 hands them the step.
+        clauses = ("W6W-FIELD-13", "W6W-EDGE-5")
         activated = c.activated | {_key(e) for e in run.outbound[step_id]}
         errors = (*c.errors, (step_id, error)) if route == "continue-record" else c.errors
         after = evolve(c, activated=activated, errors=errors)

@@ -585,4 +585,13 @@ W6W = Specification(
     selftest=_selftest,
     diagram=_diagram,
     why_not=_why_not,
+    governing={
+        # W6W-FIELD-13: "continue swallows the failure …; continue-record proceeds and rolls
+        # the step's StepError into … RunState.stepErrors"; W6W-EDGE-5/6: no error edge
+        # leaves the step to onError, an error edge takes it.
+        "routing": ("W6W-FIELD-13", "W6W-EDGE-5", "W6W-EDGE-6", "W6W-EDGE-7", "W6W-EDGE-2"),
+        # W6W-FIELD-22: "Base delay … Exponential doubles each attempt"; W6W-RETRY-9: "cap
+        # every computed wait at 300000 ms" (retry_step cites the cap first when it applied).
+        "waitMs": ("W6W-FIELD-22", "W6W-RETRY-9"),
+    },
 )

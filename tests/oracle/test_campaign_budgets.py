@@ -46,6 +46,18 @@ def test_shrinking_stays_within_its_allowance():
     # 0.85 s alone on a 2-core machine; 4.7 s when the machine ran other campaigns
     # beside the suite's two workers.  Unbounded shrinking takes tens of seconds.
     assert result.seconds_shrinking < 0.5 + 8.0
+    assert result.shrink_stopped  # and it says the case may hold more than the bug needs
+
+
+def test_fuzz_says_when_its_shrink_allowance_stopped_shrinking(tmp_path, capsys):
+    command = f"{sys.executable} {ENGINES / SPECIFICATIONS['w6w'].example_engine} --bug no-skip"
+    args = ["fuzz", "--engine", command, "--examples", "400", "--save", str(tmp_path)]
+    assert main([*args, "--shrink-allowance", "0.2", "--json"]) == 1
+    report = json.loads(capsys.readouterr().out)
+    assert report["finding"]["shrinkStopped"] is True
+    assert report["budget"]["shrinkAllowance"] == 0.2
+    assert main([*args, "--shrink-allowance", "0.2"]) == 1
+    assert "SHRINKING STOPPED at its 0.2 s allowance" in capsys.readouterr().out
 
 
 def test_a_finding_survives_an_engine_that_diverges_only_some_of_the_time():

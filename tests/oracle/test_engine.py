@@ -196,6 +196,7 @@ def found(bug: str, examples: int) -> None:
     finally:
         engine.stop()
     assert result.finding is not None, f"{bug} not found in {examples} examples"
+    assert not result.shrink_stopped  # 600 s: shrinking ran to its end
     assert result.finding.judgement.verdict == "divergence"
     # Every divergence is explained by at least one clause.
     assert result.finding.judgement.divergence is not None
