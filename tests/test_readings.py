@@ -390,6 +390,30 @@ def test_a81_an_any_join_cancels_a_ready_sibling_only_under_branch():
     assert ("node_started", "m") in running and ("node_cancelled", "m") not in running
 
 
+def test_an_any_join_cancels_a_node_that_became_ready_with_it_whatever_the_document_order():
+    # m and j become READY at one instant (s succeeded): listed after j, m is cancelled
+    # too under "branch" (it started before: the settling visited j first), and left to
+    # run under "running" — the same as when m is listed first.
+    later = {
+        **A81,
+        "document": '<harness id="h"><node id="s"/><node id="j" joinPolicy="any"/>'
+        '<node id="m"/><edge from="s" to="m"/><edge from="s" to="j"/><edge from="m" to="j"/>'
+        "</harness>",
+    }
+    branch = _named(_harness_trace(later))
+    running = _named(_harness_trace(later, any_cancels="running"))
+    assert ("node_cancelled", "m") in branch and ("node_started", "m") not in branch
+    assert ("node_started", "m") in running and ("node_cancelled", "m") not in running
+    for case in (A81, later):  # the correct hx-lite does the same, under each reading
+        for reading in (DEFAULT, ANY):
+            engine = Engine(f"{sys.executable} {ENGINES / 'harness_engine.py'}")
+            try:
+                verdict = judge(engine, HARNESS, case, None, Selection.of(HARNESS, mode=reading))
+            finally:
+                engine.stop()
+            assert verdict.verdict == "pass", verdict.to_json()
+
+
 def test_a82_a_pre_execution_failure_is_retried_only_under_retried():
     never = _harness_trace(A82)
     retried = _harness_trace(A82, pre_execution_retry=True)

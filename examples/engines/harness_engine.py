@@ -662,6 +662,7 @@ class Runtime:
         self.settle()
 
     def settle(self):
+        fired = []  # the any joins that fired while settling: their READY nodes too
         changed = True
         while changed:
             changed = False
@@ -678,7 +679,14 @@ class Runtime:
                     self.state[n] = "READY"
                     changed = True
                     if self.nodes[n]["join"] == "any":
+                        fired.append(n)
                         self.cancel_siblings(n)
+                    elif "A-81=running" not in self.readings and any(
+                        n in self.only_reaching(f) for f in fired
+                    ):
+                        # READY at the instant an any join it could only reach fired
+                        # (HX-CANCEL-1), whichever the document lists first.
+                        self.cancel(n)
                 elif verdict == "unreachable":
                     # A join whose every incoming edge is negative: a node with no
                     # incoming edge has no join to be all-negative.

@@ -234,7 +234,16 @@ def may_be_handled(
 
 
 def settle(run: Run, c: Config) -> Config:
-    """Apply joins, cancellation and unreachability to every PENDING node, to a fixed point."""
+    """Apply joins, cancellation and unreachability to every PENDING node, to a fixed point.
+
+    Nodes that become READY together become so at one instant, whatever
+    their order in the document: an ``any`` join that fires cancels what
+    could only have reached it (HX-CANCEL-1) among the nodes that become
+    READY in the same settling too, not only among those already READY —
+    with ``s → m → j (any)`` and ``s → j``, ``m`` is cancelled whether the
+    document lists it before or after ``j`` (it ran when listed after).
+    """
+    fired: list[int] = []  # the any joins that fired in this settling
     changed = True
     while changed:
         changed = False
@@ -253,7 +262,9 @@ def settle(run: Run, c: Config) -> Config:
                 states[i] = READY
                 changed = True
                 if run.nodes[i].join is JoinPolicy.ANY:
-                    cancel_branch(run, i, states, edges, discard, unreported)
+                    fired.append(i)
+                for join_node in fired:
+                    cancel_branch(run, join_node, states, edges, discard, unreported)
             elif verdict == "unreachable":
                 mark_unreachable(run, i, states, edges, unreached)
                 changed = True
