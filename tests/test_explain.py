@@ -149,6 +149,29 @@ def test_the_harness_shrinker_contracts_a_node_between_control_edges():
     HARNESS.prepare(contracted[0], None)  # a valid, runnable case
 
 
+def test_the_harness_shrinker_takes_a_unit_out_of_a_loop_body():
+    from wforacle.properties.harness.specification import HARNESS
+
+    document = (
+        '<harness id="h"><node id="a"><output name="xs"/></node>'
+        '<loop id="l" over="a.xs"><node id="b0"/><node id="b1"/></loop>'
+        '<edge from="a" to="l"/></harness>'
+    )
+    scenario = {"nodes": {"a": {"attempts": [{"outputs": {"xs": [1]}}]}, "b1": {}}}
+    case = {"document": document, "scenario": scenario, "schedule": []}
+    HARNESS.prepare(case, None)
+    inside = [
+        v
+        for v in HARNESS.smaller(case)
+        if 'id="a"' in v["document"] and v["document"].count("<node") == 2
+    ]
+    assert sorted('id="b0"' in v["document"] for v in inside) == [False, True]
+    without_b1 = next(v for v in inside if 'id="b1"' not in v["document"])
+    assert "b1" not in without_b1["scenario"]["nodes"]
+    for variant in inside:
+        HARNESS.prepare(variant, None)  # valid, runnable cases
+
+
 # -- every seeded bug: the first clause cited is the one it breaks (issue 18 §4) ------------
 #
 # A hand-written case per bug that the campaign tests (tests/oracle/test_engine.py FIRST

@@ -202,7 +202,7 @@ def smaller(case: JSON) -> Iterator[JSON]:
     """One reduction step: smaller variants of a case, each with one thing removed.
 
     In order: a node (with its edges, cases and script), a node contracted
-    (its sources led to its targets), an edge, an optional
+    (its sources led to its targets), a loop body's unit, an edge, an optional
     attribute or child, a scenario script, attempt or parameter, the
     schedule's last choice.
     """
@@ -230,6 +230,7 @@ def smaller(case: JSON) -> Iterator[JSON]:
             scenario["nodes"].pop(name, None)
         yield {**copy.deepcopy(case), "document": _text(variant), "scenario": scenario}
     yield from _contracted(case, root)
+    yield from _loop_bodies(case, root)
     edges = [k for k, e in enumerate(root) if e.tag == "edge"]
     for k in reversed(edges):
         variant = _parse(case["document"])
@@ -249,6 +250,31 @@ def smaller(case: JSON) -> Iterator[JSON]:
                 target.remove(target[k])
                 yield {**copy.deepcopy(case), "document": _text(variant)}
     yield from _smaller_scenarios(case)
+
+
+def _loop_bodies(case: JSON, root: Any) -> Iterator[JSON]:
+    """Each unit of a loop body taken out (with its edges and script), the body kept nonempty.
+
+    A loop's body is a graph of its own (HX-SCHED-2, A-65); the top-level
+    removals above never reach into it, so a loop bug kept every body unit.
+    """
+    for path, loop in enumerate(root.iter()):
+        if loop.tag != "loop":
+            continue
+        body = [e for e in loop if e.tag in UNITS]
+        if len(body) < 2:
+            continue
+        for unit in reversed(body):
+            name = unit.get("id")
+            variant = _parse(case["document"])
+            target = list(variant.iter())[path]
+            for element in list(target):
+                if element.get("id") == name or name in (element.get("from"), element.get("to")):
+                    target.remove(element)
+            scenario = copy.deepcopy(case["scenario"])
+            if isinstance(scenario.get("nodes"), dict):
+                scenario["nodes"].pop(name, None)
+            yield {**copy.deepcopy(case), "document": _text(variant), "scenario": scenario}
 
 
 def _contracted(case: JSON, root: Any) -> Iterator[JSON]:
