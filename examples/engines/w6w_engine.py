@@ -609,7 +609,7 @@ class Resolution:
             if name and self.secrets.get(name) is not None:
                 return stringify(self.secrets[name])
             raise ResolutionFailure(
-                "secret_unavailable", f"secret {name!r} is not available to this run"
+                "secret_unavailable", f"secret '{name or ''}' is not available to this run"
             )
         if kind == "expr":
             return stringify(self.logic(part[1]))
@@ -630,14 +630,15 @@ class Resolution:
         found = lookup(self.data, ref) if ref else MISSING
         if found is None or found is MISSING:
             raise ResolutionFailure(
-                "render_ref_unresolved", f"render ref {ref!r} resolves to nothing"
+                "render_ref_unresolved", f"render ref '{ref or ''}' resolves to nothing"
             )
         if not isinstance(found, str):
             kind = ("a boolean" if isinstance(found, bool) else "a number"
                     if isinstance(found, (int, float)) else "an array"
                     if isinstance(found, list) else "an object")
             raise ResolutionFailure(
-                "render_ref_not_a_string", f"render ref {ref!r} resolves to {kind}, not a string"
+                "render_ref_not_a_string",
+                f"render ref '{ref or ''}' resolves to {kind}, not a string",
             )
         text = self.rendered(found)
         if "render-two-pass" in self.bugs and "{{" in text:
@@ -742,7 +743,7 @@ class Engine:
             elif var.get("required"):
                 # Refused at the start: a failed run that never ran (no "rejected" status).
                 error = {"code": "missing_variable",
-                         "message": f"required variable {var['key']!r} has no value",
+                         "message": f"required variable '{var['key']}' has no value",
                          "phase": "resolution", "retryable": False}
                 self.event("run_rejected", checkpointed=False, status="failed",
                            variable=var["key"], error=error)

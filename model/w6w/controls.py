@@ -56,7 +56,7 @@ from wforacle.model.kernel.lts import Event
 from wforacle.model.w6w.config import Config, Unsupported, config_key
 from wforacle.model.w6w.document import Edge, Step, Workflow
 from wforacle.model.w6w.independence import Reduction
-from wforacle.model.w6w.resolve import REDACTED
+from wforacle.model.w6w.resolve import REDACTED, kind_of
 from wforacle.model.w6w.run import Run
 from wforacle.model.w6w.runstate import last_output, outcome
 from wforacle.model.w6w.scenario import Result, StepError, load_scenario
@@ -145,7 +145,7 @@ def endings(run: Run, c: Config, i: int) -> list[Ending]:
                     Result(
                         error=StepError.raised(
                             "foreach_items_not_array",
-                            f"foreach items resolved to {type(items).__name__}, not an array",
+                            f"foreach items resolved to {kind_of(items)}, not an array",
                             "resolution",
                         )
                     )

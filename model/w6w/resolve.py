@@ -146,8 +146,9 @@ def _evaluate(logic: JSON, root: JSON, limits: Limits) -> JSON:
         # Assumption A-34: an expression that fails fails the step.
         raise ResolutionError(
             "expr_evaluation_failed",
+            # The thrown value as JSON prints it (``2``, never Python's ``2.0``).
             f"expression failed with {failure.type}: "
-            f"{json.dumps(failure.thrown, ensure_ascii=False)}",
+            f"{json.dumps(to_json(failure.thrown), ensure_ascii=False)}",
         ) from None
 
 
@@ -287,7 +288,9 @@ class Resolver:
         if ref and ref in self.secrets and self.secrets[ref] is not None:
             self.read_secret = True
             return stringify(self.secrets[ref])
-        raise ResolutionError("secret_unavailable", f"secret {ref!r} is not available to this run")
+        raise ResolutionError(
+            "secret_unavailable", f"secret {quoted(ref)} is not available to this run"
+        )
 
     def render_part(self, ref: str | None) -> str:
         """A render part: the string at ``ref`` rendered in render mode, one pass.
@@ -300,13 +303,14 @@ class Resolver:
         found = lookup(self.root, ref) if ref else UNDEFINED
         if found is None or found is UNDEFINED:
             raise ResolutionError(
-                "render_ref_unresolved", f"render ref {ref!r} resolves to nothing"
+                "render_ref_unresolved", f"render ref {quoted(ref)} resolves to nothing"
             )
         if not isinstance(found, str):
             raise ResolutionError(
                 "render_ref_not_a_string",
-                f"render ref {ref!r} resolves to {_type_name(found)}, not a string",
+                f"render ref {quoted(ref)} resolves to {kind_of(found)}, not a string",
             )
+        # An unterminated {{ leaves the rest as text; the markers before it resolve (A-157).
         template = parse_template(found, Mode.RENDER)
         # W6W-ENV-12 "One pass": the parts are resolved here and never re-enter
         # step 1; whatever they resolve to is not rendered again.
@@ -398,7 +402,23 @@ def is_expr_value(value: JSON) -> bool:
     )
 
 
-def _type_name(value: JSON) -> str:
+def quoted(ref: str | None) -> str:
+    """A ref as an error message names it: as written, between single quotes.
+
+    An absent ref (or one that is not a string) is written ``''``: it names
+    nothing, like the empty ref (W6W-ENV-27).  Never Python's ``None`` or its
+    repr's escapes, so an engine in any language can write the same text
+    (docs/expressions.md, "Error codes").
+    """
+    return f"'{ref or ''}'"
+
+
+def kind_of(value: JSON) -> str:
+    """A JSON value's kind as an error message names it ("a number", "null" and so on)."""
+    if value is None or value is UNDEFINED:
+        return "null"
+    if isinstance(value, str):
+        return "a string"
     if isinstance(value, bool):
         return "a boolean"
     if js.is_number(value):

@@ -30,6 +30,7 @@ from wforacle.model.w6w.meta import attempt_meta, meta_clauses
 from wforacle.model.w6w.resolve import (
     FAILURE_CLAUSES,
     ResolutionError,
+    quoted,
     resolve_labelled,
     resolve_recorded,
     resolve_with,
@@ -157,7 +158,7 @@ def reject_missing_variable(run: Run, c: Config) -> list[Transition[Config]]:
     if missing is None:
         return []
     error = StepError.raised(
-        "missing_variable", f"required variable {missing!r} has no value", "resolution"
+        "missing_variable", f"required variable {quoted(missing)} has no value", "resolution"
     )
     return [_rejected(c, missing, error, "W6W-FIELD-18", "reject_missing_variable")]
 
@@ -178,7 +179,7 @@ def reject_mistyped_variable(run: Run, c: Config) -> list[Transition[Config]]:
     key, declared = mistyped
     error = StepError.raised(
         "variable_type_mismatch",
-        f"variable {key!r} is declared {declared} and was given {_json_type(bound[key])}",
+        f"variable {quoted(key)} is declared {declared} and was given {_json_type(bound[key])}",
         "resolution",
     )
     return [_rejected(c, key, error, "W6W-FIELD-17", "reject_mistyped_variable")]

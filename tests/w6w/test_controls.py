@@ -94,6 +94,8 @@ def test_foreach_over_a_non_array_fails_at_resolution_without_a_retry_loop():
     assert state["status"] == "failed"
     assert state["error"]["code"] == "foreach_items_not_array"
     assert state["error"]["phase"] == "resolution"
+    # The value's JSON kind, not a Python type name ("NoneType"): docs/expressions.md.
+    assert state["error"]["message"] == "foreach items resolved to null, not an array"
     assert not step_events(trace, "retry_scheduled")
 
 

@@ -225,6 +225,38 @@ def test_render_ref_must_resolve_to_a_string(ref, code):
     assert (ref or "") in failure.value.message
 
 
+@pytest.mark.parametrize(
+    ("value", "message"),
+    [
+        ("{{ secrets.NOPE }}", "secret 'NOPE' is not available to this run"),
+        (envelope({"kind": "secret"}), "secret '' is not available to this run"),
+        (envelope({"kind": "render"}), "render ref '' resolves to nothing"),
+        (envelope({"kind": "render", "ref": 7}), "render ref '' resolves to nothing"),
+        (
+            envelope({"kind": "render", "ref": "vars.no'pe"}),
+            "render ref 'vars.no'pe' resolves to nothing",
+        ),
+        (
+            envelope({"kind": "render", "ref": "vars.count"}),
+            "render ref 'vars.count' resolves to a number, not a string",
+        ),
+        ({"$expr": {"/": [1, 0]}}, 'expression failed with NaN: {"type": "NaN"}'),
+        (
+            {"$expr": {"nope": 1}},
+            'expression failed with Unknown Operator: {"type": "Unknown Operator", "key": "nope"}',
+        ),
+        ({"$expr": {"throw": {"/": [4, 2]}}}, 'expression failed with 2: {"type": 2}'),
+    ],
+)
+def test_failure_messages_are_the_documented_templates(value, message):
+    # docs/expressions.md "Error codes": a ref as written between single quotes (an
+    # absent one as ''), never Python's None or repr; a thrown value as JSON, so 2
+    # and not Python's 2.0.  An engine may word its own; these are the model's.
+    with pytest.raises(ResolutionError) as failure:
+        resolve(value)
+    assert failure.value.message == message
+
+
 def test_documents_are_ordinary_data():
     # W6W-ENV-26: "Make documents.<key> reachable through the generic data root".
     assert resolve({"$": "documents.other.body"}).startswith("{{ vars.token }}")

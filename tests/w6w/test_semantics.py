@@ -52,6 +52,8 @@ def test_a_required_variable_without_value_rejects_the_run():
     # RunState.status is one of the RFC's five: a refused run is failed.
     assert state["status"] == "failed" and state["steps"] == {}
     assert state["error"]["code"] == "missing_variable"
+    # The model's words (docs/expressions.md; an engine may word its own, A-155).
+    assert state["error"]["message"] == "required variable 'channel' has no value"
 
 
 def test_defaults_fill_missing_variables_and_supplied_values_win():

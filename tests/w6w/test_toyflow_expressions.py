@@ -76,3 +76,19 @@ def test_toyflow_resolves_as_the_model_does(value, scope):
 def test_toyflow_resolves_the_campaign_values_as_the_model_does(data):
     with_, scope = data.draw(expression_cases())
     assert _same(_toyflow(with_, scope), _model(with_, scope))
+
+
+def test_toyflow_writes_the_model_s_failure_messages():
+    # docs/expressions.md "Error codes": an absent ref is named '' (never None).
+    scope = {"vars": {"n": 5}, "secrets": {}}
+    for part in (
+        {"kind": "secret"},
+        {"kind": "render"},
+        {"kind": "render", "ref": ""},
+        {"kind": "render", "ref": "vars.n"},
+        {"kind": "secret", "ref": "NOPE"},
+    ):
+        value = {"type": "expr", "parts": [part]}
+        model = _model(value, scope)
+        assert model[0] == "error" and "None" not in model[2]
+        assert _toyflow(value, scope) == model
