@@ -146,15 +146,35 @@ class LogicError(Exception):
 
 
 def js_number(value):
-    if isinstance(value, float) and value.is_integer() and abs(value) < 1e21:
-        return str(int(value))
-    if isinstance(value, float):
-        text = repr(value)
-        if "e" in text:
-            mantissa, exponent = text.split("e")
-            text = f"{mantissa.removesuffix('.0')}e{'+' if int(exponent) > 0 else '-'}{abs(int(exponent))}"
-        return text
-    return str(value)
+    """Number::toString (ECMA-262): the shortest round-trip digits, an exponent only
+    below 1e-6 or from 1e21 on."""
+    if isinstance(value, int) and abs(value) < 10**21:
+        return str(value)
+    x = float(value)
+    if x != x:
+        return "NaN"
+    if x in (float("inf"), float("-inf")):
+        return "Infinity" if x > 0 else "-Infinity"
+    if x == 0:
+        return "0"
+    sign = "-" if x < 0 else ""
+    mantissa, _, exponent = repr(abs(x)).partition("e")
+    whole, _, fraction = mantissa.partition(".")
+    fraction = fraction.rstrip("0") if fraction != "0" else ""
+    digits = (whole + fraction).lstrip("0")
+    n = len(whole.lstrip("0")) + int(exponent or 0) if whole.strip("0") else (
+        int(exponent or 0) - (len(fraction) - len(fraction.lstrip("0")))
+    )
+    digits = digits.rstrip("0")
+    k = len(digits)
+    if k <= n <= 21:
+        return sign + digits + "0" * (n - k)
+    if 0 < n <= 21:
+        return sign + digits[:n] + "." + digits[n:]
+    if -6 < n <= 0:
+        return sign + "0." + "0" * (-n) + digits
+    head = digits[0] + ("." + digits[1:] if k > 1 else "")
+    return f"{sign}{head}e{'+' if n - 1 >= 0 else '-'}{abs(n - 1)}"
 
 
 def js_string(value):
@@ -205,17 +225,6 @@ def truthy(value):
     return bool(value)
 
 
-def plain_json(value):
-    """A value as JSON.stringify writes it: integral numbers as integers."""
-    if isinstance(value, float):
-        return int(value) if value.is_integer() and abs(value) < 2**53 else value
-    if isinstance(value, list):
-        return [plain_json(v) for v in value]
-    if isinstance(value, dict):
-        return {k: plain_json(v) for k, v in value.items()}
-    return value
-
-
 def stringify(value):
     """A part's contribution to a string: null and absent are "", objects compact JSON."""
     if isinstance(value, str):
@@ -223,8 +232,26 @@ def stringify(value):
     if value is None or value is MISSING:
         return ""
     if isinstance(value, (dict, list)):
-        return json.dumps(plain_json(value), ensure_ascii=False, separators=(",", ":"))
+        return js_json(value)
     return js_string(value)
+
+
+def js_json(value):
+    """JSON.stringify(value) (A-33): numbers as JavaScript prints them (1e-7, not 1e-07),
+    an object's integer-like keys first in ascending order, then the rest as given."""
+    if value is None or value is MISSING:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (int, float)):
+        return js_number(value)
+    if isinstance(value, str):
+        return json.dumps(value, ensure_ascii=False)
+    if isinstance(value, list):
+        return "[" + ",".join(js_json(v) for v in value) + "]"
+    indices = sorted((k for k in value if re.fullmatch(r"0|[1-9][0-9]*", k)), key=int)
+    keys = indices + [k for k in value if k not in set(indices)]
+    return "{" + ",".join(json.dumps(k, ensure_ascii=False) + ":" + js_json(value[k]) for k in keys) + "}"
 
 
 def member(value, name):

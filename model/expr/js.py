@@ -13,6 +13,7 @@ for text within the Basic Multilingual Plane that is Python's own order.
 
 from __future__ import annotations
 
+import json
 import math
 import re
 from decimal import Decimal
@@ -146,6 +147,66 @@ def to_string(value: Any) -> str:
     if isinstance(value, dict):
         return "[object Object]"
     return "undefined"
+
+
+def json_stringify(value: Any) -> str:
+    """JSON.stringify (ECMA-262 §25.5.2) of a JSON value, compact.
+
+    Numbers print as Number::toString does (``1e-7``, ``100000000000000000000``;
+    Python's ``json.dumps`` prints ``1e-07`` and ``1e+20``), a non-finite one
+    as ``null``; an object's integer-like keys ("array indices") come first
+    in ascending order, then the others in insertion order, as a JavaScript
+    object holds them (OrdinaryOwnPropertyKeys); strings escape as
+    JSON.stringify's QuoteJSONString does for every well-formed string.
+    An iterative walk: a value's depth is bounded where it was read (A-154),
+    not by Python's recursion limit.
+    """
+    out: list[str] = []
+    stack: list[Any] = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, _Text):
+            out.append(item)
+        elif item is None or item is UNDEFINED:
+            out.append("null")
+        elif isinstance(item, bool):
+            out.append("true" if item else "false")
+        elif is_number(item):
+            finite = isinstance(item, int) or math.isfinite(item)
+            out.append(number_to_string(item) if finite else "null")
+        elif isinstance(item, str):
+            out.append(json.dumps(item, ensure_ascii=False))
+        elif isinstance(item, list):
+            parts: list[Any] = [_Text("[")]
+            for k, element in enumerate(item):
+                parts += [_Text(",")] if k else []
+                parts.append(element)
+            stack.extend(reversed([*parts, _Text("]")]))
+        elif isinstance(item, dict):
+            parts = [_Text("{")]
+            for k, key in enumerate(_own_keys(item)):
+                parts += [_Text(",")] if k else []
+                parts += [_Text(json.dumps(key, ensure_ascii=False) + ":"), item[key]]
+            stack.extend(reversed([*parts, _Text("}")]))
+        else:
+            out.append("null")
+    return "".join(out)
+
+
+class _Text(str):
+    """Text json_stringify emits as it is (punctuation, a rendered key)."""
+
+
+def _own_keys(obj: dict[str, Any]) -> list[str]:
+    """An object's keys in JavaScript's order: array indices ascending, then insertion order."""
+    indices = [k for k in obj if _ARRAY_INDEX.fullmatch(k) and int(k) < 2**32 - 1]
+    if not indices:
+        return list(obj)
+    chosen = set(indices)
+    return sorted(indices, key=int) + [k for k in obj if k not in chosen]
+
+
+_ARRAY_INDEX = re.compile(r"0|[1-9][0-9]*")
 
 
 def truthy(value: Any) -> bool:

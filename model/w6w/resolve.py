@@ -128,14 +128,14 @@ def stringify(value: JSON) -> str:
 
     Strings verbatim; numbers and booleans as JavaScript prints them ("5",
     "true"); null and absent as the empty string (W6W-ROOT-23);
-    objects and arrays as compact JSON (assumption A-33).
+    objects and arrays as JSON.stringify writes them (assumption A-33).
     """
     if isinstance(value, str):
         return value
     if value is None or value is UNDEFINED:
         return ""
     if isinstance(value, dict | list):
-        return json.dumps(to_json(value), ensure_ascii=False, separators=(",", ":"))
+        return js.json_stringify(to_json(value))  # JSON.stringify's text (A-33)
     return js.to_string(value)
 
 

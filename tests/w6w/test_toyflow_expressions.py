@@ -92,3 +92,13 @@ def test_toyflow_writes_the_model_s_failure_messages():
         model = _model(value, scope)
         assert model[0] == "error" and "None" not in model[2]
         assert _toyflow(value, scope) == model
+
+
+def test_a_structured_value_is_stringified_as_json_stringify_writes_it():
+    # compact JSON as JSON.stringify writes it — numbers as JavaScript prints them
+    # (Python's json.dumps wrote 1e-07 and 1e+20), integer-like keys first, ascending.
+    scope = {"vars": {"o": {"b": [1e-7, 1e20, 0.000001, None, True], "1": "x", "0": {}}}}
+    value = "{{ vars.o }}!"
+    expected = '{"0":{},"1":"x","b":[1e-7,100000000000000000000,0.000001,null,true]}!'
+    assert _model(value, scope) == ("value", expected, expected)
+    assert _toyflow(value, scope) == _model(value, scope)
