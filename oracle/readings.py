@@ -85,8 +85,12 @@ class Selection:
         return self.spec.options(self.primary())
 
     def alternatives(self) -> Iterator[dict[str, Any]]:
-        """Every other combination of the readings not pinned, fewest departures first."""
-        free = [r for r in self.spec.readings if r.dest not in self.pinned]
+        """Every other combination of the readings not pinned, fewest departures first.
+
+        A reading whose others only narrow what the default admits (``narrows``)
+        keeps its primary value: no combination with it could permit more.
+        """
+        free = [r for r in self.spec.readings if r.dest not in self.pinned and not r.narrows]
         primary = self.primary()
         combinations = sorted(
             itertools.product(*[r.values for r in free]),

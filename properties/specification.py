@@ -223,6 +223,10 @@ class Reading:
     assumption: str = ""  # "A-74": the assumption in docs/assumptions.md
     clauses: tuple[str, ...] = ()  # the clauses whose text is open
     names: tuple[str, str] = ("no", "yes")  # a switch's readings: off (the default), on
+    # The other readings admit only runs the default admits too (A-74's "eager": every
+    # eager trace is a "separate" trace): they can never rescue a run the default
+    # rejects, so oracle/readings.py does not try them; a pin still selects one.
+    narrows: bool = False
 
     @property
     def values(self) -> tuple[Any, ...]:

@@ -65,11 +65,18 @@ def test_alternatives_depart_fewest_first_and_never_from_a_pin():
     tried = list(free.alternatives())
     sizes = [len(free.departures(chosen)) for chosen in tried]
     assert sizes == sorted(sizes) and sizes[0] == 1
-    assert len(tried) == 2 ** len(W6W.readings) - 1  # every other combination, once
+    # Every other combination, once, of the readings that can permit more than the
+    # model's: A-74's "eager" admits only "separate" traces, so it never rescues a run.
+    widening = [r for r in W6W.readings if not r.narrows]
+    assert [r.assumption for r in W6W.readings if r.narrows] == ["A-74"]
+    assert len(tried) == 2 ** len(widening) - 1
+    assert all(chosen["launch"] == "separate" for chosen in tried)
     pinned = Selection.of(W6W, ["A-41=retried"])
     assert pinned.primary()["resolution_retry"] is True
     assert all(chosen["resolution_retry"] is True for chosen in pinned.alternatives())
-    assert len(list(pinned.alternatives())) == 2 ** (len(W6W.readings) - 1) - 1
+    assert len(list(pinned.alternatives())) == 2 ** (len(widening) - 1) - 1
+    eager = Selection.of(W6W, ["A-74=eager"])  # a pin still selects a narrowing reading
+    assert eager.primary()["launch"] == "eager"
     by_option = Selection.of(W6W, ["--indegree=edges"])
     assert by_option.primary()["indegree"] == "edges"
 
@@ -215,6 +222,38 @@ def test_a37_an_engine_checking_only_infix_chains_depends_on_the_reading():
     assert held.verdict == "divergence"
 
 
+BARE_SECRET = {
+    "document": {
+        "manifestVersion": "2",
+        "id": "wf",
+        "name": "bare",
+        "steps": [
+            {"id": "a", "uses": {"app": "demo", "action": "run"}, "with": {"k": "{{ secrets }}"}}
+        ],
+    },
+    "scenario": {"secrets": {"A": "s"}},
+}
+
+
+def test_a158_a_bare_secrets_marker_fails_only_under_fails():
+    def started(**readings):
+        run = W6W.prepare(BARE_SECRET, W6W.options(readings)).semantics
+        return next(e for e in execute(run).trace if e["event"] == "step_started")
+
+    assert started()["input"] == {"k": ""}
+    assert started(bare_secret="fails")["input"] is None  # a resolution failure
+    engine = Engine(f"{sys.executable} {ENGINES / 'w6w_engine.py'} --reading A-158=fails")
+    try:
+        strict = judge(engine, W6W, BARE_SECRET, None, Selection.of(W6W, mode=DEFAULT))
+        anyway = judge(engine, W6W, BARE_SECRET, None, Selection.of(W6W))
+        held = judge(engine, W6W, BARE_SECRET, None, Selection.of(W6W, ["A-158=empty"]))
+    finally:
+        engine.stop()
+    assert strict.verdict == "reading" and strict.reading == (("A-158", "fails"),)
+    assert anyway.verdict == "pass" and anyway.reading == (("A-158", "fails"),)
+    assert held.verdict == "divergence"
+
+
 @pytest.fixture(scope="module")
 def toyflow_retries():
     engine = Engine(f"{sys.executable} {ENGINES / 'w6w_engine.py'} --reading A-41=retried")
@@ -276,6 +315,7 @@ OTHER_READINGS = [
     ("w6w", "--reading A-50=edges", ("A-50", "edges"), None),
     ("w6w", "--reading A-41=retried", ("A-41", "retried"), None),
     ("w6w", "--reading A-37=infix", ("A-37", "infix"), None),
+    ("w6w", "--reading A-158=fails", ("A-158", "fails"), None),
     ("harness", "--bug all-negative-skipped", ("A-61", "skipped"), None),
     ("harness", "--reading A-81=running", ("A-81", "running"), None),
     ("harness", "--reading A-82=retried", ("A-82", "retried"), None),

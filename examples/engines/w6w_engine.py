@@ -64,6 +64,8 @@ readings` lists them).  These are not bugs: a campaign under the default
   A-41=retried            the retry policy retries a resolution-phase failure
   A-37=infix              only a {{ }} marker written with || or ?? is root-checked as a
                           fallback chain; an "=" payload shaped like one is exempt
+  A-158=fails             {{ secrets }} and {{ secrets. }} name no secret and fail the
+                          step (secret_unavailable), as an empty secret part does
 """
 
 from __future__ import annotations
@@ -94,7 +96,7 @@ BUGS = {
     "render-two-pass",
     "chain-first-only",
 }
-READINGS = {"A-50=edges", "A-41=retried", "A-37=infix"}
+READINGS = {"A-50=edges", "A-41=retried", "A-37=infix", "A-158=fails"}
 CAP_MS = 300_000
 
 
@@ -609,6 +611,10 @@ class Resolution:
                 s[1] if s[0] == "text" else self.part(s[2]) if is_rooted(s[2], infix_only) else s[1]
                 for s in segments
             )
+        if "A-158=fails" in self.bugs and any(
+            s[1][2:-2].strip() in ("secrets", "secrets.") for s in markers
+        ):
+            raise ResolutionFailure("secret_unavailable", "secret '' is not available to this run")
         if "template-untyped" in self.bugs and len(segments) == 1:
             return self.typed(segments[0][2])
         return "".join(s[1] if s[0] == "text" else self.part(s[2]) for s in segments)

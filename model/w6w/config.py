@@ -418,7 +418,10 @@ class Options:
     failure the policy covers (each retry resolves again) or never;
     ``chain_check`` A-37 — whether an ``=`` payload shaped like a fallback
     chain is root-checked per operand like an infix chain ("part") or exempt
-    ("infix": only a marker written with || / ?? is checked).
+    ("infix": only a marker written with || / ?? is checked); ``bare_secret``
+    A-158 — whether ``{{ secrets }}`` / ``{{ secrets. }}`` is a path marker on
+    the generic data root that resolves to nothing ("empty") or a secret
+    marker naming no secret, which fails the step ("fails").
     """
 
     launch: Launch = Launch.SEPARATE
@@ -428,6 +431,9 @@ class Options:
     resolution_retry: bool = False
     chain_check: str = attrs.field(
         default="part", validator=attrs.validators.in_(("part", "infix"))
+    )
+    bare_secret: str = attrs.field(
+        default="empty", validator=attrs.validators.in_(("empty", "fails"))
     )
 
 

@@ -156,10 +156,15 @@ class Resolver:
     """Resolves ``with`` values against one run scope."""
 
     def __init__(
-        self, scope: Mapping[str, JSON], limits: Limits = DEFAULT_LIMITS, chain_check: str = "part"
+        self,
+        scope: Mapping[str, JSON],
+        limits: Limits = DEFAULT_LIMITS,
+        chain_check: str = "part",
+        bare_secret: str = "empty",
     ) -> None:
         self.root = data_root(scope)
         self.chain_check = chain_check  # A-37's reading (CHAIN_CHECKS)
+        self.bare_secret = bare_secret  # A-158's reading
         secrets = scope.get("secrets")
         self.secrets: Mapping[str, JSON] = secrets if isinstance(secrets, dict) else {}
         self.limits = limits
@@ -338,12 +343,22 @@ class Resolver:
             else:
                 self.clauses.append("W6W-ROOT-2" if any(rooted) else "W6W-ROOT-1")
             return text
+        if self.bare_secret == "fails" and any(_bare_secret(m) for m in template.markers):
+            # A-158 "fails": {{ secrets }} / {{ secrets. }} is a secrets.<name> marker
+            # naming no secret (W6W-ROOT-11, W6W-ENV-56's empty ref).
+            self.clauses.append("W6W-ROOT-11")
+            raise ResolutionError("secret_unavailable", "secret '' is not available to this run")
         # W6W-ROOT-8 interpolation inside a larger string; W6W-ROOT-9 the result is
         # one string; W6W-ROOT-10 an absent reference contributes ""; W6W-ROOT-24 a
         # missing secret fails (secret_part).
         resolved = "".join(self.part(part) for part in template.parts)
         self.clauses += ("W6W-ROOT-9", "W6W-ROOT-1")
         return resolved
+
+
+def _bare_secret(marker: Marker) -> bool:
+    """A marker that names the secrets root and no secret: ``{{ secrets }}``, ``{{ secrets. }}``."""
+    return marker.body.strip() in ("secrets", "secrets.")
 
 
 def is_root_anchored(template: Template, chain_check: str = "part") -> bool:
@@ -433,9 +448,10 @@ def resolve_with(
     scope: Mapping[str, JSON],
     limits: Limits = DEFAULT_LIMITS,
     chain_check: str = "part",
+    bare_secret: str = "empty",
 ) -> JSON:
-    """Resolve a step's ``with`` value against run scope ``scope`` (A-37's ``chain_check``)."""
-    return Resolver(scope, limits, chain_check).value(value)
+    """Resolve a step's ``with`` value against run scope ``scope`` (A-37's, A-158's readings)."""
+    return Resolver(scope, limits, chain_check, bare_secret).value(value)
 
 
 def resolve_recorded(
@@ -443,6 +459,7 @@ def resolve_recorded(
     scope: Mapping[str, JSON],
     limits: Limits = DEFAULT_LIMITS,
     chain_check: str = "part",
+    bare_secret: str = "empty",
 ) -> tuple[JSON, JSON]:
     """A ``with`` value resolved twice: what the action receives, and what is recorded.
 
@@ -456,7 +473,7 @@ def resolve_recorded(
     else changes, and a missing secret fails both alike.  When no secret was
     read, both are the same object.
     """
-    invoked, resolved, _ = resolve_labelled(value, scope, limits, chain_check)
+    invoked, resolved, _ = resolve_labelled(value, scope, limits, chain_check, bare_secret)
     return invoked, resolved
 
 
@@ -465,6 +482,7 @@ def resolve_labelled(
     scope: Mapping[str, JSON],
     limits: Limits = DEFAULT_LIMITS,
     chain_check: str = "part",
+    bare_secret: str = "empty",
 ) -> tuple[JSON, JSON, tuple[str, ...]]:
     """``resolve_recorded``, and the clauses of the resolution features the value used.
 
@@ -473,7 +491,7 @@ def resolve_labelled(
     envelope); a ResolutionError carries the same in ``clauses``, its own
     clause first.
     """
-    resolver = Resolver(scope, limits, chain_check)
+    resolver = Resolver(scope, limits, chain_check, bare_secret)
     try:
         invoked = resolver.value(value)
     except ResolutionError as failure:
@@ -482,5 +500,5 @@ def resolve_labelled(
     if not resolver.read_secret:
         return invoked, invoked, clauses
     masked = {name: REDACTED for name, plain in resolver.secrets.items() if plain is not None}
-    masking = Resolver({**scope, "secrets": masked}, limits, chain_check)
+    masking = Resolver({**scope, "secrets": masked}, limits, chain_check, bare_secret)
     return invoked, masking.value(value), clauses

@@ -316,6 +316,7 @@ def start_step(run: Run, c: Config, i: int) -> list[Transition[Config]]:
             controls.parameters(run.by_id[step_id]),
             run.scope(c),
             chain_check=run.options.chain_check,
+            bare_secret=run.options.bare_secret,
         )
     except ResolutionError as failure:
         invoked = resolved = None
@@ -576,7 +577,10 @@ def retry_step(run: Run, c: Config, i: int) -> list[Transition[Config]]:
     if state.pending is not None and state.pending.phase == "resolution":
         try:
             invoked, resolved = resolve_recorded(
-                controls.parameters(step), run.scope(c), chain_check=run.options.chain_check
+                controls.parameters(step),
+                run.scope(c),
+                chain_check=run.options.chain_check,
+                bare_secret=run.options.bare_secret,
             )
             plaintext = None if invoked is resolved else invoked
             again.update(input=resolved, plaintext=plaintext)
@@ -884,7 +888,12 @@ def reroute_run(run: Run, c: Config) -> list[Transition[Config]]:
     with_value = reroute.get("with", {}) if isinstance(reroute, dict) else {}
     scope = {"inputs": c.variables, "error": original.to_json(), "trigger": run.scenario.trigger}
     try:
-        resolved = resolve_with(with_value, scope, chain_check=run.options.chain_check)
+        resolved = resolve_with(
+            with_value,
+            scope,
+            chain_check=run.options.chain_check,
+            bare_secret=run.options.bare_secret,
+        )
         result = run.scenario.reroute
     except ResolutionError as failure:
         resolved = None

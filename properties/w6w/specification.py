@@ -87,6 +87,7 @@ READINGS = (
         ("separate", "eager"),
         assumption="A-74",
         clauses=("W6W-FAN-5", "W6W-FAN-9"),
+        narrows=True,  # every eager trace is a separate trace (config.Launch)
     ),
     Reading(
         "--indegree",
@@ -115,6 +116,16 @@ READINGS = (
         ("part", "infix"),
         assumption="A-37",
         clauses=("W6W-CHAIN-8", "W6W-CHAIN-16"),
+    ),
+    Reading(
+        "--bare-secret",
+        "bare_secret",
+        "w6w, A-158: {{ secrets }} or {{ secrets. }} resolves to nothing like a path on the "
+        "generic data root (default: empty) or is a secrets.<name> marker naming no secret "
+        "and fails the step (fails)",
+        ("empty", "fails"),
+        assumption="A-158",
+        clauses=("W6W-ROOT-11", "W6W-ENV-18"),
     ),
 )
 
