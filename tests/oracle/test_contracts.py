@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import sys
 from pathlib import Path
 
 import pytest
@@ -11,6 +12,7 @@ from jsonschema import Draft202012Validator, ValidationError
 from referencing import Registry, Resource
 
 from wforacle.model.kernel.lts import execute
+from wforacle.oracle.engine import Engine, judge
 from wforacle.oracle.fixtures import write_suite
 from wforacle.properties.w6w.specification import W6W
 
@@ -31,6 +33,8 @@ REGISTRY = Registry().with_resources(
             "scenario.schema.json",
             "fixture.schema.json",
             "engine-protocol.schema.json",
+            "harness-trace.schema.json",
+            "workfile-trace.schema.json",
         ],
     )
 )
@@ -104,6 +108,8 @@ def test_the_oracle_s_workfile_messages_match_the_protocol_schema():
     for _, case in SELFTEST:
         prepared = prepare(dict(case, schedule=[]))
         check.validate(prepared.request)
+        for event in execute(prepared.semantics).trace:  # events of the Workfile trace schema
+            check.validate({"type": "event", "run": "run_1", "event": event})
         for step in ("a", "p.a.x", "c.(run).a"):
             check.validate({"type": "result", "call": 1, **answer(prepared, step, 1)})
         for interrupt in interrupts(prepared).values():
@@ -139,6 +145,108 @@ def test_the_oracle_s_state_form_messages_match_the_protocol_schema():
         check.validate(message)
     with pytest.raises(ValidationError):
         check.validate({"type": "accept", "at": 0, "event": "chat.decision", "payload": {}})
+
+
+class _Recording(Engine):
+    """An engine whose every message, both ways, is kept."""
+
+    def __init__(self, command: str) -> None:
+        super().__init__(command)
+        self.messages: list[dict] = []
+
+    def read(self) -> dict:
+        message = super().read()
+        self.messages.append(message)
+        return message
+
+    def write(self, message: dict) -> None:
+        self.messages.append(message)
+        super().write(message)
+
+
+# A loop whose second iteration skips `u` and whose first fails `u`; an error edge, a
+# decision routed and a decision skipped, a retry, a skipped node; an `any` join that
+# cancels a running node (node_cancelled, and the engine's `cancel`); an unbound input;
+# a compensation.
+_LOOP = (
+    '<harness id="h"><node id="p"><output name="xs"/></node>'
+    '<loop id="l" over="p.xs"><node id="u"><guard>params.item != 2</guard>'
+    '<output name="y"/></node><node id="w"/></loop>'
+    '<node id="after"/><edge from="p" to="l"/><edge from="l" to="after"/></harness>'
+)
+_XS = {"attempts": [{"outputs": {"xs": [1, 2]}}]}
+_FAILS = {"error": {"code": "t"}}
+_ROUTES = (
+    '<harness id="h"><node id="f"><output name="v"/><retry maxAttempts="2"/></node>'
+    '<node id="h1"/><decision id="d"><guard>params.go == true</guard>'
+    '<case to="b" when="params.x == 1"/><case to="c"/></decision>'
+    '<node id="b"/><node id="c"/><node id="s"><guard>false</guard></node>'
+    '<edge from="f" to="h1" type="error"/><edge from="f" to="d"/></harness>'
+)
+_ANY = (
+    '<harness id="h"><node id="s"/><node id="fast"/><node id="slow1"/><node id="slow2"/>'
+    '<node id="j" joinPolicy="any"/>'
+    '<edge from="s" to="fast"/><edge from="s" to="slow1"/><edge from="slow1" to="slow2"/>'
+    '<edge from="fast" to="j"/><edge from="slow2" to="j"/></harness>'
+)
+_HARNESS_CASES = [
+    (_LOOP, {"nodes": {"p": _XS}}, []),
+    (_LOOP, {"nodes": {"p": _XS, "u": {"attempts": [{"error": {"code": "bad"}}]}}}, []),
+    (_ROUTES, {"params": {"go": True, "x": 1}}, []),
+    (_ROUTES, {"params": {"go": False, "x": 1}}, []),
+    (_ROUTES, {"params": {"go": True}, "nodes": {"f": {"attempts": [_FAILS]}}}, []),
+    (_ANY, {}, [0, 0]),
+    ('<harness id="h"><node id="r"><input name="q" required="true"/></node></harness>', {}, []),
+    (
+        '<harness id="h"><node id="a"/><node id="f"/><node id="k"/>'
+        '<edge from="a" to="f"/><edge from="a" to="k" type="compensation"/></harness>',
+        {"nodes": {"f": {"attempts": [_FAILS]}}},
+        [],
+    ),
+]
+
+
+def _events(trace: list[dict]) -> set[str]:
+    return {e["event"] for e in trace} | {
+        name for e in trace for inner in e.get("inner", []) for name in _events(inner)
+    }
+
+
+def test_a_harness_engine_s_messages_match_the_protocol_schema():
+    # Every message hx-lite and the oracle exchange over docs/engine-protocol.md,
+    # "Harness engines": its events are the Harness trace schema's, and the protocol
+    # schema takes them (it took only w6w's).
+    from wforacle.properties.harness.specification import HARNESS
+
+    check = validator("engine-protocol.schema.json")
+    engine = _Recording(f"{sys.executable} {ROOT / 'examples' / 'engines' / 'harness_engine.py'}")
+    try:
+        for document, scenario, schedule in _HARNESS_CASES:
+            case = {"document": document, "scenario": scenario, "schedule": schedule}
+            assert judge(engine, HARNESS, case).verdict == "pass"
+    finally:
+        engine.stop()
+    kinds = {m["type"] for m in engine.messages}
+    events = _events([m["event"] for m in engine.messages if m["type"] == "event"])
+    assert {"ready", "run", "event", "invoke", "wait", "result", "cancel", "done"} <= kinds
+    assert events == {
+        "instance_started",
+        "node_started",
+        "node_succeeded",
+        "node_retrying",
+        "node_failed",
+        "node_skipped",
+        "decision_routed",
+        "node_cancelled",
+        "node_compensated",
+        "instance_completed",
+    }
+    for message in engine.messages:
+        check.validate(message)
+    results = [m for m in engine.messages if m["type"] == "result"]
+    assert any("outputs" in m for m in results) and any("error" in m for m in results)
+    with pytest.raises(ValidationError):
+        check.validate({"type": "event", "run": "run_1", "event": {"event": "node_started"}})
 
 
 # -- the trace schema of each specification (issue 18, part 3) ---------------------------
