@@ -568,7 +568,7 @@ def judge(
         again = assess(spec, case, other, seen)
         return again if again.verdict == "pass" else None
 
-    rescued = selection.rescue(permits)
+    rescued = selection.rescue(permits, case)
     if rescued is None:
         return found
     departures, passed = rescued

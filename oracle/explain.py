@@ -21,6 +21,7 @@ Only reports pay for this (a finding, a shrunk case, a conformance row,
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Hashable, Sequence
 from typing import Any
@@ -126,11 +127,15 @@ def _by_field(spec: Specification, divergence: Divergence) -> Divergence:
     if not same:
         return divergence
 
-    def differing(event: JSON) -> list[str]:
-        keys = (set(event) | set(observed)) - {"at"}
-        return sorted(k for k in keys if event.get(k) != observed.get(k))
+    seen = projection(observed)
 
-    fields = min((differing(e) for e in same), key=len)
+    def differing(event: JSON) -> list[str]:
+        model = projection(event)
+        keys = set(model) | set(seen)
+        return sorted(k for k in keys if model.get(k) != seen.get(k))
+
+    nearest = min(same, key=lambda e: len(differing(e)))
+    fields = differing(nearest)
     if not fields:
         return divergence
 
@@ -146,7 +151,47 @@ def _by_field(spec: Specification, divergence: Divergence) -> Divergence:
     first += [c for c in divergence.clauses if names(c)]
     clauses = tuple(dict.fromkeys([*first, *divergence.clauses]))
     message = f"{divergence.message}: the engine's {', '.join(fields)} differ(s)"
+    where = first_difference(projection(nearest), seen)
+    if where is not None and (where[0].count(".") > 1 or "[" in where[0]):
+        # Deep in a value (a loop's inner traces): say where, which a line cut short hides.
+        path, model, engine = where
+        message += f"; first at {path}: the engine has {_short(engine)}, the model {_short(model)}"
     return attrs.evolve(divergence, clauses=clauses, message=message)
+
+
+_ABSENT = object()
+
+
+def first_difference(model: JSON, engine: JSON, path: str = "") -> tuple[str, Any, Any] | None:
+    """The first place two JSON values differ: (path, the model's part, the engine's part).
+
+    Depth first, members in sorted order, items by index; a member one side
+    lacks is ``absent``.  None when they are equal.
+    """
+    if model == engine:
+        return None
+    if isinstance(model, dict) and isinstance(engine, dict):
+        for key in sorted(set(model) | set(engine)):
+            found = first_difference(
+                model.get(key, _ABSENT), engine.get(key, _ABSENT), f"{path}.{key}"
+            )
+            if found is not None:
+                return found
+    if isinstance(model, list) and isinstance(engine, list):
+        for k in range(min(len(model), len(engine))):
+            found = first_difference(model[k], engine[k], f"{path}[{k}]")
+            if found is not None:
+                return found
+        if len(model) != len(engine):
+            return (f"{path} (its length)", len(model), len(engine))
+    return (path or "(the value)", model, engine)
+
+
+def _short(value: Any) -> str:
+    if value is _ABSENT:
+        return "nothing"
+    text = json.dumps(value, ensure_ascii=False, sort_keys=True)
+    return text if len(text) <= 80 else text[:77] + "..."
 
 
 def _same_unit(event: JSON, observed: JSON) -> bool:

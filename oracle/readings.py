@@ -84,13 +84,20 @@ class Selection:
         """The model's options for the primary readings (``spec.options``)."""
         return self.spec.options(self.primary())
 
-    def alternatives(self) -> Iterator[dict[str, Any]]:
+    def alternatives(self, case: Mapping[str, Any] | None = None) -> Iterator[dict[str, Any]]:
         """Every other combination of the readings not pinned, fewest departures first.
 
-        A reading whose others only narrow what the default admits (``narrows``)
-        keeps its primary value: no combination with it could permit more.
+        A reading whose others only narrow what the default admits (``narrows``),
+        or that cannot matter to ``case`` (``relevant``), keeps its primary
+        value: no combination with it could permit more.
         """
-        free = [r for r in self.spec.readings if r.dest not in self.pinned and not r.narrows]
+        free = [
+            r
+            for r in self.spec.readings
+            if r.dest not in self.pinned
+            and not r.narrows
+            and (case is None or r.relevant is None or r.relevant(case))
+        ]
         primary = self.primary()
         combinations = sorted(
             itertools.product(*[r.values for r in free]),
@@ -100,7 +107,9 @@ class Selection:
             yield {**primary, **{r.dest: v for r, v in zip(free, values, strict=True)}}
 
     def rescue(
-        self, permits: Callable[[dict[str, Any]], V | None]
+        self,
+        permits: Callable[[dict[str, Any]], V | None],
+        case: Mapping[str, Any] | None = None,
     ) -> tuple[tuple[tuple[str, str], ...], V] | None:
         """The first other combination whose verdict permits a run the primary rejected.
 
@@ -108,7 +117,7 @@ class Selection:
         verdict, or None; the result is that combination's departures and the
         verdict, or None when no recorded reading permits the run (a bug).
         """
-        for chosen in self.alternatives():
+        for chosen in self.alternatives(case):
             verdict = permits(chosen)
             if verdict is not None:
                 return self.departures(chosen), verdict

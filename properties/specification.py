@@ -227,6 +227,10 @@ class Reading:
     # eager trace is a "separate" trace): they can never rescue a run the default
     # rejects, so oracle/readings.py does not try them; a pin still selects one.
     narrows: bool = False
+    # Whether the reading can matter to a case at all (``None``: it may, always): a
+    # reading only some documents reach (a decision with a guard, a loop) is left out of
+    # the combinations tried for other cases — each combination is a whole re-judgement.
+    relevant: Callable[[Mapping[str, Any]], bool] | None = None
 
     @property
     def values(self) -> tuple[Any, ...]:

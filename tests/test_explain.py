@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import sys
 from pathlib import Path
 
@@ -401,3 +402,28 @@ def test_an_engine_doubling_the_first_backoff_is_explained_by_the_base_delay():
         scenario={"steps": {"a": {"attempts": [{"error": error}, {"output": 1}]}}},
     )
     assert _first_clause_when(case, "retry_scheduled", "waitMs", 2) == "W6W-FIELD-22"
+
+
+def test_a_difference_deep_in_a_loop_s_inner_traces_is_located():
+    # A Harness runtime author's report: the text output cuts an event short exactly
+    # inside a loop's ``inner``, so the engine's and the model's lines looked alike.
+    from wforacle.properties.harness.specification import HARNESS
+
+    document = (
+        '<harness id="h"><node id="a"><output name="xs"/></node>'
+        '<loop id="l" over="a.xs"><node id="b0"><output name="v"/></node></loop>'
+        '<edge from="a" to="l"/></harness>'
+    )
+    scripts = {
+        "a": {"attempts": [{"outputs": {"xs": [1, 2]}}]},
+        "b0": {"attempts": [{"outputs": {"v": 7}}]},
+    }
+    case = {"document": document, "scenario": {"nodes": scripts}, "schedule": []}
+    semantics = HARNESS.prepare(case, None).semantics
+    trace = copy.deepcopy(execute(semantics).trace)
+    k = next(k for k, e in enumerate(trace) if e.get("node") == "l")
+    trace[k]["inner"][1][2]["outputs"] = {"v": 8}  # the second iteration's b0
+    divergence = check(semantics, HARNESS.key, trace).divergence
+    assert divergence is not None and divergence.index == k
+    message = by_rule(HARNESS, semantics, divergence, trace).message
+    assert "first at .inner[1][2].outputs.v: the engine has 8, the model 7" in message

@@ -320,6 +320,7 @@ OTHER_READINGS = [
     ("harness", "--reading A-81=running", ("A-81", "running"), None),
     ("harness", "--reading A-82=retried", ("A-82", "retried"), None),
     ("harness", "--reading A-87=incomparable", ("A-87", "incomparable"), None),
+    ("harness", "--reading A-159=first", ("A-159", "first"), None),
     ("workfile", "--bug absent-field-null", ("A-153", "null"), "workfile-stateful"),
 ]
 
@@ -452,6 +453,59 @@ def test_an_any_join_cancels_a_node_that_became_ready_with_it_whatever_the_docum
             finally:
                 engine.stop()
             assert verdict.verdict == "pass", verdict.to_json()
+
+
+# d's guard is false (SKIPPED) and both its cases hold: A-159 "conditions" takes both, as
+# any SKIPPED node's conditional edges; "first" routes to b only (HX-SCHED-4).
+A159 = {
+    "document": '<harness id="h"><decision id="d"><guard>params.go == 1</guard>'
+    '<case to="b" when="params.x == 1"/><case to="c"/></decision>'
+    '<node id="b"/><node id="c"/></harness>',
+    "scenario": {"params": {"x": 1, "go": 0}},
+    "schedule": [],
+}
+
+
+def test_a159_a_skipped_decision_takes_every_true_case_only_under_conditions():
+    conditions = _named(_harness_trace(A159))
+    first = _named(_harness_trace(A159, skipped_decision="first"))
+    assert ("node_skipped", "d") in conditions and ("node_skipped", "d") in first
+    assert ("node_started", "b") in conditions and ("node_started", "c") in conditions
+    assert ("node_started", "b") in first and ("node_started", "c") not in first
+    engine = Engine(f"{sys.executable} {ENGINES / 'harness_engine.py'} --reading A-159=first")
+    try:
+        strict = judge(engine, HARNESS, A159, None, Selection.of(HARNESS, mode=DEFAULT))
+        anyway = judge(engine, HARNESS, A159, None, Selection.of(HARNESS))
+        held = judge(engine, HARNESS, A159, None, Selection.of(HARNESS, ["A-159=conditions"]))
+    finally:
+        engine.stop()
+    assert strict.verdict == "reading" and strict.reading == (("A-159", "first"),)
+    assert anyway.verdict == "pass" and anyway.reading == (("A-159", "first"),)
+    assert held.verdict == "divergence"
+
+
+def test_a_reading_that_cannot_matter_to_a_case_is_not_tried():
+    # Each combination tried is a whole re-judgement of a rejected run: a reading whose
+    # feature the case lacks (a retry policy for A-41, an error edge for A-50, a decision
+    # with a guard for A-159, …) keeps its primary value.
+    plain = {
+        "document": {
+            "manifestVersion": "2",
+            "id": "wf",
+            "name": "p",
+            "steps": [{"id": "a", "uses": {"app": "demo", "action": "run"}}],
+        },
+        "scenario": {},
+    }
+    assert list(Selection.of(W6W).alternatives(plain)) == []
+    retried = copy.deepcopy(plain)
+    retried["document"]["steps"][0]["retry"] = {"maxAttempts": 2}
+    tried = list(Selection.of(W6W).alternatives(retried))
+    assert [Selection.of(W6W).departures(c) for c in tried] == [(("A-41", "retried"),)]
+    harness = [
+        Selection.of(HARNESS).departures(c) for c in Selection.of(HARNESS).alternatives(A159)
+    ]
+    assert (("A-159", "first"),) in harness and (("A-80", "any"),) not in harness
 
 
 def test_a82_a_pre_execution_failure_is_retried_only_under_retried():

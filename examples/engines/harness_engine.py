@@ -59,6 +59,8 @@ readings --spec harness` lists them).  These are not bugs.
                            attempts remain, and the last node_failed carries attempt
   A-87=incomparable        a reference to something absent is not null: every
                            comparison with it is false, != included
+  A-159=first              a decision whose guard is false still routes: only its first
+                           case whose when holds is taken
 """
 
 from __future__ import annotations
@@ -85,7 +87,7 @@ BUGS = {
     "cancel-silently",
     "loop-last-failure",
 }
-READINGS = {"A-81=running", "A-82=retried", "A-87=incomparable"}
+READINGS = {"A-81=running", "A-82=retried", "A-87=incomparable", "A-159=first"}
 TERMINAL = ("SUCCEEDED", "FAILED", "SKIPPED", "CANCELLED")
 
 
@@ -505,6 +507,17 @@ class Runtime:
         failure["attempt"] = self.attempt[n]
         return False
 
+    def route(self, n, env):
+        """Resolve a decision's case edges: the first case whose when holds (HX-SCHED-4)."""
+        cases = self.nodes[n]["cases"]
+        chosen = next(
+            (k for k, c in enumerate(cases) if holds(c["when"], env, False, self.absent)), None
+        )
+        for k, link in enumerate(self.links):
+            if link["from"] == n and link["type"] == "case":
+                self.edge[k] = "satisfied" if link["case"] == chosen else "negative"
+        return chosen
+
     def start(self, n):
         """Steps 1-3 (guard, inputs, resources), then run the node: a decision routes,
         a loop runs its iterations, a task is invoked.  Under A-82=retried a failure
@@ -515,6 +528,8 @@ class Runtime:
             env = self.env()
             if not holds(node["guard"], env, "guard-inverted-null" in self.bugs, self.absent):
                 self.event("node_skipped", node=n)
+                if node["kind"] == "decision" and "A-159=first" in self.readings:
+                    self.route(n, env)  # a skipped decision still takes its first true case
                 self.terminal(n, "SKIPPED")
                 return
             inputs, missing = self.resolve(n)
@@ -535,13 +550,7 @@ class Runtime:
                 self.terminal(n, "FAILED", error=failure["error"])
                 return
         if node["kind"] == "decision":
-            cases = node["cases"]
-            chosen = next(
-                (k for k, c in enumerate(cases) if holds(c["when"], env, False, self.absent)), None
-            )
-            for k, link in enumerate(self.links):
-                if link["from"] == n and link["type"] == "case":
-                    self.edge[k] = "satisfied" if link["case"] == chosen else "negative"
+            chosen = self.route(n, env)
             self.event(
                 "decision_routed",
                 node=n,

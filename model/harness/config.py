@@ -58,6 +58,12 @@ class Options:
     absent_reference: str = attrs.field(
         default="null", validator=attrs.validators.in_(("null", "incomparable"))
     )
+    # a decision whose guard is false (SKIPPED) takes every case whose `when`
+    # holds, as any SKIPPED node's conditional edges ("conditions"), or still routes
+    # to the first case that holds, in document order ("first").
+    skipped_decision: str = attrs.field(
+        default="conditions", validator=attrs.validators.in_(("conditions", "first"))
+    )
 
 
 READINGS = Options()  # the chapter's readings, or the model's choice where it is open

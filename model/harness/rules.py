@@ -586,8 +586,18 @@ def reach(
 
     Each outgoing forward edge resolves: satisfied when the node SUCCEEDED or
     was SKIPPED and the edge's condition holds, else negative (A-61).  A
-    decision's case edges were resolved by the decision.
+    decision's case edges were resolved by the decision; a SKIPPED
+    decision's, by their conditions (A-159 "conditions"), or as if it routed:
+    the first case that holds, in document order (A-159 "first").
     """
+    node = run.nodes[i]
+    if state == SKIPPED and node.kind is Kind.DECISION and run.options.skipped_decision == "first":
+        chosen = next((k for k, case in enumerate(node.cases) if run.holds(case.when, c)), None)
+        edges = list(c.edges)
+        for k in run.outgoing[i]:
+            if run.links[k].type == "case":
+                edges[k] = "satisfied" if run.links[k].case == chosen else "negative"
+        c = evolve(c, edges=tuple(edges))
     c = evolve(
         c,
         states=put(c.states, i, state),

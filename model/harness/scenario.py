@@ -81,6 +81,6 @@ def _check_attempt(attempt: JSON, path: str) -> None:
     (key,) = shapes
     if not isinstance(attempt[key], dict):
         raise InvalidScenario(f"{path}.{key} must be a JSON object", f"{path}.{key}")
-    code = attempt[key].get("code") if key == "error" else None
-    if code is not None and not isinstance(code, str):
+    # docs/harness.md: an error has a string ``code`` (it was read as "error" when absent).
+    if key == "error" and not isinstance(attempt[key].get("code"), str):
         raise InvalidScenario(f"{path}.error.code must be a string", f"{path}.error.code")

@@ -36,7 +36,6 @@ from wforacle.properties.specification import (
 )
 
 JSON = Any
-READINGS = ("all_negative", "any_cancels", "pre_execution_retry", "loop_start", "absent_reference")
 UNITS = ("node", "decision", "loop")  # the elements a document's graph is made of
 
 
@@ -76,10 +75,16 @@ def plan(loaded: Loaded, tie_break: str) -> tuple[JSON, list[str]]:
 
 
 def options(chosen: Mapping[str, Any]) -> Any:
-    """The model's readings named (A-61, A-80..A-82, A-87); the chapter's defaults otherwise."""
+    """The model's readings named (A-61, A-80..A-82, A-87, A-159); its defaults otherwise.
+
+    Every field of ``Options`` is a reading (a list kept here missed A-159's).
+    """
+    import attrs
+
     from wforacle.model.harness.semantics import Options
 
-    return Options(**{name: chosen[name] for name in READINGS if chosen.get(name) is not None})
+    names = [field.name for field in attrs.fields(Options)]
+    return Options(**{name: chosen[name] for name in names if chosen.get(name) is not None})
 
 
 def semantics(loaded: Loaded, scenario: JSON, options: Any, replay: JSON) -> Any:

@@ -10,10 +10,21 @@ Hypothesis).
 
 from __future__ import annotations
 
+import re
+from collections.abc import Mapping
 from types import ModuleType
 from typing import Any
 
 from wforacle.properties.specification import Layout, Reading, Specification
+
+
+def _has(case: Mapping[str, Any], pattern: str) -> bool:
+    """Whether the case's document text matches ``pattern``: a reading's relevance.
+
+    Conservative: a document that is not text (bytes as read) may hold anything.
+    """
+    document = case.get("document")
+    return not isinstance(document, str) or re.search(pattern, document) is not None
 
 
 def _parts() -> ModuleType:
@@ -63,6 +74,7 @@ HARNESS = Specification(
             ("branch", "running"),
             assumption="A-81",
             clauses=("HX-CANCEL-1",),
+            relevant=lambda case: _has(case, r"joinPolicy\s*=\s*[\"']any"),
         ),
         Reading(
             "--pre-execution-retry",
@@ -71,6 +83,9 @@ HARNESS = Specification(
             assumption="A-82",
             clauses=("HX-EXEC-7", "HX-FAIL-1"),
             names=("never", "retried"),
+            # HX-4101 needs a required input, HX-4102 a resourceRef; a retry needs neither
+            # (without <retry> a failure is one attempt, A-82 "retried" alike).
+            relevant=lambda case: _has(case, r"<input|resourceRef"),
         ),
         Reading(
             "--loop-start",
@@ -79,6 +94,7 @@ HARNESS = Specification(
             ("sequence", "any"),
             assumption="A-80",
             clauses=("HX-SCHED-2", "HX-SCHED-4"),
+            relevant=lambda case: _has(case, r"<loop"),
         ),
         Reading(
             "--absent-reference",
@@ -88,6 +104,17 @@ HARNESS = Specification(
             ("null", "incomparable"),
             assumption="A-87",
             clauses=("HX-EXEC-1", "HX-READY-3"),
+            relevant=lambda case: _has(case, r"<guard|condition\s*=|when\s*=|over\s*="),
+        ),
+        Reading(
+            "--skipped-decision",
+            "skipped_decision",
+            "A-159: a decision whose guard is false takes every case whose when holds "
+            "(default: conditions) or still routes to the first that holds (first)",
+            ("conditions", "first"),
+            assumption="A-159",
+            clauses=("HX-EXEC-1", "HX-JOIN-5", "HX-SCHED-4"),
+            relevant=lambda case: _has(case, r"<decision") and _has(case, r"<guard"),
         ),
     ),
     readings_title="Harness readings",

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import copy
 import json
+import re
 from collections.abc import Iterator, Mapping
 from typing import Any
 
@@ -78,6 +79,39 @@ def _plan(loaded: Loaded, tie_break: str) -> tuple[JSON, list[str]]:
 
 
 # Where the RFC is open and the model takes the reading as a parameter (issue 18).
+def _strings(value: JSON) -> Iterator[str]:
+    """Every string in a JSON value, keys included (iteratively: depth is bounded elsewhere)."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            yield item
+        elif isinstance(item, dict):
+            stack.extend(item.keys())
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+
+
+def _any_string(case: Mapping[str, JSON], pattern: str) -> bool:
+    """Whether a string of the case matches ``pattern``: a reading's relevance.
+
+    The document's strings and the scenario's (a render part renders a
+    string from the scope: variables, documents, outputs), conservatively.
+    """
+    found = re.compile(pattern)
+    texts = _strings([case.get("document"), case.get("scenario")])
+    return any(found.search(text) for text in texts)
+
+
+def _error_edges(case: Mapping[str, JSON]) -> bool:
+    document = case.get("document")
+    edges = document.get("edges", []) if isinstance(document, dict) else None
+    if not isinstance(edges, list):
+        return True  # not a document this reads: the reading may matter
+    return any(isinstance(e, dict) and e.get("when") == "error" for e in edges)
+
+
 READINGS = (
     Reading(
         "--launch",
@@ -96,6 +130,7 @@ READINGS = (
         "(a success and an error edge from one source make a join)",
         ("sources", "edges"),
         assumption="A-50",
+        relevant=_error_edges,  # a success and an error edge from one source
         clauses=("W6W-FAN-6", "W6W-FAN-7"),
     ),
     Reading(
@@ -104,6 +139,7 @@ READINGS = (
         "w6w, A-41: the retry policy retries a with block that fails to resolve, resolving "
         "it again (default: never retried)",
         assumption="A-41",
+        relevant=lambda case: any(k == "retry" for k in _strings(case.get("document"))),
         clauses=("W6W-FIELD-24",),
         names=("never", "retried"),
     ),
@@ -115,6 +151,7 @@ READINGS = (
         "a marker written with || or ?? is checked)",
         ("part", "infix"),
         assumption="A-37",
+        relevant=lambda case: _any_string(case, r"\{\{\s*="),
         clauses=("W6W-CHAIN-8", "W6W-CHAIN-16"),
     ),
     Reading(
@@ -125,6 +162,7 @@ READINGS = (
         "and fails the step (fails)",
         ("empty", "fails"),
         assumption="A-158",
+        relevant=lambda case: _any_string(case, r"\{\{\s*secrets\.?\s*\}\}"),
         clauses=("W6W-ROOT-11", "W6W-ENV-18"),
     ),
 )

@@ -30,6 +30,8 @@ from wforacle.model.harness.semantics import Scenario
             {"nodes": {"a": {"attempts": [{"error": {"code": 7}}]}}},
             "$.nodes.a.attempts[0].error.code",
         ),
+        # An error names its code (docs/harness.md); one without was run as "error".
+        ({"nodes": {"a": {"attempts": [{"error": {}}]}}}, "$.nodes.a.attempts[0].error.code"),
     ],
 )
 def test_a_bad_scenario_is_invalid_with_its_path(value, path):
