@@ -101,6 +101,9 @@ class HarnessRun(Run):
         HX-SCHED-1 / HX-SCHED-3: any READY node, in any order; the core has no
         global concurrency control.
         """
+        return [settled(self, c, t) for t in self._enabled(c)]
+
+    def _enabled(self, c: Config) -> list[Transition[Config]]:
         if c.status == "created":
             return self._fire(INSTANCE_TABLE[Where.CREATED], c)
         if c.status in ("completed", "failed"):
@@ -117,3 +120,41 @@ class HarnessRun(Run):
 
     def _fire(self, row: tuple, c: Config) -> list[Transition[Config]]:  # type: ignore[type-arg]
         return [t for rule in row for t in rule(self, c)]
+
+
+def settled(run: Run, c: Config, t: Transition[Config]) -> Transition[Config]:
+    """``t`` citing also the clauses of what settling did within it (after its own).
+
+    Readiness, negative edges and unreachability have no event of their own
+    (docs/harness.md: what is not a state change has no event); they happen
+    inside the transition whose end resolved the edges, so its clauses name
+    them too — a campaign's coverage then counts them (they were reported as
+    never reached although every run made nodes READY).  Appended, so the
+    rule's own clause stays first.
+    """
+    target = t.target
+    more: list[str] = []
+    if any(a == PENDING and b == READY for a, b in zip(c.states, target.states, strict=True)):
+        more += ["HX-READY-1", "HX-JOIN-1"]
+    newly = [
+        k
+        for k, (a, b) in enumerate(zip(c.edges, target.edges, strict=True))
+        if a == "unresolved" and b == "negative"
+    ]
+    if any(run.links[k].condition is not None for k in newly):
+        more.append("HX-READY-3")
+    if newly:
+        more.append("HX-READY-4")
+    if target.unreached - c.unreached:
+        more += ["HX-UNREACH-1", "HX-UNREACH-2"]
+    failed = [
+        i
+        for i, (a, b) in enumerate(zip(c.states, target.states, strict=True))
+        if a != FAILED and b == FAILED
+    ]
+    if any(run.errors_out[i] for i in failed):
+        more.append("HX-FAIL-2")  # "all are traversed. The failure is handled"
+    more = [clause for clause in more if clause not in t.clauses]
+    if not more:
+        return t
+    return Transition(t.event, t.rule, (*t.clauses, *more), target)

@@ -300,3 +300,26 @@ def test_a87_an_engine_reading_c_passes_under_any_and_depends_on_the_reading_by_
     assert depends.verdict == "reading" and depends.reading == (("A-87", "incomparable"),)
     assert held.verdict == "divergence"
     assert pinned.verdict == "pass" and not pinned.reading
+
+
+def test_the_transition_that_settles_a_join_cites_readiness_and_negative_edges():
+    # Readiness and negative edges have no event (docs/harness.md); the transition
+    # whose end resolved the edges cites them, after its own clauses — coverage counts
+    # them (they were "never reached" in every campaign).
+    from wforacle.properties.harness.specification import HARNESS
+
+    document = (
+        '<harness id="h"><node id="a"/><node id="b"/><node id="c"/>'
+        '<edge from="a" to="b"/><edge from="a" to="c" condition="params.go == 1"/></harness>'
+    )
+    case = {"document": document, "scenario": {"params": {"go": 0}}, "schedule": []}
+    semantics = HARNESS.prepare(case, None).semantics
+    config, cited = semantics.initial(), {}
+    while steps := semantics.enabled(config):
+        cited[steps[0].event["event"], steps[0].event.get("node")] = steps[0].clauses
+        config = steps[0].target
+    finished = cited["node_succeeded", "a"]
+    assert finished[0] not in ("HX-READY-1", "HX-READY-3")  # the rule's own clause first
+    for clause in ("HX-READY-1", "HX-READY-3", "HX-READY-4", "HX-UNREACH-1"):
+        assert clause in finished, finished
+    assert "HX-READY-1" not in cited["node_succeeded", "b"]  # b's end readies nothing
