@@ -29,7 +29,7 @@ from typing import Any
 import attrs
 
 from wforacle.model.diagnostics import InvalidInput
-from wforacle.oracle.check import DIFFERS, NO_EVENT, projection
+from wforacle.oracle.check import DIFFERS, NO_EVENT, check, projection
 from wforacle.properties.specification import Divergence, Specification
 
 JSON = Any
@@ -79,7 +79,7 @@ def _by_rule(
     observed = divergence.observed
     name = observed.get("event")
     if divergence.message == DIFFERS.format(name):
-        return _by_field(spec, divergence)
+        return _nested(spec, semantics, _by_field(spec, divergence), trace)
     if divergence.message != NO_EVENT.format(name) or not isinstance(name, str):
         return divergence
     before = _before(spec, semantics, trace[: divergence.index]) if trace else ()
@@ -104,6 +104,37 @@ def _by_rule(
     clauses = tuple(dict.fromkeys([*divergence.clauses, *extra]))
     message = f"{divergence.message}; the rule that makes one ({rules}) applies {where}"
     return attrs.evolve(divergence, clauses=clauses, message=message)
+
+
+def _nested(
+    spec: Specification, semantics: Any, divergence: Divergence, trace: Sequence[JSON]
+) -> Divergence:
+    """A difference inside the runs an event nests (a Harness loop's iterations) by its rule.
+
+    The engine's trace of each nested run is checked against the model's run
+    of it (``spec.nested``); the first that diverges is explained as any
+    divergence is, and its clauses come first: a READY body node started
+    while its iteration unwinds breaks HX-FAIL-3, not the loop's HX-SCHED-2.
+    """
+    observed = divergence.observed
+    if not trace or not isinstance(observed, dict) or "inner" not in observed:
+        return divergence
+    before = _before(spec, semantics, trace[: divergence.index])
+    try:
+        runs = spec.nested(semantics, before, observed)
+        for where, inner, inner_trace in runs:
+            found = check(inner, spec.key, inner_trace).divergence
+            if found is None:
+                continue
+            explained = by_rule(spec, inner, found, inner_trace)
+            clauses = tuple(dict.fromkeys([*explained.clauses, *divergence.clauses]))
+            message = (
+                f"{divergence.message}; {where}, at its event {found.index}: {explained.message}"
+            )
+            return attrs.evolve(divergence, clauses=clauses, message=message)
+    except tuple(spec.limits()):
+        pass
+    return divergence
 
 
 def _by_field(spec: Specification, divergence: Divergence) -> Divergence:

@@ -454,6 +454,13 @@ class Specification:
     # (w6w: a step_failed's ``routing``, a retry's ``waitMs``): when the engine's field
     # differs, those of them the model's rule cites come first (explain.py).
     governing: Mapping[str, tuple[str, ...]] = attrs.field(factory=dict)
+    # The nested runs an event reports (a Harness loop's iterations): for the engine's
+    # event and the model's configurations before it, each as (where, the nested run's
+    # semantics, the engine's trace of it); explain.py checks them and explains the
+    # first that diverges by its own rule.  () when the event nests nothing.
+    nested: Callable[[Any, tuple[Any, ...], JSON], tuple[tuple[str, Any, list[JSON]], ...]] = (
+        lambda semantics, before, observed: ()
+    )
     # The clause the engine broke at a divergence, where the specification can say which
     # clause of the rule the model applies there the engine's event breaks (Workfile:
     # properties/workfile/blame.py); explain.py cites it first.  () when it cannot.

@@ -427,3 +427,39 @@ def test_a_difference_deep_in_a_loop_s_inner_traces_is_located():
     assert divergence is not None and divergence.index == k
     message = by_rule(HARNESS, semantics, divergence, trace).message
     assert "first at .inner[1][2].outputs.v: the engine has 8, the model 7" in message
+
+
+def test_a_divergence_inside_a_loop_iteration_is_explained_by_the_rule_it_breaks():
+    # A Harness runtime author's bug: a READY body node starts after its iteration began
+    # unwinding.  The loop's own event differs only in ``inner``; the iteration's trace,
+    # checked against the iteration's run, diverges at b1's start, where the model
+    # cancels it (HX-FAIL-3) — cited before the loop's HX-SCHED-2.
+    from wforacle.properties.harness.specification import HARNESS
+
+    document = (
+        '<harness id="h"><node id="a"><output name="xs"/></node>'
+        '<loop id="l" over="a.xs"><node id="b0"/><node id="b1"/></loop>'
+        '<edge from="a" to="l"/></harness>'
+    )
+    scripts = {
+        "a": {"attempts": [{"outputs": {"xs": [1]}}]},
+        "b0": {"attempts": [{"error": {"code": "x"}}]},
+    }
+    case = {"document": document, "scenario": {"nodes": scripts}, "schedule": []}
+    semantics = HARNESS.prepare(case, None).semantics
+    config, trace = semantics.initial(), []
+    while steps := semantics.enabled(config):
+        trace.append(copy.deepcopy(steps[0].event))
+        config = steps[0].target
+    k = next(k for k, e in enumerate(trace) if e.get("node") == "l")
+    assert trace[k]["inner"][0][3] == {"event": "node_cancelled", "node": "b1"}
+    trace[k]["inner"][0][3:4] = [
+        {"event": "node_started", "node": "b1", "inputs": {}},
+        {"event": "node_succeeded", "node": "b1", "outputs": {}},
+    ]
+    divergence = check(semantics, HARNESS.key, trace).divergence
+    assert divergence is not None and divergence.index == k
+    explained = by_rule(HARNESS, semantics, divergence, trace)
+    assert explained.clauses[0] == "HX-FAIL-3", explained.clauses
+    assert "in iteration 0 of loop l, at its event 3" in explained.message
+    assert explained.clauses.index("HX-FAIL-3") < explained.clauses.index("HX-SCHED-2")

@@ -915,14 +915,28 @@ def _may_report(run: Run, runs: Sequence[Sequence[Execution]], j: int, bound: in
     )
 
 
+def iteration_run(run: Run, i: int, index: int, item: JSON) -> Run:
+    """The run of one iteration of loop ``i``: its body as an instance (A-65).
+
+    ``params.item`` and ``params.index`` are the iteration's item and position.
+    """
+    node = run.nodes[i]
+    body = Harness(f"{run.harness.id}/{node.id}", node.body)
+    params = {**run.scenario.params, "item": item, "index": index}
+    return run.derive(body, evolve(run.scenario, params=params))
+
+
+def loop_items(run: Run, c: Config, i: int) -> list[JSON] | None:
+    """The items loop ``i`` iterates over in ``c``, or None when ``over`` is not a list."""
+    return _items(run, c, i)
+
+
 def iterations(run: Run, i: int, index: int, item: JSON) -> list[Execution]:
     """Every execution of one iteration of loop ``i``: trace, final configuration, error."""
     key = (i, index, canonical(item))
     if key not in run.iteration_cache:
         node = run.nodes[i]
-        body = Harness(f"{run.harness.id}/{node.id}", node.body)
-        params = {**run.scenario.params, "item": item, "index": index}
-        inner = run.derive(body, evolve(run.scenario, params=params))
+        inner = iteration_run(run, i, index, item)
         found: dict[str, Execution] = {}
         stack: list[tuple[Config, tuple[JSON, ...]]] = [(inner.initial(), ())]
         while stack:

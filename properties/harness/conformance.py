@@ -704,3 +704,50 @@ def trace_line(event: JSON) -> str:
     """One event of ``run``'s text output."""
     fields = {k: v for k, v in event.items() if k != "event"}
     return f"{event['event']:<20} {json.dumps(fields, ensure_ascii=False)}"
+
+
+def nested(
+    semantics: Any, before: tuple[Any, ...], observed: JSON
+) -> tuple[tuple[str, Any, list[JSON]], ...]:
+    """A loop event's iterations as runs of their own: (where, the iteration's run, its trace).
+
+    A completed loop reports every iteration's trace in ``inner``, in order; a
+    failed one the failing iteration's (``iteration``, A-80).  Each is the run
+    of the loop's body with that iteration's item (``rules.iteration_run``),
+    the items read in a configuration just before the loop's event.
+    """
+    from wforacle.model.harness.document import Kind
+    from wforacle.model.harness.rules import iteration_run, loop_items
+
+    inner = observed.get("inner") if isinstance(observed, dict) else None
+    if not isinstance(inner, list):
+        return ()
+    run = semantics
+    loop = next(
+        (
+            i
+            for i, n in enumerate(run.nodes)
+            if n.id == observed.get("node") and n.kind is Kind.LOOP
+        ),
+        None,
+    )
+    if loop is None:
+        return ()
+    if observed.get("event") == "node_failed":
+        pairs = [(observed.get("iteration"), inner[0])] if inner else []
+    else:
+        pairs = list(enumerate(inner))
+    for config in before:
+        items = loop_items(run, config, loop)
+        if items is None:
+            continue
+        return tuple(
+            (
+                f"in iteration {index} of loop {observed['node']}",
+                iteration_run(run, loop, index, items[index]),
+                trace,
+            )
+            for index, trace in pairs
+            if isinstance(index, int) and 0 <= index < len(items) and isinstance(trace, list)
+        )
+    return ()

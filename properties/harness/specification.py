@@ -135,6 +135,7 @@ HARNESS = Specification(
     protocol=lambda: _parts().protocol(),
     screen=lambda prepared, case, seen: None,
     compare=lambda prepared, seen, finals: _parts().compare(prepared, seen, finals),
+    nested=lambda semantics, before, observed: _parts().nested(semantics, before, observed),
     why_not=lambda semantics, event, before: _parts().why_not(semantics, event, before),
     layout=Layout("document.xml", lambda text: text + "\n", lambda text: text),
     smaller=lambda case: _parts().smaller(case),
