@@ -22,7 +22,7 @@ the order the rules list them, the specification's before assumptions.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable, Sequence
+from collections.abc import Callable, Hashable, Iterator, Sequence
 from typing import Any, Generic, TypeVar
 
 import attrs
@@ -36,6 +36,9 @@ __all__ = [
     "FrontierTooLarge",
     "Verdict",
     "check",
+    "differing",
+    "events",
+    "frontiers",
     "matches",
     "model_run",
     "projection",
@@ -64,6 +67,12 @@ def _events(value: Any) -> Any:
     if isinstance(value, list):
         return [_events(v) for v in value]
     return projection(value)
+
+
+def differing(model: Event, observed: Event) -> list[str]:
+    """The fields two events differ in as ``check`` compares them (``projection``), sorted."""
+    a, b = projection(model), projection(observed)
+    return sorted(k for k in set(a) | set(b) if a.get(k) != b.get(k))
 
 
 def _projected(event: Any) -> Any:
@@ -147,6 +156,47 @@ def check(
     return Verdict(None, len(trace), largest, finals, frozenset(exercised))
 
 
+Path = tuple[Event, Any] | None  # (the last event, the path before it), or None
+
+
+def frontiers(
+    semantics: Semantics[C], key: Callable[[C], Hashable], prefix: Sequence[Event], limit: int
+) -> Iterator[dict[Hashable, tuple[C, Path]]]:
+    """The configurations consistent with each prefix of ``prefix``: check.py's ``F_0 … F_k``.
+
+    One dict per prefix, the empty one first, each configuration keyed by
+    ``key`` with the model's own events to it (a linked path: ``events``),
+    at most ``limit`` kept; the first empty one (the model permits no
+    continuation) is the last.  ``check`` keeps its own loop: it needs no
+    key while one configuration fits, and no events.
+    """
+    initial = semantics.initial()
+    frontier: dict[Hashable, tuple[C, Path]] = {key(initial): (initial, None)}
+    yield frontier
+    for observed in prefix:
+        wanted = projection(observed)
+        following: dict[Hashable, tuple[C, Path]] = {}
+        for config, path in frontier.values():
+            for transition in semantics.enabled(config):
+                if projection(transition.event) == wanted and len(following) < limit:
+                    following.setdefault(
+                        key(transition.target), (transition.target, (transition.event, path))
+                    )
+        yield following
+        if not following:
+            return
+        frontier = following
+
+
+def events(path: Path) -> list[Event]:
+    """A linked path's events, first to last."""
+    found: list[Event] = []
+    while path is not None:
+        found.append(path[0])
+        path = path[1]
+    return found[::-1]
+
+
 def model_run(
     semantics: Semantics[C],
     key: Callable[[C], Hashable],
@@ -166,29 +216,20 @@ def model_run(
     ``max_steps`` events.  A prefix the model does not permit ends the run
     where it stops matching.
     """
-    initial = semantics.initial()
-    frontier: dict[Hashable, tuple[C, tuple[Event, ...]]] = {key(initial): (initial, ())}
-    for observed in trace[:index]:
-        wanted = projection(observed)
-        following: dict[Hashable, tuple[C, tuple[Event, ...]]] = {}
-        for config, events in frontier.values():
-            for transition in semantics.enabled(config):
-                if projection(transition.event) == wanted and len(following) < max_frontier:
-                    following.setdefault(
-                        key(transition.target), (transition.target, (*events, transition.event))
-                    )
-        if not following:
+    frontier: dict[Hashable, tuple[C, Path]] = {}
+    for found in frontiers(semantics, key, trace[:index], max_frontier):
+        if not found:
             break
-        frontier = following
-    config, events = next(iter(frontier.values()))
-    path = list(events)
-    while len(path) < max_steps:
+        frontier = found
+    config, path = next(iter(frontier.values()))
+    run = events(path)
+    while len(run) < max_steps:
         choices = semantics.enabled(config)
         if not choices:
             break
-        path.append(choices[0].event)
+        run.append(choices[0].event)
         config = choices[0].target
-    return path
+    return run
 
 
 class FrontierTooLarge(Exception):

@@ -29,7 +29,14 @@ from typing import Any
 import attrs
 
 from wforacle.model.diagnostics import InvalidInput
-from wforacle.oracle.check import DIFFERS, NO_EVENT, check, projection
+from wforacle.oracle.check import (
+    DIFFERS,
+    NO_EVENT,
+    check,
+    differing,
+    frontiers,
+    projection,
+)
 from wforacle.properties.specification import Divergence, Specification
 
 JSON = Any
@@ -158,15 +165,8 @@ def _by_field(spec: Specification, divergence: Divergence) -> Divergence:
     if not same:
         return divergence
 
-    seen = projection(observed)
-
-    def differing(event: JSON) -> list[str]:
-        model = projection(event)
-        keys = set(model) | set(seen)
-        return sorted(k for k in keys if model.get(k) != seen.get(k))
-
-    nearest = min(same, key=lambda e: len(differing(e)))
-    fields = differing(nearest)
+    nearest = min(same, key=lambda e: len(differing(e, observed)))
+    fields = differing(nearest, observed)
     if not fields:
         return divergence
 
@@ -182,7 +182,7 @@ def _by_field(spec: Specification, divergence: Divergence) -> Divergence:
     first += [c for c in divergence.clauses if names(c)]
     clauses = tuple(dict.fromkeys([*first, *divergence.clauses]))
     message = f"{divergence.message}: the engine's {', '.join(fields)} differ(s)"
-    where = first_difference(projection(nearest), seen)
+    where = first_difference(projection(nearest), projection(observed))
     if where is not None and (where[0].count(".") > 1 or "[" in where[0]):
         # Deep in a value (a loop's inner traces): say where, which a line cut short hides.
         path, model, engine = where
@@ -242,22 +242,15 @@ def _before(spec: Specification, semantics: Any, prefix: Sequence[JSON]) -> tupl
     divergence), when more than ``BEFORE_STATES`` configurations are
     consistent with it, or when the model reaches one of its limits.
     """
+    last: dict[Hashable, Any] = {}
     try:
-        initial = semantics.initial()
-        frontier: dict[Hashable, Any] = {spec.key(initial): initial}
-        for observed in prefix:
-            wanted = projection(observed)
-            following: dict[Hashable, Any] = {}
-            for config in frontier.values():
-                for transition in semantics.enabled(config):
-                    if projection(transition.event) == wanted:
-                        following.setdefault(spec.key(transition.target), transition.target)
-            if not following or len(following) > BEFORE_STATES:
+        for found in frontiers(semantics, spec.key, prefix, BEFORE_STATES + 1):
+            if not found or len(found) > BEFORE_STATES:
                 return ()
-            frontier = following
+            last = found
     except tuple(spec.limits()):
         return ()
-    return tuple(frontier.values())
+    return tuple(config for config, _ in last.values())
 
 
 def _in_run(spec: Specification, semantics: Any, observed: JSON) -> dict[str, tuple[str, ...]]:

@@ -33,7 +33,7 @@ import markupsafe
 
 from wforacle.model.diagnostics import InvalidInput
 from wforacle.model.kernel.budget import Stopped
-from wforacle.oracle.check import model_run
+from wforacle.oracle.check import differing, model_run
 from wforacle.oracle.console import json_text
 from wforacle.oracle.drawing import Drawing, draw
 from wforacle.oracle.engine import Judgement
@@ -197,13 +197,12 @@ def _rows(
 
 
 def _differs(model: JSON, engine: JSON) -> str:
-    """The fields two events of one kind differ in (``at`` aside: check ignores it)."""
+    """The fields two events of one kind differ in, as check compares them (``at`` aside)."""
     if not (isinstance(model, dict) and isinstance(engine, dict)):
         return ""
     if model.get("event") != engine.get("event"):
         return "event"
-    keys = (set(model) | set(engine)) - {"at"}
-    return ", ".join(sorted(k for k in keys if model.get(k) != engine.get(k)))
+    return ", ".join(differing(model, engine))
 
 
 def _event(value: JSON) -> Event:

@@ -66,6 +66,26 @@ def schedule_of(value: JSON, source: str = "the schedule") -> list[int]:
     return value
 
 
+def strings(value: JSON) -> Iterator[str]:
+    """Every string in a JSON-like value, member names included, depth first in order.
+
+    attrs records are walked by their fields.  Iterative: a value's depth is
+    bounded where it was read (A-154), not by Python's recursion limit.
+    """
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            yield item
+        elif attrs.has(type(item)):
+            stack.append(attrs.asdict(item, recurse=False))
+        elif isinstance(item, dict):
+            for key, member in reversed(list(item.items())):
+                stack += [member, str(key)]
+        elif isinstance(item, list | tuple):
+            stack.extend(reversed(item))
+
+
 def _short(value: JSON, limit: int = 80) -> str:
     text = json.dumps(value, ensure_ascii=True)
     return text if len(text) <= limit else text[: limit - 1] + "…"

@@ -227,8 +227,7 @@ class Steps(tuple[StepState, ...]):
         if not was and not now:
             return published
         step_id = self.layout.plan[i]
-        last = self.layout.position[next(reversed(published))] if published else -1
-        if now and not was and last > i:
+        if now and not was and published and self.layout.position[next(reversed(published))] > i:
             return None  # a step published before later ones: plan order is rebuilt
         published = dict(published)
         if now:

@@ -28,9 +28,6 @@ from wforacle.model.kernel.explore import canonical
 JSON = Any
 Renderer = Callable[[Any], str]
 _T = TypeVar("_T")
-_FIELD_NAMES: dict[type, tuple[str, ...]] = {}
-
-
 _EVOLVERS: dict[type, Callable[[Any, dict[str, Any]], Any]] = {}
 
 

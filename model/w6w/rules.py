@@ -17,6 +17,7 @@ stamps events and StepExecution times.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from enum import Enum, auto
 from typing import Any
@@ -513,20 +514,26 @@ def is_retryable(error: StepError, idempotent: bool, resolution_retry: bool = Fa
     return error.retryable
 
 
+def _computed_wait(policy: RetryPolicy, failed_attempt: int) -> float:
+    """The wait the policy computes before the attempt after ``failed_attempt``, uncapped.
+
+    W6W-FIELD-22: "Base delay in ms before the first retry. Defaults to 0.
+    Exponential doubles each attempt."  Past 2^64 doublings: infinite.
+    """
+    delay = policy.delay_ms
+    if policy.backoff is not Backoff.EXPONENTIAL or delay == 0:
+        return delay
+    exponent = failed_attempt - 1
+    return math.inf if exponent >= 64 else delay * 2**exponent
+
+
 def _policy_wait(policy: RetryPolicy, failed_attempt: int) -> int:
     """The wait before the attempt after ``failed_attempt`` (1-based), capped.
 
-    W6W-FIELD-22: "Base delay in ms before the first retry. Defaults to 0.
-    Exponential doubles each attempt."  W6W-RETRY-9: "cap every computed wait
-    at 300000 ms".  The run-level ladder uses the same backoff (W6W-RUNERR-2).
+    W6W-RETRY-9: "cap every computed wait at 300000 ms".  The run-level
+    ladder uses the same backoff (W6W-RUNERR-2).
     """
-    delay = policy.delay_ms
-    if policy.backoff is Backoff.EXPONENTIAL:
-        exponent = failed_attempt - 1
-        if exponent >= 64 or delay * 2**exponent >= WAIT_CEILING_MS:
-            return WAIT_CEILING_MS if delay > 0 else 0
-        delay = delay * 2**exponent
-    return int(min(delay, WAIT_CEILING_MS))
+    return int(min(_computed_wait(policy, failed_attempt), WAIT_CEILING_MS))
 
 
 RETRY = ("W6W-FIELD-20", "W6W-FIELD-22", "W6W-FIELD-24", "W6W-RETRY-9", "W6W-CONF-4", "W6W-STATE-4")
@@ -535,10 +542,7 @@ CAPPED_RETRY = ("W6W-RETRY-9", *(c for c in RETRY if c != "W6W-RETRY-9"))
 
 def _capped(policy: RetryPolicy, failed_attempt: int) -> bool:
     """Whether the policy computes a wait above the ceiling here (W6W-RETRY-9 decides it)."""
-    exponent = failed_attempt - 1 if policy.backoff is Backoff.EXPONENTIAL else 0
-    return policy.delay_ms > 0 and (
-        exponent >= 64 or policy.delay_ms * 2**exponent > WAIT_CEILING_MS
-    )
+    return _computed_wait(policy, failed_attempt) > WAIT_CEILING_MS
 
 
 def will_retry(run: Run, step: Step, state: StepState) -> bool:

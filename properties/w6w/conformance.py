@@ -13,16 +13,14 @@ from __future__ import annotations
 import json
 import re
 from collections import Counter
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from typing import Any
-
-import attrs
 
 from wforacle.model.kernel.explore import canonical
 from wforacle.model.w6w.resolve import REDACTED, stringify
 from wforacle.model.w6w.scenario import Scenario
 from wforacle.model.w6w.semantics import W6wRun, run_state
-from wforacle.properties.specification import Divergence, Observation
+from wforacle.properties.specification import Divergence, Observation, strings
 
 JSON = Any
 
@@ -172,21 +170,6 @@ def _secret_texts(scenario: Scenario) -> list[str]:
     return sorted((t for t in texts if t), key=len, reverse=True)
 
 
-def _strings(value: JSON) -> Iterator[str]:
-    """Every string in a JSON-like value, member names included."""
-    if isinstance(value, str):
-        yield value
-    elif isinstance(value, dict):
-        for key, member in value.items():
-            yield str(key)
-            yield from _strings(member)
-    elif isinstance(value, list | tuple):
-        for item in value:
-            yield from _strings(item)
-    elif attrs.has(type(value)):
-        yield from _strings(attrs.asdict(value, recurse=False))
-
-
 def _masked(value: JSON, plain: Sequence[str]) -> JSON:
     """``value`` with each plaintext in ``plain`` (longest first) shown as the marker."""
     if isinstance(value, str):
@@ -232,14 +215,14 @@ def secret_leak(scenario: Scenario, document: JSON, seen: Observation) -> Diverg
     shows the marker, never the plaintext (assumption A-70).
     """
     public = [
-        *_strings(document),
-        *_strings([scenario.variables, scenario.trigger, scenario.documents, scenario.calls]),
-        *_strings([scenario.default, scenario.reroute, *scenario.resumes]),
+        *strings(document),
+        *strings([scenario.variables, scenario.trigger, scenario.documents, scenario.calls]),
+        *strings([scenario.default, scenario.reroute, *scenario.resumes]),
         *(
             text
             for script in scenario.steps.values()
             for result in script.attempts
-            for text in _strings([result.output, result.error, list(result.meta)])
+            for text in strings([result.output, result.error, list(result.meta)])
         ),
     ]
     plain = [t for t in _secret_texts(scenario) if not any(t in s for s in public)]
@@ -252,7 +235,7 @@ def secret_leak(scenario: Scenario, document: JSON, seen: Observation) -> Diverg
         (len(seen.trace), "the final RunState", seen.state),
     ]
     for index, where, value in places:
-        for text in _strings(value):
+        for text in strings(value):
             found = next((t for t in plain if t in text), None)
             if found is not None:
                 observed = _masked(value, plain)

@@ -27,6 +27,7 @@ from wforacle.properties.specification import (
     Reading,
     Specification,
     parse_json,
+    strings,
     without,
 )
 
@@ -79,20 +80,6 @@ def _plan(loaded: Loaded, tie_break: str) -> tuple[JSON, list[str]]:
 
 
 # Where the RFC is open and the model takes the reading as a parameter (issue 18).
-def _strings(value: JSON) -> Iterator[str]:
-    """Every string in a JSON value, keys included (iteratively: depth is bounded elsewhere)."""
-    stack = [value]
-    while stack:
-        item = stack.pop()
-        if isinstance(item, str):
-            yield item
-        elif isinstance(item, dict):
-            stack.extend(item.keys())
-            stack.extend(item.values())
-        elif isinstance(item, list):
-            stack.extend(item)
-
-
 def _any_string(case: Mapping[str, JSON], pattern: str) -> bool:
     """Whether a string of the case matches ``pattern``: a reading's relevance.
 
@@ -100,7 +87,7 @@ def _any_string(case: Mapping[str, JSON], pattern: str) -> bool:
     string from the scope: variables, documents, outputs), conservatively.
     """
     found = re.compile(pattern)
-    texts = _strings([case.get("document"), case.get("scenario")])
+    texts = strings([case.get("document"), case.get("scenario")])
     return any(found.search(text) for text in texts)
 
 
@@ -139,7 +126,7 @@ READINGS = (
         "w6w, A-41: the retry policy retries a with block that fails to resolve, resolving "
         "it again (default: never retried)",
         assumption="A-41",
-        relevant=lambda case: any(k == "retry" for k in _strings(case.get("document"))),
+        relevant=lambda case: any(k == "retry" for k in strings(case.get("document"))),
         clauses=("W6W-FIELD-24",),
         names=("never", "retried"),
     ),
