@@ -11,7 +11,9 @@ of interleavings that produce it.
 Events match (``≈``) when they agree on every field but the clock stamp
 ``at``: an engine's clock is its own, and no rule reads time (A-52).
 Nested ``inner`` events (a control's sub-block, a call's child run) match
-the same way, element by element.
+the same way, element by element, once the semantics has put an observed
+event in its ``canonical`` form where it defines one (w6w: a parallel
+control's branches one after the other, A-160).
 
 When ``F_{k+1}`` is empty the verdict names index ``k``, the observed event,
 the events the model permits there, and the clauses of the rules that
@@ -82,6 +84,20 @@ def _projected(event: Any) -> Any:
     return projection(event)
 
 
+def _canonical(semantics: Any) -> Callable[[Event], Event]:
+    """How the semantics compares an observed event: its ``canonical`` form, where it has one.
+
+    w6w: a parallel control's sub-block events in branch order (A-160); the
+    other specifications compare events as they come.
+    """
+    found = getattr(semantics, "canonical", None)
+    return found if callable(found) else _as_is
+
+
+def _as_is(event: Event) -> Event:
+    return event
+
+
 def matches(model: Event, observed: Event) -> bool:
     """Whether an observed event is the model's (``≈`` in the notation)."""
     return bool(projection(model) == projection(observed))
@@ -117,8 +133,10 @@ def check(
     frontier[key(initial)] = initial
     largest = 1
     exercised: set[str] = set()
+    canonical = _canonical(semantics)
     for index, observed in enumerate(trace):
         spent()  # a time budget in force (check --time-budget) holds per event
+        observed = canonical(observed)
         choices: list[Transition[C]] = []
         matched: list[C] = []
         wanted = projection(observed)
@@ -173,8 +191,9 @@ def frontiers(
     initial = semantics.initial()
     frontier: dict[Hashable, tuple[C, Path]] = {key(initial): (initial, None)}
     yield frontier
+    canonical = _canonical(semantics)
     for observed in prefix:
-        wanted = projection(observed)
+        wanted = projection(canonical(observed))
         following: dict[Hashable, tuple[C, Path]] = {}
         for config, path in frontier.values():
             for transition in semantics.enabled(config):

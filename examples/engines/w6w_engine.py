@@ -100,6 +100,14 @@ READINGS = {"A-50=edges", "A-41=retried", "A-37=infix", "A-158=fails"}
 CAP_MS = 300_000
 
 
+BLOCK_KEYS = ("then", "else", "body", "branches")  # a control's sub-blocks under with
+
+
+def is_control(step):
+    uses = step.get("uses") or {}
+    return uses.get("app") == "@w6w/control"
+
+
 class Crash(Exception):
     """The host crashed the process after a checkpoint (simulated: state is dropped)."""
 
@@ -699,9 +707,17 @@ def receive():
 
 
 class Engine:
-    def __init__(self, bugs):
+    def __init__(self, bugs, parent=None):
         self.bugs = bugs
         self.calls = 0
+        # A control's sub-block runs as an Engine of its own (run_block), nested in
+        # the run that started it: call ids come from the root, and a result for
+        # an enclosing run's call that arrives while the block waits is kept for it.
+        self.parent = parent
+        self.root = parent.root if parent is not None else self
+        self.owners = {}  # root only: call -> the engine (run or block) that made it
+        self.stash = {}  # root only: call -> a result its owner has not read yet
+        self.outer = None  # a sub-block's enclosing scope (run_block)
 
     # -- planning -------------------------------------------------------------
 
@@ -754,18 +770,8 @@ class Engine:
         self.run_id = request.get("runId", "run_1")
         self.checkpoint = 0
         self.clock = 0
-        steps = {s["id"]: s for s in doc["steps"]}
-        edges = doc.get("edges") or []
-        order = self.plan(doc["steps"], edges)
-        self.order = order
-        self.position = {step_id: i for i, step_id in enumerate(order)}
-        self.steps = steps
-        self.inbound = {s: [] for s in order}
-        self.outbound = {s: [] for s in order}
-        for edge in edges:
-            key = (edge["from"], edge["to"], edge.get("when", "success"))
-            self.inbound[edge["to"]].append(key)
-            self.outbound[edge["from"]].append(key)
+        self.graph(doc["steps"], doc.get("edges") or [])
+        order = self.order
         supplied = request.get("variables") or {}
         variables = dict(supplied)
         for var in doc.get("variables") or []:
@@ -788,19 +794,8 @@ class Engine:
         self.recorded_input = {}  # step -> its input as recorded (secrets as "[secret]")
         self.documents = request.get("documents", {})
         self.checkpoints = request.get("checkpoints") is True
-        self.record = {s: {"status": "pending"} for s in order}
-        self.skipped = set()
-        self.strand = {}
-        self.next_strand = 1
-        for step_id in order:
-            if not self.inbound[step_id]:
-                self.strand[step_id] = 0  # one strand runs the roots
-        self.busy = {}  # strand -> step running on it
-        self.outstanding = {}  # call -> step
-        self.failures = []  # (position, step, error) of plain fails
-        self.step_errors = []
-        self.finished = []  # completion order of succeeded steps
-        self.draining = False
+        self.outer = None  # a sub-block's enclosing scope (run_block)
+        self.fresh_state(separate_roots=False)
         replaying = {"replay": True} if request.get("type") == "replay" else {}
         try:
             self.event("run_started", status="running", attempt=1, runId=self.run_id,
@@ -808,6 +803,125 @@ class Engine:
             return self.loop()
         except Crash:
             return self.crashed(request)
+
+    def graph(self, steps, edges):
+        self.order = order = self.plan(steps, edges)
+        self.position = {step_id: i for i, step_id in enumerate(order)}
+        self.steps = {s["id"]: s for s in steps}
+        self.inbound = {s: [] for s in order}
+        self.outbound = {s: [] for s in order}
+        for edge in edges:
+            key = (edge["from"], edge["to"], edge.get("when", "success"))
+            self.inbound[edge["to"]].append(key)
+            self.outbound[edge["from"]].append(key)
+
+    def fresh_state(self, separate_roots):
+        self.record = {s: {"status": "pending"} for s in self.order}
+        self.skipped = set()
+        self.strand = {}
+        self.next_strand = 0
+        for step_id in self.order:
+            if not self.inbound[step_id]:
+                # One strand runs the roots; a parallel control's branches are one each.
+                self.strand[step_id] = self.next_strand if separate_roots else 0
+                self.next_strand += 1 if separate_roots else 0
+        self.next_strand = max(self.next_strand, 1)
+        self.busy = {}  # strand -> step running on it
+        self.outstanding = {}  # call -> step
+        self.failures = []  # (position, step, error) of plain fails
+        self.step_errors = []
+        self.finished = []  # completion order of succeeded steps
+        self.draining = False
+
+    # -- controls (docs/controls.md) --------------------------------------------
+
+    def run_block(self, blocks, scope, parallel):
+        """Run a control's sub-block: its blocks' steps as a run of their own.
+
+        The steps of each block run in array order; a parallel control's
+        blocks are chains on strands of their own.  The sub-block reads the
+        enclosing scope as it is now, plus its own steps (and foreach).
+        Returns the block run's final state, its events, each block's
+        lastOutput and its steps' records.
+        """
+        parent = self
+        steps = [step for block in blocks for step in block]
+        edges = []
+        if parallel:
+            for block in blocks:
+                edges += [{"from": a["id"], "to": b["id"]} for a, b in itertools.pairwise(block)]
+        sub = Engine(self.bugs, parent=parent)
+        sub.graph(steps, edges)
+        sub.run_id = parent.run_id
+        sub.clock = parent.clock
+        sub.checkpoint = 0
+        sub.checkpoints = False
+        sub.collected = []
+        sub.outer = scope
+        sub.variables, sub.trigger = parent.variables, parent.trigger
+        sub.secrets, sub.documents = parent.secrets, parent.documents
+        sub.plain, sub.recorded_input = {}, {}
+        sub.recorded, sub.fresh = {}, set()
+        sub.fresh_state(separate_roots=parallel)
+        state = sub.loop()
+        parent.clock = max(parent.clock, sub.clock)
+        outputs = []
+        for block in blocks:
+            done = [s["id"] for s in block if sub.record[s["id"]]["status"] == "succeeded"]
+            outputs.append(sub.record[done[-1]]["output"] if done else None)
+        records = {step_id: {k: record.get(k) for k in ("status", "attempt", "input", "output")}
+                   for step_id, record in sub.record.items() if record["status"] != "pending"}
+        return state, sub.collected, outputs, records
+
+    def control(self, step_id):
+        """A control's one attempt (no retry, W6W-EDGE-8): its sub-block, then its result."""
+        step = self.steps[step_id]
+        action = step["uses"]["action"]
+        params = self.plain[step_id] or {}
+        scope = self.scope()
+        with_ = step.get("with") or {}
+        inner, records, errors = [], [], []
+
+        def block(blocks, where, parallel=False):
+            state, events, outputs, recorded = self.run_block(blocks, where, parallel)
+            inner.extend(events)
+            records.append(recorded)
+            errors.extend(state.get("stepErrors") or [])
+            return state, outputs
+
+        message = None
+        if action == "if":
+            chosen = "then" if truthy(params.get("condition")) else "else"
+            state, outputs = block([with_.get(chosen) or []], scope)
+            message = {"error": state["error"]} if state["status"] == "failed" else {
+                "output": outputs[0]}
+        elif action == "foreach":
+            items = params.get("items")
+            if not isinstance(items, list):
+                kind = ("null" if items is None else "a string" if isinstance(items, str)
+                        else "a boolean" if isinstance(items, bool) else "a number"
+                        if isinstance(items, (int, float)) else "an object")
+                message = {"error": {"code": "foreach_items_not_array",
+                                     "message": f"foreach items resolved to {kind}, not an array",
+                                     "phase": "resolution", "retryable": False}}
+            else:
+                collected = []
+                for index, item in enumerate(items):
+                    here = {**scope, "foreach": {"item": item, "index": index}}
+                    state, outputs = block([with_.get("body") or []], here)
+                    if state["status"] == "failed":
+                        message = {"error": state["error"]}
+                        break
+                    collected.append(outputs[0])
+                if message is None:
+                    message = {"output": collected}
+        else:  # parallel
+            state, outputs = block(with_.get("branches") or [], scope, parallel=True)
+            message = {"error": state["error"]} if state["status"] == "failed" else {
+                "output": outputs}
+        self.step_errors.extend(errors)  # continue-record failures inside join the run's
+        self.record[step_id]["inner"] = records
+        self.completed(step_id, message, inner=inner)
 
     def crashed(self, request):
         """The host killed us after a checkpoint: wait to be resumed from the durable state."""
@@ -874,12 +988,26 @@ class Engine:
             self.launch()
             if not self.outstanding:
                 break
-            send({"type": "wait"})
-            message = receive()
-            if message.get("type") != "result" or message.get("call") not in self.outstanding:
-                raise SystemExit(f"unexpected message {message!r}")
+            message = self.result()
             self.completed(self.outstanding.pop(message["call"]), message)
         return self.finish()
+
+    def result(self):
+        """The next result for one of this run's calls (others are kept for their runs)."""
+        root = self.root
+        for call in list(root.stash):
+            if call in self.outstanding:
+                return root.stash.pop(call)
+        while True:
+            send({"type": "wait"})
+            message = receive()
+            call = message.get("call") if message.get("type") == "result" else None
+            owner = root.owners.pop(call, None) if isinstance(call, int) else None
+            if owner is self:
+                return message
+            if owner is None:
+                raise SystemExit(f"unexpected message {message!r}")
+            root.stash[call] = message  # an enclosing run's call, completed while we wait
 
     def launch(self):
         if self.draining:
@@ -937,6 +1065,8 @@ class Engine:
         self.busy[strand] = step_id
         if failure is not None:
             self.failed(step_id, failure)  # resolution failed: nothing is invoked
+        elif is_control(self.steps[step_id]):
+            self.control(step_id)
         else:
             self.invoke(step_id, self.plain[step_id])
 
@@ -948,6 +1078,8 @@ class Engine:
         StepError of a resolution failure, or None.
         """
         value = self.steps[step_id].get("with", {})
+        if is_control(self.steps[step_id]):
+            value = {k: v for k, v in value.items() if k not in BLOCK_KEYS}
         masked = {name: SECRET for name, plain in self.secrets.items() if plain is not None}
         try:
             self.plain[step_id] = Resolution(self.scope(), self.secrets, self.bugs).value(value)
@@ -960,13 +1092,16 @@ class Engine:
         return None
 
     def invoke(self, step_id, resolved):
-        self.calls += 1
-        self.outstanding[self.calls] = step_id
-        send({"type": "invoke", "call": self.calls, "run": self.run_id, "step": step_id,
+        root = self.root
+        root.calls += 1
+        self.outstanding[root.calls] = step_id
+        root.owners[root.calls] = self
+        send({"type": "invoke", "call": root.calls, "run": self.run_id, "step": step_id,
               "input": resolved})
 
-    def completed(self, step_id, message):
+    def completed(self, step_id, message, inner=None):
         step = self.steps[step_id]
+        nested = {"inner": inner} if inner is not None else {}
         record = self.record[step_id]
         strand = record["strand"]
         if "error" not in message:
@@ -981,7 +1116,7 @@ class Engine:
             self.finished.append(step_id)
             extra = {"meta": meta} if meta is not None else {}
             self.event("step_succeeded", step=step_id, attempt=record["attempt"], output=output,
-                       **extra)
+                       **extra, **nested)
             del self.busy[strand]
             self.assign(step_id, strand)
             return
@@ -990,7 +1125,7 @@ class Engine:
                  "phase": error.get("phase", "execute"),
                  "retryable": error.get("retryable", False) is True}
         self.event("attempt_failed", checkpointed=False, step=step_id,
-                   attempt=record["attempt"], error=error)
+                   attempt=record["attempt"], error=error, **nested)
         self.failed(step_id, error, message.get("idempotent") is True)
 
     def failed(self, step_id, error, idempotent=False):
@@ -998,7 +1133,7 @@ class Engine:
         step = self.steps[step_id]
         record = self.record[step_id]
         strand = record["strand"]
-        retry = step.get("retry")
+        retry = None if is_control(step) else step.get("retry")
         while (retry and record["attempt"] < retry["maxAttempts"]
                and self.retryable(error, idempotent)):
             wait = self.wait(retry, record["attempt"])
@@ -1121,6 +1256,8 @@ class Engine:
                 steps[step_id] = {"output": record["output"]}
                 if "meta" in record:
                     steps[step_id]["meta"] = record["meta"]
+        if self.outer is not None:
+            return {**self.outer, "steps": {**self.outer["steps"], **steps}}
         return {"vars": self.variables, "steps": steps, "trigger": self.trigger,
                 "documents": self.documents}
 
@@ -1152,6 +1289,9 @@ class Engine:
 
     def event(self, name, checkpointed=True, **fields):
         event = {"event": name, "at": self.clock, **fields}
+        if self.parent is not None:
+            self.collected.append(event)  # a sub-block's: sent inside its control's event
+            return
         if checkpointed:
             self.checkpoint += 1
             event["checkpoint"] = self.checkpoint

@@ -160,6 +160,49 @@ def endings(run: Run, c: Config, i: int) -> list[Ending]:
     raise AssertionError(f"no endings for control {kind!r}")
 
 
+def branch_order(step: Step, events: Sequence[Event]) -> list[Event]:
+    """A parallel control's sub-block events, branch by branch (assumption A-160).
+
+    The branches are strands that interleave as the engine schedules them
+    (W6W-FAN-5), and the record of the attempt is compared with the model's:
+    each branch's events in their order, the branches in ``with.branches``
+    order, then what names no branch step (the sub-block's ``run_finished``).
+    Two interleavings that end the same way record the same events.
+    """
+    branch = {
+        inner.id: block.where[1]
+        for block in step.blocks
+        if block.where and block.where[0] == "branches"
+        for inner in block.steps
+    }
+    last = len(branch)
+
+    def place(event: Event) -> Any:
+        named = event.get("step") if isinstance(event, dict) else None
+        if not isinstance(named, str) or event.get("event") == "run_finished":
+            return last
+        return branch.get(named, last)
+
+    return sorted(events, key=place)
+
+
+def in_branch_order(steps: dict[str, Step], event: Event) -> Event:
+    """An engine's event as it is compared: every parallel control's ``inner`` in branch order.
+
+    ``steps`` maps every step id of the document, sub-blocks included.
+    Applied recursively: a parallel control may sit in another control's block.
+    """
+    inner = event.get("inner") if isinstance(event, dict) else None
+    if not isinstance(inner, list):
+        return event
+    events = [in_branch_order(steps, e) for e in inner]
+    named = event.get("step")
+    step = steps.get(named) if isinstance(named, str) else None
+    if step is not None and action(step) == "parallel":
+        events = branch_order(step, events)
+    return {**event, "inner": events}
+
+
 @attrs.frozen
 class _Start:
     counts: dict[str, int] = attrs.field(eq=False)

@@ -399,7 +399,9 @@ def complete(run: Run, c: Config, i: int) -> list[Transition[Config]]:
             errors=(*c.errors, *ending.errors),
         )
         base = evolve(base, steps=_replace(c, i, evolve(state, inner=list(ending.records))))
-        extra = {"inner": list(ending.events)}
+        events = ending.events
+        parallel = controls.action(step) == "parallel"
+        extra = {"inner": controls.branch_order(step, events) if parallel else list(events)}
         found.append(_attempt_ended(run, c, i, ending.result, base, extra, complete.__name__))
     return found
 

@@ -49,7 +49,7 @@ from wforacle.model.w6w.config import StepState as StepState
 from wforacle.model.w6w.config import Unsupported as Unsupported
 from wforacle.model.w6w.config import config_key as config_key
 from wforacle.model.w6w.config import descendants as descendants
-from wforacle.model.w6w.controls import CONTROLS
+from wforacle.model.w6w.controls import CONTROLS, in_branch_order
 from wforacle.model.w6w.document import Workflow
 from wforacle.model.w6w.fast import evolve as evolve
 from wforacle.model.w6w.meta import META_CAP as META_CAP
@@ -159,6 +159,21 @@ class W6wRun(Run):
                 variables=self.outer.get("vars"),
             )
         return Config(steps=steps, invocations=invocations)
+
+    def canonical(self, event: JSON) -> JSON:
+        """An engine's event in the form the checker compares (oracle/check.py).
+
+        A parallel control's sub-block events in branch order (A-160,
+        controls.branch_order): the order in which the engine interleaved its
+        branches is its own, as it is for the main graph's strands.
+        """
+        if not isinstance(event, dict) or "inner" not in event:
+            return event
+        if self._all_steps is None:
+            self._all_steps = {step.id: step for _, step in self.workflow.all_steps()}
+        return in_branch_order(self._all_steps, event)
+
+    _all_steps: dict[str, Any] | None = None
 
     def enabled(self, config: Config) -> list[Transition[Config]]:
         """Every transition permitted from ``config``, checkpoints numbered.

@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 import re
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 from wforacle.model.kernel.explore import canonical
@@ -46,7 +46,7 @@ def invocations_mismatch(model: W6wRun, seen: Observation) -> Divergence | None:
     claimed: list[str | None] = []
     in_flight: dict[str, int] = {}  # step -> the index of its attempt's claim
     lost: Counter[str] = Counter()
-    for event in seen.trace:
+    for event in _attempt_events(model, seen.trace):
         step = event.get("step")
         name = event.get("event")
         if name in ("step_failed", "retry_scheduled") and step in in_flight:
@@ -87,6 +87,27 @@ def invocations_mismatch(model: W6wRun, seen: Observation) -> Divergence | None:
         ("W6W-FIELD-10", "W6W-STATE-4"),
         "the invocations the engine made are not the attempts its trace reports",
     )
+
+
+def _attempt_events(model: W6wRun, trace: Sequence[JSON]) -> Iterator[JSON]:
+    """The events that report action attempts, sub-blocks' included, in order.
+
+    A control's attempt invokes no action: its sub-block's steps do, and
+    their events travel in the control's event as ``inner`` (A-53), so they
+    come first and the control's own events are left out.  A @w6w/call is
+    judged as an app step (its own script answers it over the protocol;
+    child runs are not driven over version 1, docs/engine-protocol.md).
+    """
+    steps = {step.id: step for _, step in model.workflow.all_steps()}
+    for event in trace:
+        named = event.get("step") if isinstance(event, dict) else None
+        step = steps.get(named) if isinstance(named, str) else None
+        if step is not None and step.is_control:
+            inner = event.get("inner")
+            if isinstance(inner, list):
+                yield from _attempt_events(model, inner)
+            continue
+        yield event
 
 
 # The clauses that say what each member of the final RunState is (the rule broken when
