@@ -127,8 +127,12 @@ def _nested(
     if not trace or not isinstance(observed, dict) or "inner" not in observed:
         return divergence
     before = _before(spec, semantics, trace[: divergence.index])
+    # The engine's event as it sent it: a semantics may compare a canonical form
+    # (w6w: a parallel control's branches in turn, A-160), but a nested run is
+    # checked in the order the engine ran it.
+    sent = trace[divergence.index] if divergence.index < len(trace) else observed
     try:
-        runs = spec.nested(semantics, before, observed)
+        runs = spec.nested(semantics, before, sent)
         for where, inner, inner_trace in runs:
             found = check(inner, spec.key, inner_trace).divergence
             if found is None:

@@ -52,6 +52,12 @@ BUGS: dict[str, tuple[str, ...]] = {
         "template-untyped",  # W6W-ROOT-9: a template string resolves to one string
         "render-two-pass",  # W6W-ENV-12: a render part renders in one pass
         "chain-first-only",  # W6W-CHAIN-1 / W6W-CHAIN-2: a chain falls back left to right
+        # The canonical controls over the protocol (issue 18, part 2):
+        "control-retried",  # W6W-EDGE-8: a control runs no retry loop
+        "foreach-shared-callback",  # W6W-META-19: iterations never share a callback
+        "block-meta-unpublished",  # W6W-META-20: a block step publishes meta in its scope
+        "foreach-root-unknown",  # W6W-ROOT-25: foreach is one of the eight roots
+        "block-failure-ignored",  # W6W-EDGE-10: a block's failure is its control's
     ),
     "harness": (
         # "all-negative-skipped" is A-61's other reading (the earlier draft), not a bug.

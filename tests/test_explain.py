@@ -198,6 +198,19 @@ def _fails(code):
 
 FAN = [_step("a", fanOut="parallel"), _step("b"), _step("c")]  # b and c on two strands
 
+
+def _control(step_id, action, **with_):
+    return {"id": step_id, "uses": {"app": "@w6w/control", "action": action}, "with": with_}
+
+
+def _if(*block, **fields):
+    return {**_control("c", "if", condition=True, then=list(block), **{"else": []}), **fields}
+
+
+def _reports(n):
+    return [{"app": "demo", "version": "1", "action": f"run{n}"}]
+
+
 W6W_CASES = {
     # W6W-FIELD-24: "phase: "auth" errors are never retried."
     "retry-auth": ("W6W-FIELD-24", AUTH),
@@ -248,6 +261,63 @@ W6W_CASES = {
     "resume-from-start": (
         "W6W-CONCEPT-3",
         _case([_step("a"), _step("b")], scenario={"crashAfterCheckpoints": [4]}),
+    ),
+    # W6W-EDGE-8: "Two step kinds run no retry loop at all …: @w6w/call steps, and
+    # @w6w/control steps."  The block's step fails retryably once; c declares a retry.
+    "control-retried": (
+        "W6W-EDGE-8",
+        _case(
+            [_if(_step("t0"), retry={"maxAttempts": 2})],
+            scenario={"steps": {"t0": {"attempts": [{"error": RETRYABLE}, {"output": 1}]}}},
+        ),
+    ),
+    # W6W-META-19: "Parallel strands and foreach iterations never share a callback: each
+    # invocation gets its own."  Iteration 1's attempt reports run1, not run0.
+    "foreach-shared-callback": (
+        "W6W-META-19",
+        _case(
+            [_control("c", "foreach", items=[1, 2], body=[_step("b0")])],
+            scenario={
+                "steps": {
+                    "b0": {
+                        "attempts": [
+                            {"output": 1, "meta": _reports(0)},
+                            {"output": 2, "meta": _reports(1)},
+                        ]
+                    }
+                }
+            },
+        ),
+    ),
+    # W6W-META-20: "A step inside a sub-block publishes meta into its inner scope exactly
+    # as it publishes output."  t1 reads t0's meta.
+    "block-meta-unpublished": (
+        "W6W-META-20",
+        _case(
+            [_if(_step("t0"), _step("t1", **{"with": {"m": {"$": "steps.t0.meta"}}}))],
+            scenario={"steps": {"t0": {"attempts": [{"output": 1, "meta": _reports(0)}]}}},
+        ),
+    ),
+    # W6W-ROOT-25: the eight-member RunScope root set is "vars, steps, trigger, secrets,
+    # documents, inputs, output, foreach": {{ foreach.item }} is root-anchored.
+    "foreach-root-unknown": (
+        "W6W-ROOT-25",
+        _case(
+            [
+                _control(
+                    "c",
+                    "foreach",
+                    items=[7],
+                    body=[_step("b0", **{"with": {"item": "{{ foreach.item }}"}})],
+                )
+            ]
+        ),
+    ),
+    # W6W-EDGE-10: "A sub-block failure is handled by its enclosing control's own failure
+    # modes": the block's step fails, so does c's attempt.
+    "block-failure-ignored": (
+        "W6W-EDGE-10",
+        _case([_if(_step("t0"))], scenario={"steps": {"t0": _fails("t0")}}),
     ),
 }
 

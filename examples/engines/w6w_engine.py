@@ -14,8 +14,10 @@ skip propagation, fanOut "parallel" strands with joins, draining,
 first-failure-by-plan-order reporting, lastOutput, step metadata from
 onExecuted reports, replay (from a step and its descendants), crash and
 resume (checkpoints sent when the host asks; a crashed run is rebuilt from
-the durable RunState).  Not implemented: controls, @w6w/call, the run-level
-ladder.
+the durable RunState), and the canonical controls if, foreach and parallel
+(docs/controls.md: a sub-block runs as a run of its own, its events sent
+inside the control's step event as "inner").  Not implemented: wait,
+@w6w/call, the run-level ladder.
 
 The expression layer (RFC "Expression markers", amendments 2026-08-11,
 2026-08-14, 2026-08-20 and 2026-10-12): `{"$": path}` (typed; absent is null),
@@ -53,6 +55,12 @@ campaign finds them:
   template-untyped        a string that is one {{ }} marker resolves to the typed value, not a string
   render-two-pass         a render part's result is rendered again when it holds {{ }} markers
   chain-first-only        a fallback chain {{ A || B }} / {{ A ?? B }} yields its first operand
+  control-retried         a failed control is retried under its retry policy
+  foreach-shared-callback foreach iterations share one onExecuted callback: every iteration's
+                          step keeps the first report the control's body received
+  block-meta-unpublished  a sub-block step's meta is not published into the block's scope
+  foreach-root-unknown    {{ foreach.x }} markers are not root-anchored (left verbatim)
+  block-failure-ignored   a sub-block's failure does not fail its control
 
 Readings, switched on with --reading ID=NAME (repeatable): where the RFC is
 open, toyflow can take the reading wforacle's model does not (`wforacle
@@ -95,6 +103,11 @@ BUGS = {
     "template-untyped",
     "render-two-pass",
     "chain-first-only",
+    "control-retried",
+    "foreach-shared-callback",
+    "block-meta-unpublished",
+    "foreach-root-unknown",
+    "block-failure-ignored",
 }
 READINGS = {"A-50=edges", "A-41=retried", "A-37=infix", "A-158=fails"}
 CAP_MS = 300_000
@@ -718,6 +731,7 @@ class Engine:
         self.owners = {}  # root only: call -> the engine (run or block) that made it
         self.stash = {}  # root only: call -> a result its owner has not read yet
         self.outer = None  # a sub-block's enclosing scope (run_block)
+        self.callback = None  # a sub-block's control's reports (foreach-shared-callback)
 
     # -- planning -------------------------------------------------------------
 
@@ -835,7 +849,7 @@ class Engine:
 
     # -- controls (docs/controls.md) --------------------------------------------
 
-    def run_block(self, blocks, scope, parallel):
+    def run_block(self, blocks, scope, parallel, callback):
         """Run a control's sub-block: its blocks' steps as a run of their own.
 
         The steps of each block run in array order; a parallel control's
@@ -858,6 +872,7 @@ class Engine:
         sub.checkpoints = False
         sub.collected = []
         sub.outer = scope
+        sub.callback = callback
         sub.variables, sub.trigger = parent.variables, parent.trigger
         sub.secrets, sub.documents = parent.secrets, parent.documents
         sub.plain, sub.recorded_input = {}, {}
@@ -882,11 +897,15 @@ class Engine:
         with_ = step.get("with") or {}
         inner, records, errors = [], [], []
 
+        callback = {}  # the control's one onExecuted callback, under foreach-shared-callback
+
         def block(blocks, where, parallel=False):
-            state, events, outputs, recorded = self.run_block(blocks, where, parallel)
+            state, events, outputs, recorded = self.run_block(blocks, where, parallel, callback)
             inner.extend(events)
             records.append(recorded)
             errors.extend(state.get("stepErrors") or [])
+            if "block-failure-ignored" in self.bugs:
+                state = {**state, "status": "succeeded"}
             return state, outputs
 
         message = None
@@ -1133,7 +1152,9 @@ class Engine:
         step = self.steps[step_id]
         record = self.record[step_id]
         strand = record["strand"]
-        retry = None if is_control(step) else step.get("retry")
+        retry = step.get("retry")
+        if is_control(step) and "control-retried" not in self.bugs:
+            retry = None  # W6W-EDGE-8: a control runs no retry loop
         while (retry and record["attempt"] < retry["maxAttempts"]
                and self.retryable(error, idempotent)):
             wait = self.wait(retry, record["attempt"])
@@ -1147,7 +1168,10 @@ class Engine:
                     error = failure
                     continue
                 record["input"] = self.recorded_input.pop(step_id)
-            self.invoke(step_id, self.plain[step_id])
+            if is_control(step):
+                self.control(step_id)
+            else:
+                self.invoke(step_id, self.plain[step_id])
             return
         record.update(status="failed", error=error)
         has_error_edge = any(key[2] == "error" for key in self.outbound[step_id])
@@ -1191,6 +1215,8 @@ class Engine:
         if step["uses"]["app"].startswith("@w6w/"):
             return None
         reports = [output] if "meta-from-output" in self.bugs else message.get("meta") or []
+        if reports and self.callback is not None and "foreach-shared-callback" in self.bugs:
+            reports = [self.callback.setdefault(step["id"], reports[0])]
         if not reports:
             return None
         report = reports[0]  # the first report wins
@@ -1257,6 +1283,8 @@ class Engine:
                 if "meta" in record:
                     steps[step_id]["meta"] = record["meta"]
         if self.outer is not None:
+            if "block-meta-unpublished" in self.bugs:
+                steps = {k: {"output": v["output"]} for k, v in steps.items()}
             return {**self.outer, "steps": {**self.outer["steps"], **steps}}
         return {"vars": self.variables, "steps": steps, "trigger": self.trigger,
                 "documents": self.documents}
@@ -1310,6 +1338,8 @@ def main():
     parser.add_argument("--bug", action="append", default=[], choices=sorted(BUGS))
     parser.add_argument("--reading", action="append", default=[], choices=sorted(READINGS))
     args = parser.parse_args()
+    if "foreach-root-unknown" in args.bug:
+        ROOTS.discard("foreach")
     engine = Engine(set(args.bug) | set(args.reading))
     send({"type": "ready", "protocol": 1, "engine": "toyflow", "bugs": sorted(args.bug)})
     while True:

@@ -117,7 +117,7 @@ def endings(run: Run, c: Config, i: int) -> list[Ending]:
     step = run.by_id[run.plan[i]]
     state = c.steps[i]
     params = state.invoked if isinstance(state.invoked, dict) else {}
-    start = _Start(dict(c.sub_invocations), c.clock)
+    start = Start(dict(c.sub_invocations), c.clock)
     if step.is_call:
         found = _call(run, step, params, start)
         assert found is not None, "a scripted call has no endings (see ``scripted``)"
@@ -135,8 +135,8 @@ def endings(run: Run, c: Config, i: int) -> list[Ending]:
     kind = action(step)
     if kind == "if":
         chosen = "then" if truthy(params.get("condition")) else "else"
-        block = _block(step, (chosen,))
-        return _finish(_run_blocks(run, scope, [block], start), lambda outs: outs[0])
+        chosen_block = block(step, (chosen,))
+        return _finish(_run_blocks(run, scope, [chosen_block], start), lambda outs: outs[0])
     if kind == "foreach":
         items = params.get("items")
         if not isinstance(items, list):
@@ -204,7 +204,13 @@ def in_branch_order(steps: dict[str, Step], event: Event) -> Event:
 
 
 @attrs.frozen
-class _Start:
+class Start:
+    """Where a sub-block run starts: invocation counts, clock, what came before it.
+
+    What came before: the events, continue-record failures and records of
+    the runs before it in the same attempt (a foreach's earlier iterations).
+    """
+
     counts: dict[str, int] = attrs.field(eq=False)
     clock: int
     events: tuple[Event, ...] = ()
@@ -212,6 +218,7 @@ class _Start:
     records: tuple[JSON, ...] = ()
 
     def ending(self, result: Result) -> Ending:
+        """The attempt ends here with ``result``."""
         return Ending(
             result,
             self.events,
@@ -222,20 +229,26 @@ class _Start:
         )
 
 
-def _block(step: Step, where: tuple[str | int, ...]) -> tuple[Step, ...]:
-    for block in step.blocks:
-        if block.where == where:
-            return block.steps
+def block(step: Step, where: tuple[str | int, ...]) -> tuple[Step, ...]:
+    """The steps of ``step``'s sub-block at ``where`` (("then",), ("branches", 1)); () if none."""
+    for sub in step.blocks:
+        if sub.where == where:
+            return sub.steps
     return ()
 
 
-def _inner_run(
+def inner_run(
     run: Run,
     scope: dict[str, JSON],
     blocks: Sequence[Sequence[Step]],
-    start: _Start,
+    start: Start,
     parallel: bool,
 ) -> Run:
+    """The run of a control's ``blocks`` as a run of its own (``outer``: ``scope``).
+
+    Each block's steps in array order; ``parallel``: each block a chain on a
+    strand of its own.  Invocations counted on from ``start``.
+    """
     steps = [s for block in blocks for s in block]
     edges = [
         Edge(block[k].id, block[k + 1].id)
@@ -261,21 +274,21 @@ def _run_blocks(
     run: Run,
     scope: dict[str, JSON],
     blocks: Sequence[Sequence[Step]],
-    start: _Start,
+    start: Start,
     parallel: bool = False,
-) -> list[tuple[_Start, Result | None, list[JSON]]]:
+) -> list[tuple[Start, Result | None, list[JSON]]]:
     """Run ``blocks`` as one sub-block run, every distinct way it can end.
 
     Per end: the state after, its failure (a Result with an error) or None,
     and each block's lastOutput.
     """
-    inner = _inner_run(run, scope, blocks, start, parallel)
+    inner = inner_run(run, scope, blocks, start, parallel)
     found = []
     for final, events in finals(inner):
         counts = dict(start.counts)
         for step_id, count in zip(inner.plan, final.invocations, strict=True):
             counts[step_id] = count
-        after = _Start(
+        after = Start(
             counts,
             final.clock if final.clock > start.clock else start.clock,
             (*start.events, *events),
@@ -294,7 +307,7 @@ def _run_blocks(
     return found
 
 
-def _finish(ends: list[tuple[_Start, Result | None, list[JSON]]], shape: Any) -> list[Ending]:
+def _finish(ends: list[tuple[Start, Result | None, list[JSON]]], shape: Any) -> list[Ending]:
     return [
         after.ending(failure if failure is not None else Result(output=shape(outputs)))
         for after, failure, outputs in ends
@@ -302,11 +315,11 @@ def _finish(ends: list[tuple[_Start, Result | None, list[JSON]]], shape: Any) ->
 
 
 def _foreach(
-    run: Run, step: Step, scope: dict[str, JSON], items: list[JSON], start: _Start
+    run: Run, step: Step, scope: dict[str, JSON], items: list[JSON], start: Start
 ) -> list[Ending]:
-    body = _block(step, ("body",))
+    body = block(step, ("body",))
     done: list[Ending] = []
-    frontier: list[tuple[_Start, list[JSON]]] = [(start, [])]
+    frontier: list[tuple[Start, list[JSON]]] = [(start, [])]
     for index, item in enumerate(items):
         budget.check()  # one transition runs every item: a run's or explore's budget holds here
         following = []
@@ -323,7 +336,7 @@ def _foreach(
     return done
 
 
-def _call(run: Run, step: Step, params: dict[str, JSON], start: _Start) -> list[Ending] | None:
+def _call(run: Run, step: Step, params: dict[str, JSON], start: Start) -> list[Ending] | None:
     target = params.get("workflow")
     callee = run.scenario.calls.get(target) if isinstance(target, str) else None
     if callee is None:

@@ -22,7 +22,7 @@ fails with phase "resolution".
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from typing import Any
 
 from wforacle.grammar.template import (
@@ -161,8 +161,10 @@ class Resolver:
         limits: Limits = DEFAULT_LIMITS,
         chain_check: str = "part",
         bare_secret: str = "empty",
+        block: Collection[str] = (),
     ) -> None:
         self.root = data_root(scope)
+        self.block = block  # the ids of the steps of the sub-block being run (_meta_read)
         self.chain_check = chain_check  # A-37's reading (CHAIN_CHECKS)
         self.bare_secret = bare_secret  # A-158's reading
         secrets = scope.get("secrets")
@@ -180,6 +182,7 @@ class Resolver:
         if isinstance(value, dict):
             if len(value) == 1 and "$" in value:
                 self._generic_root(value["$"])
+                self._meta_read(value["$"])
                 self.clauses.append("W6W-EXPR-1")
                 return self.path_marker(value["$"])
             if len(value) == 1 and "$expr" in value:
@@ -196,6 +199,17 @@ class Resolver:
         if isinstance(value, str):
             return self.template_string(value)
         return value
+
+    def _meta_read(self, path: JSON) -> None:
+        """Label a path that reads a step's meta (``steps.<id>.meta…``).
+
+        W6W-META-13: "A succeeded app step publishes meta beside output in the
+        expression scope"; W6W-META-20, for a step of the same sub-block: it
+        "publishes meta into its inner scope exactly as it publishes output".
+        """
+        parts = path.split(".") if isinstance(path, str) else []
+        if len(parts) >= 3 and parts[0] == "steps" and parts[2] == "meta":
+            self.clauses.append("W6W-META-20" if parts[1] in self.block else "W6W-META-13")
 
     def _generic_root(self, path: JSON) -> None:
         """Label a path that reads ``secrets.…`` through the generic data root.
@@ -352,6 +366,11 @@ class Resolver:
         # one string; W6W-ROOT-10 an absent reference contributes ""; W6W-ROOT-24 a
         # missing secret fails (secret_part).
         resolved = "".join(self.part(part) for part in template.parts)
+        if any(m.body.strip().split(".", 1)[0] == "foreach" for m in template.markers):
+            # W6W-ROOT-25: foreach is one of "the eight-member RunScope root set"; a
+            # foreach body's scope has it (W6W-ROOT-6: the control "adds foreach.item
+            # and foreach.index to the sub-block's run scope").
+            self.clauses += ("W6W-ROOT-25", "W6W-ROOT-6")
         self.clauses += ("W6W-ROOT-9", "W6W-ROOT-1")
         return resolved
 
@@ -483,15 +502,17 @@ def resolve_labelled(
     limits: Limits = DEFAULT_LIMITS,
     chain_check: str = "part",
     bare_secret: str = "empty",
+    block: Collection[str] = (),
 ) -> tuple[JSON, JSON, tuple[str, ...]]:
     """``resolve_recorded``, and the clauses of the resolution features the value used.
 
     Each feature's clause once, in the order met, the most specific first
     (a chain before the template it sits in, a render part before its
     envelope); a ResolutionError carries the same in ``clauses``, its own
-    clause first.
+    clause first.  ``block``: the ids of the sub-block's steps when the value is
+    resolved in one (a read of their meta cites W6W-META-20).
     """
-    resolver = Resolver(scope, limits, chain_check, bare_secret)
+    resolver = Resolver(scope, limits, chain_check, bare_secret, block)
     try:
         invoked = resolver.value(value)
     except ResolutionError as failure:

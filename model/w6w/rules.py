@@ -318,6 +318,7 @@ def start_step(run: Run, c: Config, i: int) -> list[Transition[Config]]:
             run.scope(c),
             chain_check=run.options.chain_check,  # A-37
             bare_secret=run.options.bare_secret,  # A-158
+            block=run.by_id if run.outer is not None else (),
         )
     except ResolutionError as failure:
         invoked = resolved = None
@@ -406,6 +407,17 @@ def complete(run: Run, c: Config, i: int) -> list[Transition[Config]]:
     return found
 
 
+def _own_callback(run: Run) -> tuple[str, ...]:
+    """W6W-META-19 where an attempt runs in a foreach iteration or a parallel control's branch.
+
+    "Parallel strands and foreach iterations never share a callback: each
+    invocation gets its own": the attempt's meta is its own report's.
+    """
+    if run.outer is not None and ("foreach" in run.outer or run.separate_roots):
+        return ("W6W-META-19",)
+    return ()
+
+
 def _attempt_ended(
     run: Run, c: Config, i: int, result: Result, base: Config, extra: dict[str, JSON], rule: str
 ) -> Transition[Config]:
@@ -423,7 +435,7 @@ def _attempt_ended(
                 **extra,
             ),
             rule,
-            ("W6W-FIELD-10", "W6W-META-14", "W6W-META-16"),
+            ("W6W-FIELD-10", *_own_callback(run), "W6W-META-14", "W6W-META-16"),
             # W6W-META-14: "A failed step MAY record its last attempt's meta" — recorded;
             # each attempt's own report replaces the superseded one's (W6W-META-16).
             evolve(
@@ -464,7 +476,13 @@ def _attempt_ended(
         ),
         rule,
         # The event carries the attempt's meta, or none: the clauses that decided it.
-        ("W6W-FIELD-10", "W6W-EDGE-4", "W6W-EDGE-1", *meta_clauses(step, result)),
+        (
+            "W6W-FIELD-10",
+            "W6W-EDGE-4",
+            "W6W-EDGE-1",
+            *_own_callback(run),
+            *meta_clauses(step, result),
+        ),
         evolve(base, steps=_replace(base, i, finished), activated=activated, skipped=skipped),
     )
 

@@ -244,7 +244,9 @@ class W6wRun(Run):
         W6W-FAN-8: "Checkpoints are serialized: one call in flight at a time,
         in completion order" — the interleaving's order numbers them.
         """
-        if t.event["event"] not in CHECKPOINTED:
+        if t.event["event"] not in CHECKPOINTED or self.outer is not None:
+            # A sub-block's events are persisted with its control's step end, unnumbered
+            # (A-53); its run writes no checkpoint of its own.
             return t
         number = c.checkpoints + 1
         target = evolve(

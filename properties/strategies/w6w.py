@@ -205,12 +205,20 @@ def sequential_workflows(max_steps: int = 8) -> st.SearchStrategy[dict[str, Any]
     return workflows(max_steps=max_steps).map(sequential)
 
 
+_BLOCK_READS = st.integers(0, 4)
+
+
 @st.composite
 def control_steps(draw: st.DrawFn, step_id: str, ids: list[str]) -> dict[str, Any]:
     """A canonical if, foreach or parallel control with small blocks (A-06, A-53).
 
     Block steps get ids ``<step_id>_<n>`` (distinct from every other id) and
-    may read a main-graph step or an earlier block step.
+    may read a main-graph step or an earlier block step's output, an earlier
+    block step's meta (W6W-META-20: published "into its inner scope exactly
+    as it publishes output"), or in a foreach body ``foreach.item`` and
+    ``foreach.index`` as paths and as ``{{ }}`` markers (W6W-ROOT-6, the
+    eight roots of W6W-ROOT-25).  A control may declare a retry policy,
+    which it does not run (W6W-EDGE-8).
     """
     counter = iter(range(100))
 
@@ -221,8 +229,17 @@ def control_steps(draw: st.DrawFn, step_id: str, ids: list[str]) -> dict[str, An
             if draw(_S0):
                 inner["onError"] = draw(_S8)
             if draw(_S0):
-                other = draw(st.sampled_from([*ids, *(s["id"] for s in found)]))
-                inner["with"] = {"seen": {"$": f"steps.{other}.output"}}
+                read = draw(_BLOCK_READS)
+                earlier = [s["id"] for s in found]
+                if read == 1 and earlier:
+                    inner["with"] = {"meta": {"$": f"steps.{draw(st.sampled_from(earlier))}.meta"}}
+                elif read == 2 and action == "foreach":
+                    inner["with"] = {"item": {"$": "foreach.item"}, "i": {"$": "foreach.index"}}
+                elif read == 3 and action == "foreach":
+                    inner["with"] = {"item": "{{ foreach.item }}"}
+                else:
+                    other = draw(st.sampled_from([*ids, *earlier]))
+                    inner["with"] = {"seen": {"$": f"steps.{other}.output"}}
             found.append(inner)
         return found
 
@@ -243,6 +260,8 @@ def control_steps(draw: st.DrawFn, step_id: str, ids: list[str]) -> dict[str, An
         step["onError"] = draw(_S3)
     if draw(_S0):
         step["fanOut"] = "parallel"
+    if draw(_S15) == 0:
+        step["retry"] = {"maxAttempts": 2}
     return step
 
 
@@ -281,6 +300,8 @@ def _fan_out_workflow(
                 if draw(_S16) == 0:
                     edge["when"] = draw(_S5)
                 edges.append(edge)
+    if controls:
+        _block_reads_upstream(doc_steps, edges)
     return {
         "manifestVersion": "2",
         "id": "wf_fan",
@@ -288,6 +309,37 @@ def _fan_out_workflow(
         "steps": doc_steps,
         "edges": edges,
     }
+
+
+def _block_reads_upstream(doc_steps: list[dict[str, Any]], edges: list[dict[str, Any]]) -> None:
+    """Drop a block step's read of a main-graph step that is not upstream of its control.
+
+    A sub-block reads the run scope as it is when its control's attempt is
+    made (A-54); a step on a concurrent strand may or may not have succeeded
+    by then, in the engine as in the model, so such a read is a race the
+    case would leave to chance (a false divergence).  Reads of ancestors
+    and of the block's own steps stay.
+    """
+    sources: dict[str, set[str]] = {}
+    for edge in edges:
+        sources.setdefault(edge["to"], set()).add(edge["from"])
+    for step in doc_steps:
+        if (step.get("uses") or {}).get("app") != "@w6w/control":
+            continue
+        upstream: set[str] = set()
+        frontier = [step["id"]]
+        while frontier:
+            for source in sources.get(frontier.pop(), ()):
+                if source not in upstream:
+                    upstream.add(source)
+                    frontier.append(source)
+        own = {inner["id"] for inner in _all_steps([step])}
+        for inner in _all_steps([step])[1:]:
+            seen = (inner.get("with") or {}).get("seen")
+            path = seen.get("$", "") if isinstance(seen, dict) else ""
+            named = path.split(".")[1] if path.startswith("steps.") else None
+            if named is not None and named not in upstream | own:
+                del inner["with"]
 
 
 def parallel_workflows(
@@ -653,8 +705,97 @@ def _expressions(draw: st.DrawFn) -> tuple[dict[str, Any], dict[str, Any], list[
     return document, scenario, []
 
 
-W6W_SHAPES = (_parallel_siblings, _retry_ladder, _expressions)
-_S20 = st.integers(0, 3)
+_BODY_READS = st.sampled_from(["marker", "item", "index"])
+_FIRST_READS = st.sampled_from([None, "output", "meta"])
+_SECOND_READS = st.sampled_from(["meta", "output"])
+_ATTEMPTS = st.integers(1, 3)
+_CONTROL_ON_ERRORS = st.sampled_from([None, None, "continue", "continue-record"])
+
+
+@st.composite
+def _controls(draw: st.DrawFn) -> tuple[dict[str, Any], dict[str, Any], list[int]]:
+    """W6W-EDGE-8/10, W6W-META-19/20, W6W-ROOT-6/25: one canonical control reading its scope.
+
+    ``a`` succeeds; the control ``c`` is an if, a foreach over two or three
+    items or a parallel of two branches, with blocks of one or two steps;
+    a block step reads ``foreach.item`` or ``foreach.index`` (a path, or a
+    ``{{ }}`` marker: foreach is one of the eight roots) or the earlier block
+    step's output or meta; ``c`` may declare a retry policy, which it does
+    not run (W6W-EDGE-8), and an onError, which handles its block's failure
+    (W6W-EDGE-10); ``z`` reads its output.  Every attempt of a block step
+    reports its own onExecuted record (iterations never share a callback,
+    W6W-META-19), and about one in four fails.
+    """
+    action = draw(_S9)
+    scripts: dict[str, Any] = {}
+
+    def block(prefix: str) -> list[dict[str, Any]]:
+        found: list[dict[str, Any]] = []
+        for k in range(draw(_S11)):
+            step = _app_step(f"{prefix}{k}")
+            # A first block step reads foreach (in a body) or ``a``; a second, the first's
+            # meta or output.
+            reads = _SECOND_READS if found else _BODY_READS if action == "foreach" else _FIRST_READS
+            read = draw(reads)
+            earlier = found[-1]["id"] if found else "a"
+            if read == "item" and action == "foreach":
+                step["with"] = {"item": {"$": "foreach.item"}}
+            elif read == "index" and action == "foreach":
+                step["with"] = {"i": {"$": "foreach.index"}}
+            elif read == "marker" and action == "foreach":
+                step["with"] = {"item": "{{ foreach.item }}"}
+            elif read == "meta":
+                step["with"] = {"meta": {"$": f"steps.{earlier}.meta"}}
+            elif read is not None:
+                step["with"] = {"seen": {"$": f"steps.{earlier}.output"}}
+            if draw(_S16) == 0:
+                step["onError"] = "continue-record"
+            attempts = []
+            for n in range(draw(_ATTEMPTS)):
+                if draw(_S16) == 0:
+                    retryable = draw(_S16) != 0
+                    error = dict(_ERROR, code=f"{step['id']}-failed", retryable=retryable)
+                    attempts.append({"error": error})
+                else:
+                    report = {"app": "demo", "version": "1", "action": f"run{n}"}
+                    attempts.append({"output": draw(small_outputs), "meta": [report]})
+            scripts[step["id"]] = {"attempts": attempts}
+            found.append(step)
+        return found
+
+    with_: dict[str, Any]
+    if action == "if":
+        with_ = {"condition": draw(_S0), "then": block("t"), "else": block("e")}
+    elif action == "foreach":
+        with_ = {"items": draw(st.lists(_S22, min_size=2, max_size=3)), "body": block("b")}
+    else:
+        with_ = {"branches": [block("p"), block("q")]}
+    control: dict[str, Any] = {
+        "id": "c",
+        "uses": {"app": "@w6w/control", "action": action},
+        "with": with_,
+    }
+    if draw(_S16) != 0:
+        control["retry"] = {"maxAttempts": 2}
+    on_error = draw(_CONTROL_ON_ERRORS)
+    if on_error is not None:
+        control["onError"] = on_error
+    scripts["a"] = {"attempts": [{"output": draw(small_outputs)}]}
+    document = {
+        "manifestVersion": "2",
+        "id": "wf_control",
+        "name": "generated",
+        "steps": [
+            _app_step("a"),
+            control,
+            _app_step("z", **{"with": {"c": {"$": "steps.c.output"}}}),
+        ],
+    }
+    return document, {"steps": scripts}, []
+
+
+W6W_SHAPES = (_parallel_siblings, _retry_ladder, _expressions, _controls)
+_S20 = st.integers(0, 4)
 _TIMING_SHAPES = st.sampled_from(W6W_SHAPES[:2])
 
 
@@ -662,19 +803,20 @@ _TIMING_SHAPES = st.sampled_from(W6W_SHAPES[:2])
 def engine_cases(draw: st.DrawFn, max_steps: int = 6) -> dict[str, Any]:
     """A document, a scenario and a schedule (which outstanding invocation completes next).
 
-    A quarter of the cases come from the timing and retry shapes of the
-    catalogue (``W6W_SHAPES``), a quarter from its expression shape (with
-    blocks over the whole value grammar), the rest are random fan-out graphs
-    (some of whose with blocks are drawn from the same grammar).
+    A fifth of the cases come from the timing and retry shapes of the
+    catalogue (``W6W_SHAPES``), a fifth from its expression shape (with
+    blocks over the whole value grammar), a fifth from its control shape,
+    the rest are random fan-out graphs (some of whose with blocks are drawn
+    from the same grammar, and about one step in five a canonical control).
     """
     kind = draw(_S20)
-    if kind <= 1:
-        shape = draw(_TIMING_SHAPES) if kind == 0 else _expressions
+    if kind <= 2:
+        shape = draw(_TIMING_SHAPES) if kind == 0 else _expressions if kind == 1 else _controls
         document, scenario, schedule = draw(shape())
         scenario["default"] = {"output": draw(_S17)}
         schedule += draw(_S18)
     else:
-        document = draw(parallel_workflows(max_steps=max_steps, max_delay=200_000))
+        document = draw(parallel_workflows(max_steps=max_steps, controls=True, max_delay=200_000))
         scenario = draw(engine_scenarios(document))
         schedule = draw(_S18)
     case: dict[str, Any] = {"document": document, "scenario": scenario, "schedule": schedule}

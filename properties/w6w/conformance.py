@@ -275,6 +275,7 @@ def secret_leak(scenario: Scenario, document: JSON, seen: Observation) -> Diverg
 # -- explanations (oracle/explain.py) --------------------------------------------------
 
 LAUNCHES = ("step_started", "step_skipped", "step_replayed")  # a strand launching a step
+ATTEMPT_ENDS = ("step_succeeded", "attempt_failed")  # an attempt that reached the action
 
 
 def why_not(run: W6wRun, event: JSON, before: tuple[Any, ...]) -> tuple[tuple[str, ...], str]:
@@ -290,12 +291,48 @@ def why_not(run: W6wRun, event: JSON, before: tuple[Any, ...]) -> tuple[tuple[st
     order").  ((), "") otherwise, or when the configurations disagree.
     """
     step = event.get("step")
-    if event.get("event") not in LAUNCHES or not isinstance(step, str):
+    if not isinstance(step, str) or step not in run.position or not before:
         return (), ""
-    if step not in run.position or not before:
+    name = event.get("event")
+    if name in LAUNCHES:
+        answers = {_not_here(run, c, run.position[step]) for c in before}
+        return answers.pop() if len(answers) == 1 else ((), "")
+    return _control_attempt(run, event, before)
+
+
+def _control_attempt(
+    run: W6wRun, event: JSON, before: tuple[Any, ...]
+) -> tuple[tuple[str, ...], str]:
+    """A control's attempt the model does not end as the engine did (A-53).
+
+    W6W-EDGE-8: control and call steps "run no retry loop", so a
+    retry_scheduled for one breaks it.  W6W-EDGE-10: "A sub-block failure
+    is handled by its enclosing control's own failure modes": where every
+    way the model ends the attempt is a failure, an engine whose control
+    succeeded let its sub-block's failure pass.
+    """
+    step = run.by_id[str(event["step"])]
+    if not (step.is_control or step.is_call):
         return (), ""
-    answers = {_not_here(run, c, run.position[step]) for c in before}
-    return answers.pop() if len(answers) == 1 else ((), "")
+    name = event.get("event")
+    if name == "retry_scheduled":
+        return ("W6W-EDGE-8",), (
+            f"{step.id} is a {'@w6w/call' if step.is_call else '@w6w/control'} step: it runs "
+            "no retry loop and takes its failure to its error edge or onError at once"
+        )
+    if name == "step_succeeded" and step.is_control:
+        ends = {
+            t.event.get("event")
+            for c in before
+            for t in run.enabled(c)
+            if t.event.get("step") == step.id
+        }
+        if ends == {"attempt_failed"}:
+            return ("W6W-EDGE-10",), (
+                f"{step.id}'s sub-block failed in every way the model runs it, and a "
+                "sub-block failure is its control's: the control's attempt fails"
+            )
+    return (), ""
 
 
 def _not_here(run: W6wRun, c: Any, i: int) -> tuple[tuple[str, ...], str]:
@@ -322,3 +359,72 @@ def _not_here(run: W6wRun, c: Any, i: int) -> tuple[tuple[str, ...], str]:
         f"{step} and {earlier[0]} are both ready and no edge orders them: the plan's tie "
         f"is broken by declared step order, {earlier[0]} first"
     )
+
+
+def nested(
+    run: W6wRun, before: tuple[Any, ...], observed: JSON
+) -> tuple[tuple[str, Any, list[JSON]], ...]:
+    """A control event's sub-block runs: (where, the sub-block's run, the engine's trace of it).
+
+    explain.py checks the engine's ``inner`` events against the model's run
+    of the sub-block and explains the first divergent one by its own rule
+    (a body step's input, a branch step's meta).  An ``if`` runs its chosen
+    block; a ``foreach`` one run per item, each ending at its
+    ``run_finished`` (A-53), with ``foreach`` bound and the scenario's
+    invocations counted on from the iterations before; a ``parallel`` its
+    branches as one run (``observed`` in the engine's own order, which the
+    check needs: A-160's branch order is not always an interleaving).
+    The control's parameters and scope are read in a configuration just
+    before its event.
+    """
+    from wforacle.model.expr.js import truthy
+    from wforacle.model.w6w import controls
+
+    inner = observed.get("inner") if isinstance(observed, dict) else None
+    named = observed.get("step") if isinstance(observed, dict) else None
+    if not isinstance(inner, list) or not isinstance(named, str) or named not in run.position:
+        return ()
+    step = run.by_id[named]
+    kind = controls.action(step)
+    i = run.position[named]
+    for c in before:
+        state = c.steps[i]
+        if state.status != "running" or not isinstance(state.invoked, dict):
+            continue
+        params, scope = state.invoked, run.scope(c)
+        counts = dict(c.sub_invocations)
+
+        def sub(blocks: list[Any], where: dict[str, JSON], parallel: bool = False) -> Any:
+            # Called at once: the counts and the clock as they are now (B023 holds no risk).
+            start = controls.Start(dict(counts), c.clock)  # noqa: B023
+            return controls.inner_run(run, where, blocks, start, parallel)
+
+        if kind == "if":
+            chosen = "then" if truthy(params.get("condition")) else "else"
+            block = controls.block(step, (chosen,))
+            return ((f"in {named}'s {chosen} block", sub([block], scope), inner),)
+        if kind == "parallel":
+            branches = [b.steps for b in step.blocks if b.where and b.where[0] == "branches"]
+            return ((f"in {named}'s branches", sub(branches, scope, True), inner),)
+        items = params.get("items")
+        if kind != "foreach" or not isinstance(items, list):
+            return ()
+        body = controls.block(step, ("body",))
+        runs = []
+        segment: list[JSON] = []
+        for event in inner:
+            segment.append(event)
+            if not (isinstance(event, dict) and event.get("event") == "run_finished"):
+                continue
+            index = len(runs)
+            if index >= len(items):
+                break
+            here = {**scope, "foreach": {"item": items[index], "index": index}}
+            runs.append((f"in iteration {index} of foreach {named}", sub([body], here), segment))
+            for done in segment:  # the attempts that reached the action count on
+                reached = isinstance(done, dict) and done.get("event") in ATTEMPT_ENDS
+                if reached and isinstance(done.get("step"), str):
+                    counts[done["step"]] = counts.get(done["step"], 0) + 1
+            segment = []
+        return tuple(runs)
+    return ()

@@ -14,7 +14,7 @@ import copy
 import json
 import re
 from collections.abc import Iterator, Mapping
-from typing import Any
+from typing import Any, cast
 
 from wforacle.model.diagnostics import InvalidCase, InvalidInput, InvalidScenario, Report
 from wforacle.properties.specification import (
@@ -380,6 +380,7 @@ def smaller(case: JSON) -> Iterator[JSON]:
         variant["scenario"].get("steps", {}).pop(step["id"], None)
         yield variant
     yield from _contracted(case)
+    yield from _blocks(case)
     for k in reversed(range(len(edges))):
         variant = copy.deepcopy(case)
         del variant["document"]["edges"][k]
@@ -410,6 +411,67 @@ def smaller(case: JSON) -> Iterator[JSON]:
             del variant["scenario"]["steps"][step_id]["idempotent"]
             yield variant
     yield from without(case, ())  # the schedule's last choice
+
+
+def _blocks(case: JSON) -> Iterator[JSON]:
+    """A control made smaller: a block step or branch out, a block step's field, an item.
+
+    A block step goes with its script; its fields are onError, with and
+    retry; a parallel branch goes with its steps' scripts; a foreach drops
+    its last item.
+
+    A finding inside a control needs the block step that shows it, not its
+    neighbours (A-53); a variant the validator rejects (an empty branch list)
+    is skipped by the reduction like any other invalid one.
+    """
+    for k, step in enumerate(case["document"]["steps"]):
+        with_ = step.get("with")
+        if not isinstance(with_, dict) or (step.get("uses") or {}).get("app") != "@w6w/control":
+            continue
+        for where in ("then", "else", "body"):
+            yield from _block_steps(case, k, (where,), with_.get(where))
+        branches = with_.get("branches")
+        if isinstance(branches, list):
+            for b in reversed(range(len(branches))):
+                if len(branches) > 1:
+                    variant = copy.deepcopy(case)
+                    gone = variant["document"]["steps"][k]["with"]["branches"].pop(b)
+                    for inner in gone if isinstance(gone, list) else []:
+                        if isinstance(inner, dict):
+                            variant["scenario"].get("steps", {}).pop(inner.get("id"), None)
+                    yield variant
+                yield from _block_steps(case, k, ("branches", b), branches[b])
+        items = with_.get("items")
+        if isinstance(items, list) and items:
+            variant = copy.deepcopy(case)
+            variant["document"]["steps"][k]["with"]["items"] = items[:-1]
+            yield variant
+
+
+def _block_steps(case: JSON, k: int, where: tuple[Any, ...], block: Any) -> Iterator[JSON]:
+    """``_blocks``' variants of the block at ``where`` under step ``k``'s with."""
+    if not isinstance(block, list):
+        return
+
+    def located(variant: JSON) -> list[Any]:
+        found: Any = variant["document"]["steps"][k]["with"]
+        for key in where:
+            found = found[key]
+        return cast(list[Any], found)
+
+    for m in reversed(range(len(block))):
+        inner = block[m]
+        if not isinstance(inner, dict):
+            continue
+        variant = copy.deepcopy(case)
+        del located(variant)[m]
+        variant["scenario"].get("steps", {}).pop(inner.get("id"), None)
+        yield variant
+        for field in ("onError", "with", "retry"):
+            if field in inner:
+                variant = copy.deepcopy(case)
+                del located(variant)[m][field]
+                yield variant
 
 
 def _with_members(case: JSON) -> Iterator[JSON]:
@@ -541,6 +603,14 @@ def _compare(prepared: Prepared, seen: Observation, finals: tuple[Any, ...]) -> 
     return compare(prepared.semantics, seen, finals)
 
 
+def _nested(
+    semantics: Any, before: tuple[Any, ...], observed: JSON
+) -> tuple[tuple[str, Any, list[JSON]], ...]:
+    from wforacle.properties.w6w.conformance import nested
+
+    return nested(semantics, before, observed)
+
+
 def _why_not(semantics: Any, event: JSON, before: tuple[Any, ...]) -> tuple[tuple[str, ...], str]:
     from wforacle.properties.w6w.conformance import why_not
 
@@ -621,6 +691,7 @@ W6W = Specification(
     selftest=_selftest,
     diagram=_diagram,
     why_not=_why_not,
+    nested=_nested,
     governing={
         # W6W-FIELD-13: "continue swallows the failure …; continue-record proceeds and rolls
         # the step's StepError into … RunState.stepErrors"; W6W-EDGE-5/6: no error edge
@@ -629,5 +700,8 @@ W6W = Specification(
         # W6W-FIELD-22: "Base delay … Exponential doubles each attempt"; W6W-RETRY-9: "cap
         # every computed wait at 300000 ms" (retry_step cites the cap first when it applied).
         "waitMs": ("W6W-FIELD-22", "W6W-RETRY-9"),
+        # W6W-META-19: "Parallel strands and foreach iterations never share a callback:
+        # each invocation gets its own" (cited by an attempt in such a run, rules.py).
+        "meta": ("W6W-META-19",),
     },
 )
