@@ -140,7 +140,7 @@ def step_errors(draw: st.DrawFn) -> dict[str, Any]:
     }
 
 
-def _all_steps(steps: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def all_steps(steps: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Steps and the steps of their control blocks (A-06), depth-first."""
     found: list[dict[str, Any]] = []
     for step in steps:
@@ -149,9 +149,9 @@ def _all_steps(steps: list[dict[str, Any]]) -> list[dict[str, Any]]:
         with_: dict[str, Any] = raw if isinstance(raw, dict) else {}
         for key in ("then", "else", "body"):
             if isinstance(with_.get(key), list):
-                found.extend(_all_steps(with_[key]))
+                found.extend(all_steps(with_[key]))
         for branch in with_.get("branches", []) if isinstance(with_.get("branches"), list) else []:
-            found.extend(_all_steps(branch))
+            found.extend(all_steps(branch))
     return found
 
 
@@ -171,7 +171,7 @@ def scenarios(
 ) -> dict[str, Any]:
     """Scenarios for ``document``: per step, a few attempts' results and idempotency."""
     steps = {}
-    for step in _all_steps(document["steps"]):
+    for step in all_steps(document["steps"]):
         if draw(_S0):
             attempts = draw(
                 st.lists(
@@ -333,8 +333,8 @@ def _block_reads_upstream(doc_steps: list[dict[str, Any]], edges: list[dict[str,
                 if source not in upstream:
                     upstream.add(source)
                     frontier.append(source)
-        own = {inner["id"] for inner in _all_steps([step])}
-        for inner in _all_steps([step])[1:]:
+        own = {inner["id"] for inner in all_steps([step])}
+        for inner in all_steps([step])[1:]:
             seen = (inner.get("with") or {}).get("seen")
             path = seen.get("$", "") if isinstance(seen, dict) else ""
             named = path.split(".")[1] if path.startswith("steps.") else None
@@ -750,7 +750,7 @@ def _controls(draw: st.DrawFn) -> tuple[dict[str, Any], dict[str, Any], list[int
                 step["with"] = {"seen": {"$": f"steps.{earlier}.output"}}
             if draw(_S16) == 0:
                 step["onError"] = "continue-record"
-            attempts = []
+            attempts: list[dict[str, Any]] = []
             for n in range(draw(_ATTEMPTS)):
                 if draw(_S16) == 0:
                     retryable = draw(_S16) != 0

@@ -410,7 +410,7 @@ def nested(
         if kind != "foreach" or not isinstance(items, list):
             return ()
         body = controls.block(step, ("body",))
-        runs = []
+        runs: list[tuple[str, Any, list[JSON]]] = []
         segment: list[JSON] = []
         for event in inner:
             segment.append(event)

@@ -340,8 +340,11 @@ def _full() -> Any:
 
 
 def _size(case: JSON) -> dict[str, int]:
+    """Steps (a control's block steps included, A-06) and edges."""
+    from wforacle.properties.strategies.w6w import all_steps
+
     document = case["document"]
-    return {"steps": len(document["steps"]), "edges": len(document.get("edges") or [])}
+    return {"steps": len(all_steps(document["steps"])), "edges": len(document.get("edges") or [])}
 
 
 def smaller(case: JSON) -> Iterator[JSON]:

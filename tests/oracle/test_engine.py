@@ -178,8 +178,21 @@ EXPRESSION_FIRST = {
     "render-two-pass": ("W6W-ENV-12",),  # "One pass"
     "chain-first-only": ("W6W-CHAIN-1", "W6W-CHAIN-2"),  # || or ?? falls back left to right
 }
+# The canonical controls over the protocol (issue 18): the clause each bug breaks, and
+# what its shrunk control keeps (the action is the shape's, the blocks what it needs).
+CONTROL_FIRST = {
+    "control-retried": "W6W-EDGE-8",  # "@w6w/control steps" "run no retry loop at all"
+    "foreach-shared-callback": "W6W-META-19",  # "foreach iterations never share a callback"
+    "block-meta-unpublished": "W6W-META-20",  # "publishes meta into its inner scope"
+    "foreach-root-unknown": "W6W-ROOT-25",  # foreach is one of the eight roots
+    "block-failure-ignored": "W6W-EDGE-10",  # "handled by its enclosing control's own …"
+}
 FAST_BUGS = ["no-skip", "meta-from-output", "error-edge-ignored"]
-SLOW_BUGS = [bug for bug in BUGS["w6w"] if bug not in FAST_BUGS and bug not in EXPRESSION_FIRST]
+SLOW_BUGS = [
+    bug
+    for bug in BUGS["w6w"]
+    if bug not in FAST_BUGS and bug not in EXPRESSION_FIRST and bug not in CONTROL_FIRST
+]
 
 
 def found(bug: str, examples: int) -> None:
@@ -242,6 +255,27 @@ def test_a_campaign_finds_each_expression_bug_and_cites_the_clause_it_breaks(bug
     # Shrunk to the with value that resolves wrongly (the shrinker drops the others).
     withs = [s["with"] for s in finding.case["document"]["steps"] if "with" in s]
     assert len(withs) == 1 and len(withs[0]) == 1, withs
+
+
+@pytest.mark.parametrize("bug", sorted(CONTROL_FIRST))
+def test_a_campaign_finds_each_control_bug_in_a_minimal_control(bug):
+    finding = found(bug, BUDGETS["w6w", bug])
+    assert finding.judgement.divergence.clauses[0] == CONTROL_FIRST[bug], (
+        finding.judgement.divergence.clauses
+    )
+    minimal(bug, finding.case)
+    # One control, nothing around it, and in its blocks only what the bug needs: two
+    # steps where one reads the other's meta, one step otherwise; a foreach iterates
+    # twice only where iterations must differ.
+    (control,) = finding.case["document"]["steps"]
+    assert control["uses"]["app"] == "@w6w/control"
+    blocks = [v for k, v in control["with"].items() if k in ("then", "else", "body")]
+    blocks += control["with"].get("branches", [])
+    inner = [step for block in blocks for step in block]
+    assert len(inner) == (2 if bug == "block-meta-unpublished" else 1), control
+    if "items" in control["with"]:
+        assert len(control["with"]["items"]) == (2 if bug == "foreach-shared-callback" else 1)
+    assert ("retry" in control) == (bug == "control-retried"), control
 
 
 @pytest.mark.slow
