@@ -75,11 +75,28 @@ def differing(model: Event, observed: Event) -> list[str]:
     return sorted(k for k in set(a) | set(b) if a.get(k) != b.get(k))
 
 
-def _projected(event: Any) -> Any:
-    """``projection`` of a model's event: one dict copy unless it nests events."""
-    if type(event) is dict and "inner" not in event:
-        return {k: v for k, v in event.items() if k != "at"}
-    return projection(event)
+def _comparand(observed: Any) -> dict[str, Any] | None:
+    """A copy of an observed event for ``_agrees`` to compare with (its ``inner`` projected).
+
+    None when the event is not a dict: then ``matches`` compares it.
+    """
+    if type(observed) is not dict:
+        return None
+    return projection(observed) if "inner" in observed else dict(observed)
+
+
+def _agrees(model: Event, wanted: dict[str, Any]) -> bool:
+    """``matches(model, observed)`` with ``wanted`` the observed event's ``_comparand``.
+
+    A model event that nests no events is compared whole with ``wanted``
+    holding its own ``at`` (which ``wanted`` may overwrite: check owns it),
+    so neither is copied; another is projected, ``wanted`` without ``at``.
+    """
+    if type(model) is dict and "inner" not in model and "at" in model:
+        wanted["at"] = model["at"]
+        return model == wanted
+    wanted.pop("at", None)
+    return bool(projection(model) == wanted)
 
 
 def matches(model: Event, observed: Event) -> bool:
@@ -121,13 +138,15 @@ def check(
         spent()  # a time budget in force (check --time-budget) holds per event
         choices: list[Transition[C]] = []
         matched: list[C] = []
-        wanted = projection(observed)
+        wanted = _comparand(observed)
         name = observed.get("event")
         for config in frontier.values():
             for transition in semantics.enabled(config):
                 choices.append(transition)
                 event = transition.event
-                if event.get("event") == name and _projected(event) == wanted:
+                if event.get("event") == name and (
+                    matches(event, observed) if wanted is None else _agrees(event, wanted)
+                ):
                     matched.append(transition.target)
                     exercised.update(transition.clauses)
         # One match needs no key: keys only deduplicate several (the common case
