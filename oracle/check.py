@@ -18,6 +18,12 @@ the events the model permits there, and the clauses of the rules that
 govern what should have happened: the permitted transitions of the same
 event name and step if there are any, otherwise every permitted one — in
 the order the rules list them, the specification's before assumptions.
+
+A semantics may offer ``enabled_for(c, event)``: the transitions of
+``enabled(c)`` that ``event`` can be, in their order — a sublist holding
+every one that matches (w6w: the transitions of the event's step's strand).
+``check`` then computes no more than that, and every permitted transition
+only for a divergence's report.
 """
 
 from __future__ import annotations
@@ -134,15 +140,14 @@ def check(
     frontier[key(initial)] = initial
     largest = 1
     exercised: set[str] = set()
+    candidates = _candidates(semantics)
     for index, observed in enumerate(trace):
         spent()  # a time budget in force (check --time-budget) holds per event
-        choices: list[Transition[C]] = []
         matched: list[C] = []
         wanted = _comparand(observed)
         name = observed.get("event")
         for config in frontier.values():
-            for transition in semantics.enabled(config):
-                choices.append(transition)
+            for transition in candidates(config, observed):
                 event = transition.event
                 if event.get("event") == name and (
                     matches(event, observed) if wanted is None else _agrees(event, wanted)
@@ -158,6 +163,7 @@ def check(
             for target in matched:
                 following.setdefault(key(target), target)
         if not following:
+            choices = [t for c in frontier.values() for t in semantics.enabled(c)]
             divergence = _diverged(index, observed, choices)
             return Verdict(divergence, index, largest, exercised=frozenset(exercised))
         if len(following) > max_frontier:
@@ -173,6 +179,14 @@ def check(
         divergence = _diverged(len(trace), None, choices)
         return Verdict(divergence, len(trace), largest, exercised=frozenset(exercised))
     return Verdict(None, len(trace), largest, finals, frozenset(exercised))
+
+
+def _candidates(semantics: Semantics[C]) -> Callable[[C, Event], Sequence[Transition[C]]]:
+    """``semantics.enabled_for`` if it offers one (see the module notation), else ``enabled``."""
+    narrowed = getattr(semantics, "enabled_for", None)
+    if narrowed is not None:
+        return narrowed  # type: ignore[no-any-return]
+    return lambda config, observed: semantics.enabled(config)
 
 
 Path = tuple[Event, Any] | None  # (the last event, the path before it), or None
