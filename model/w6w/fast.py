@@ -225,8 +225,8 @@ def config_renderers(cls: type) -> tuple[tuple[str, Renderer], ...]:
     """A renderer for every field of the Config class, chosen once by the field's type.
 
     Step states contribute their cached ``key``, edge sets a cached digest,
-    errors a cached rendering, scalars their ``repr`` (unambiguous within a field), and the
-    JSON values a canonical text memoised per object — the variables object,
-    for one, is shared by every configuration of a run.
+    errors a cached rendering, scalars their ``repr`` (unambiguous within a
+    field), and the JSON values a canonical text memoised per object — the
+    variables object, for one, is shared by every configuration of a run.
     """
     return tuple((field.name, _config_renderer(field.name)) for field in attrs.fields(cls))
