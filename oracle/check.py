@@ -20,6 +20,12 @@ the events the model permits there, and the clauses of the rules that
 govern what should have happened: the permitted transitions of the same
 event name and step if there are any, otherwise every permitted one — in
 the order the rules list them, the specification's before assumptions.
+
+A semantics may offer ``enabled_for(c, event)``: the transitions of
+``enabled(c)`` that ``event`` can be, in their order — a sublist holding
+every one that matches (w6w: the transitions of the event's step's strand).
+``check`` then computes no more than that, and every permitted transition
+only for a divergence's report.
 """
 
 from __future__ import annotations
@@ -77,11 +83,28 @@ def differing(model: Event, observed: Event) -> list[str]:
     return sorted(k for k in set(a) | set(b) if a.get(k) != b.get(k))
 
 
-def _projected(event: Any) -> Any:
-    """``projection`` of a model's event: one dict copy unless it nests events."""
-    if type(event) is dict and "inner" not in event:
-        return {k: v for k, v in event.items() if k != "at"}
-    return projection(event)
+def _comparand(observed: Any) -> dict[str, Any] | None:
+    """A copy of an observed event for ``_agrees`` to compare with (its ``inner`` projected).
+
+    None when the event is not a dict: then ``matches`` compares it.
+    """
+    if type(observed) is not dict:
+        return None
+    return projection(observed) if "inner" in observed else dict(observed)
+
+
+def _agrees(model: Event, wanted: dict[str, Any]) -> bool:
+    """``matches(model, observed)`` with ``wanted`` the observed event's ``_comparand``.
+
+    A model event that nests no events is compared whole with ``wanted``
+    holding its own ``at`` (which ``wanted`` may overwrite: check owns it),
+    so neither is copied; another is projected, ``wanted`` without ``at``.
+    """
+    if type(model) is dict and "inner" not in model and "at" in model:
+        wanted["at"] = model["at"]
+        return model == wanted
+    wanted.pop("at", None)
+    return bool(projection(model) == wanted)
 
 
 def _canonical(semantics: Any) -> Callable[[Event], Event]:
@@ -134,18 +157,19 @@ def check(
     largest = 1
     exercised: set[str] = set()
     canonical = _canonical(semantics)
+    candidates = _candidates(semantics)
     for index, observed in enumerate(trace):
         spent()  # a time budget in force (check --time-budget) holds per event
         observed = canonical(observed)
-        choices: list[Transition[C]] = []
         matched: list[C] = []
-        wanted = projection(observed)
+        wanted = _comparand(observed)
         name = observed.get("event")
         for config in frontier.values():
-            for transition in semantics.enabled(config):
-                choices.append(transition)
+            for transition in candidates(config, observed):
                 event = transition.event
-                if event.get("event") == name and _projected(event) == wanted:
+                if event.get("event") == name and (
+                    matches(event, observed) if wanted is None else _agrees(event, wanted)
+                ):
                     matched.append(transition.target)
                     exercised.update(transition.clauses)
         # One match needs no key: keys only deduplicate several (the common case
@@ -157,6 +181,7 @@ def check(
             for target in matched:
                 following.setdefault(key(target), target)
         if not following:
+            choices = [t for c in frontier.values() for t in semantics.enabled(c)]
             divergence = _diverged(index, observed, choices)
             return Verdict(divergence, index, largest, exercised=frozenset(exercised))
         if len(following) > max_frontier:
@@ -172,6 +197,14 @@ def check(
         divergence = _diverged(len(trace), None, choices)
         return Verdict(divergence, len(trace), largest, exercised=frozenset(exercised))
     return Verdict(None, len(trace), largest, finals, frozenset(exercised))
+
+
+def _candidates(semantics: Semantics[C]) -> Callable[[C, Event], Sequence[Transition[C]]]:
+    """``semantics.enabled_for`` if it offers one (see the module notation), else ``enabled``."""
+    narrowed = getattr(semantics, "enabled_for", None)
+    if narrowed is not None:
+        return narrowed  # type: ignore[no-any-return]
+    return lambda config, observed: semantics.enabled(config)
 
 
 Path = tuple[Event, Any] | None  # (the last event, the path before it), or None

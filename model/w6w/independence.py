@@ -47,6 +47,7 @@ reads every step.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Sequence
 
@@ -129,7 +130,6 @@ class Reduction:
 
     def __init__(self, run: Run) -> None:
         self.run = run
-        self.footprints = footprints(run)
         # The eager launch reading (A-74) makes a launch disable other strands'
         # completions for a moment: the independence argument does not cover it.
         self.active = not (
@@ -139,13 +139,26 @@ class Reduction:
             # A-41's other reading: a retry resolves the with block again, reading the scope.
             or run.options.resolution_retry
         )
-        self.composite = frozenset(
-            i for i, step_id in enumerate(run.plan) if run.by_id[step_id].is_control
+
+    # What ``conflict`` reads of the run, derived when a configuration first offers
+    # transitions of two strands (a run on one strand never does).
+
+    @functools.cached_property
+    def footprints(self) -> tuple[Footprint, ...]:
+        """The footprint of every plan position."""
+        return footprints(self.run)
+
+    @functools.cached_property
+    def composite(self) -> frozenset[int]:
+        """The positions of control steps."""
+        return frozenset(
+            i for i, step_id in enumerate(self.run.plan) if self.run.by_id[step_id].is_control
         )
-        # earlier[i][k]: does i have a successor on strand k, and which is the earliest?
-        self.earliest_successor: tuple[dict[int, int], ...] = tuple(
-            _earliest_by_strand(run, i) for i in range(len(run.plan))
-        )
+
+    @functools.cached_property
+    def earliest_successor(self) -> tuple[dict[int, int], ...]:
+        """Per position ``i`` and strand ``k``: ``i``'s earliest successor on ``k``, if any."""
+        return tuple(_earliest_by_strand(self.run, i) for i in range(len(self.run.plan)))
 
     def ample(
         self, c: Config, enabled: Sequence[Transition[Config]]

@@ -595,7 +595,7 @@ def retry_step(run: Run, c: Config, i: int) -> list[Transition[Config]]:
         return []
     assert step.retry is not None  # will_retry checked it
     wait = _policy_wait(step.retry, state.attempt)
-    later = evolve(c, clock=c.clock + wait)
+    clock = c.clock + wait  # the wait advances the virtual clock
     # A-41's other reading: the retry of a resolution failure resolves the with block again.
     again: dict[str, Any] = {"stage": "invoke", "pending": None}
     if state.pending is not None and state.pending.phase == "resolution":
@@ -617,17 +617,13 @@ def retry_step(run: Run, c: Config, i: int) -> list[Transition[Config]]:
             "retry_step",
             CAPPED_RETRY if _capped(step.retry, state.attempt) else RETRY,
             evolve(
-                later,
+                c,
+                clock=clock,
                 # RFC StepExecution: startedAt is "When the last attempt started".
                 steps=_replace(
                     c,
                     i,
-                    evolve(
-                        state,
-                        attempt=state.attempt + 1,
-                        started_at=later.clock,
-                        **again,
-                    ),
+                    evolve(state, attempt=state.attempt + 1, started_at=clock, **again),
                 ),
             ),
         )

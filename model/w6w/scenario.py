@@ -98,6 +98,9 @@ class StepScript:
         return self.attempts[min(invocation, len(self.attempts)) - 1]
 
 
+UNSCRIPTED = StepScript()  # a step the scenario does not name (frozen: one serves every step)
+
+
 @attrs.frozen
 class Scenario:
     """Everything a run depends on besides the document."""
@@ -121,7 +124,7 @@ class Scenario:
 
     def script(self, step_id: str) -> StepScript:
         """The script of a step (empty: every attempt gets the default)."""
-        return self.steps.get(step_id, StepScript())
+        return self.steps.get(step_id, UNSCRIPTED)
 
     @classmethod
     def of(cls, value: JSON) -> Scenario:

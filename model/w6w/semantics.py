@@ -36,7 +36,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from wforacle.model.kernel.lts import Transition
+from wforacle.model.kernel.lts import Event, Transition
 
 # Re-exported as well as used: this module is the public entry of the family.
 from wforacle.model.w6w.config import TERMINAL as TERMINAL
@@ -188,12 +188,7 @@ class W6wRun(Run):
         if where is not Where.STRANDS:
             found = [t for rule in RUN_TABLE[where] for t in rule(self, config)]
         else:
-            launching = (
-                config.failure is None
-                and not config.signalled
-                and not config.handled
-                and config.waiting == 0  # no wait suspension drains the run
-            )
+            launching = _launching(config)
             strands = range(len(self.strands))
             found = [t for k in strands for t in self.strand_transitions(config, k, launching)]
             if self.launch is Launch.EAGER:
@@ -202,6 +197,30 @@ class W6wRun(Run):
             if not found:
                 drained = RUN_TABLE[Where.SIGNALLED if config.signalled else Where.DRAINED]
                 found = [t for rule in drained for t in rule(self, config)]
+        return [self._checkpointed(config, t) for t in found]
+
+    def enabled_for(self, config: Config, event: Event) -> list[Transition[Config]]:
+        """The transitions of ``enabled(config)`` that an observed ``event`` can be, in order.
+
+        Speed only (oracle/check.py): every strand transition names a step of
+        its own strand, so an event about a step can only be a transition of
+        that step's strand.  When the strands move and that one can, its
+        transitions are all that is computed: the other strands' cannot
+        match, and the run-level rules wait until no strand can move.
+        Otherwise — no step named, the eager reading (A-74: another strand's
+        launch would hide this strand's transitions), a strand that cannot
+        move — every transition.  tests/w6w/test_fast.py checks, on
+        generated runs, that the transitions that match are the same.
+        """
+        step = event.get("step")
+        position = self.position.get(step) if isinstance(step, str) else None
+        if position is None or self.launch is not Launch.SEPARATE:
+            return self.enabled(config)
+        if _where(config) is not Where.STRANDS:
+            return self.enabled(config)
+        found = self.strand_transitions(config, self.strand[position], _launching(config))
+        if not found:
+            return self.enabled(config)
         return [self._checkpointed(config, t) for t in found]
 
     def strand_transitions(
@@ -258,6 +277,16 @@ class W6wRun(Run):
         return Transition(
             {**t.event, "checkpoint": number}, t.rule, (*t.clauses, "W6W-STATE-2"), target
         )
+
+
+def _launching(c: Config) -> bool:
+    """Whether the strands may launch steps: the run is neither draining nor handled."""
+    return (
+        c.failure is None
+        and not c.signalled
+        and not c.handled
+        and c.waiting == 0  # no wait suspension drains the run
+    )
 
 
 def _where(c: Config) -> Where:

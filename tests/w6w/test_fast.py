@@ -1,4 +1,4 @@
-"""The speed-only code (model/w6w/fast.py) agrees with the plain path it stands in for."""
+"""The speed-only code (model/w6w/fast.py, ``W6wRun.enabled_for``) agrees with the plain path."""
 
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ from wforacle.model.w6w.config import Counts, Steps, StepState
 from wforacle.model.w6w.fast import evolve, plain_key
 from wforacle.model.w6w.scenario import load_scenario
 from wforacle.model.w6w.semantics import Config, W6wRun, config_key, outcome
+from wforacle.oracle.check import matches
 from wforacle.properties.strategies.w6w import parallel_workflows, scenarios
 from wforacle.properties.w6w.validate import validate
 
@@ -81,6 +82,57 @@ def test_steps_keep_their_derived_facts_current(data, doc):
         assert c.steps.published == fresh.published
         assert list(c.steps.published) == list(fresh.published)  # plan order
         assert c.invocations.digest == run.layout.counts(tuple(c.invocations)).digest
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.data(), parallel_workflows(max_steps=6, controls=True))
+def test_enabled_for_keeps_every_transition_an_event_can_be(data, doc):
+    """``enabled_for`` leaves out no transition that matches the event, nor reorders them."""
+    assert_enabled_for_agrees(*visited(doc, data.draw(scenarios(doc))))
+
+
+def test_enabled_for_on_three_strands_that_fail_and_retry():
+    """The same, on a root fanning out to three chains whose steps fail once and retry."""
+    steps = [{"id": "root", "uses": {"app": "demo", "action": "run"}, "fanOut": "parallel"}]
+    edges = []
+    for b in range(3):
+        for d in range(2):
+            steps.append(
+                {
+                    "id": f"b{b}_{d}",
+                    "uses": {"app": "demo", "action": "run"},
+                    "retry": {"maxAttempts": 2},
+                }
+            )
+            edges.append({"from": f"b{b}_{d - 1}" if d else "root", "to": f"b{b}_{d}"})
+    doc = {"manifestVersion": "2", "id": "wf", "name": "fan", "steps": steps, "edges": edges}
+    failing = {"error": {"code": "t", "message": "", "retryable": True}}
+    scenario = {"steps": {s["id"]: {"attempts": [failing, {"output": 1}]} for s in steps[1:]}}
+    run, seen = visited(doc, scenario)
+    assert len(run.strands) == 3
+    assert_enabled_for_agrees(run, seen)
+
+
+def assert_enabled_for_agrees(run, seen):
+    """At each configuration, the events tried match the same transitions of both, in order.
+
+    The events tried: each permitted one, and the first two again about every
+    other step (what another strand's transition would be).
+    """
+
+    def matching(transitions, event):
+        return [
+            (t.rule, t.clauses, repr(t.event), config_key(t.target))
+            for t in transitions
+            if matches(t.event, event)
+        ]
+
+    for c in seen[:80]:
+        enabled = run.enabled(c)
+        events = [t.event for t in enabled]
+        events += [{**e, "step": step_id} for e in events[:2] for step_id in run.plan]
+        for event in events:
+            assert matching(run.enabled_for(c, event), event) == matching(enabled, event)
 
 
 def test_a_strand_skips_its_ended_steps_and_finds_its_running_one():
