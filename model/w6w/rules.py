@@ -435,7 +435,7 @@ def _attempt_ended(
                 **extra,
             ),
             rule,
-            ("W6W-FIELD-10", *_own_callback(run), "W6W-META-14", "W6W-META-16"),
+            ("W6W-FIELD-10", "W6W-META-14", "W6W-META-16", *_own_callback(run)),
             # W6W-META-14: "A failed step MAY record its last attempt's meta" — recorded;
             # each attempt's own report replaces the superseded one's (W6W-META-16).
             evolve(
@@ -480,8 +480,8 @@ def _attempt_ended(
             "W6W-FIELD-10",
             "W6W-EDGE-4",
             "W6W-EDGE-1",
-            *_own_callback(run),
             *meta_clauses(step, result),
+            *_own_callback(run),
         ),
         evolve(base, steps=_replace(base, i, finished), activated=activated, skipped=skipped),
     )

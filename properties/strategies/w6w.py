@@ -757,7 +757,14 @@ def _controls(draw: st.DrawFn) -> tuple[dict[str, Any], dict[str, Any], list[int
                     error = dict(_ERROR, code=f"{step['id']}-failed", retryable=retryable)
                     attempts.append({"error": error})
                 else:
-                    report = {"app": "demo", "version": "1", "action": f"run{n}"}
+                    # Well-formed (normalisation keeps it whole, W6W-META-9/11): what
+                    # tells the attempts apart is whose report the engine kept.
+                    report = {
+                        "app": "demo",
+                        "version": "1",
+                        "action": f"run{n}",
+                        "connectionId": "k",
+                    }
                     attempts.append({"output": draw(small_outputs), "meta": [report]})
             scripts[step["id"]] = {"attempts": attempts}
             found.append(step)

@@ -428,3 +428,30 @@ def nested(
             segment = []
         return tuple(runs)
     return ()
+
+
+def blame(run: W6wRun, divergence: Divergence) -> tuple[str, ...]:
+    """The clause the engine's event breaks, where the rule alone does not say (explain.py).
+
+    W6W-META-19: "Parallel strands and foreach iterations never share a
+    callback: each invocation gets its own."  In a foreach iteration's or a
+    parallel branch's run, an attempt whose meta differs from the model's
+    and is what another invocation of the same step reported was given
+    another invocation's report.
+    """
+    from wforacle.model.w6w.meta import normalise_meta
+
+    observed = divergence.observed
+    if not isinstance(observed, dict) or observed.get("event") not in ATTEMPT_ENDS:
+        return ()
+    if run.outer is None or not ("foreach" in run.outer or run.separate_roots):
+        return ()
+    step, meta = observed.get("step"), observed.get("meta")
+    if not isinstance(step, str) or meta is None:
+        return ()
+    model = [e.get("meta") for e in divergence.permitted if e.get("step") == step]
+    if meta in model:
+        return ()
+    attempts = run.scenario.script(step).attempts
+    reports = [normalise_meta(result.meta[0]) for result in attempts if result.meta]
+    return ("W6W-META-19",) if meta in reports else ()

@@ -606,6 +606,12 @@ def _compare(prepared: Prepared, seen: Observation, finals: tuple[Any, ...]) -> 
     return compare(prepared.semantics, seen, finals)
 
 
+def _parts_blame(semantics: Any, divergence: Any) -> tuple[str, ...]:
+    from wforacle.properties.w6w.conformance import blame
+
+    return blame(semantics, divergence)
+
+
 def _nested(
     semantics: Any, before: tuple[Any, ...], observed: JSON
 ) -> tuple[tuple[str, Any, list[JSON]], ...]:
@@ -703,8 +709,6 @@ W6W = Specification(
         # W6W-FIELD-22: "Base delay … Exponential doubles each attempt"; W6W-RETRY-9: "cap
         # every computed wait at 300000 ms" (retry_step cites the cap first when it applied).
         "waitMs": ("W6W-FIELD-22", "W6W-RETRY-9"),
-        # W6W-META-19: "Parallel strands and foreach iterations never share a callback:
-        # each invocation gets its own" (cited by an attempt in such a run, rules.py).
-        "meta": ("W6W-META-19",),
     },
+    blame=lambda semantics, divergence: _parts_blame(semantics, divergence),
 )
