@@ -9,6 +9,7 @@ arbitrary JSON for fuzzing the loader.
 
 from __future__ import annotations
 
+import functools
 import json
 from typing import Any
 
@@ -64,14 +65,18 @@ def json_values(max_leaves: int = 20) -> st.SearchStrategy[Any]:
     )
 
 
+_MAX_ATTEMPTS = st.integers(1, 10**6)
+_DELAYS = st.integers(0, 10**7) | st.floats(0, 1e9)
+
+
 @st.composite
 def retry_policies(draw: st.DrawFn) -> dict[str, Any] | None:
     """Well-formed RetryPolicy objects (W6W-RETRY-1..3), or null."""
     if draw(_S0):
         return None
-    policy: dict[str, Any] = {"maxAttempts": draw(st.integers(1, 10**6))}
+    policy: dict[str, Any] = {"maxAttempts": draw(_MAX_ATTEMPTS)}
     if draw(_S0):
-        policy["delayMs"] = draw(st.integers(0, 10**7) | st.floats(0, 1e9))
+        policy["delayMs"] = draw(_DELAYS)
     if draw(_S0):
         policy["backoff"] = draw(_S1)
     return policy
@@ -173,18 +178,22 @@ def scenarios(
     steps = {}
     for step in all_steps(document["steps"]):
         if draw(_S0):
-            attempts = draw(
-                st.lists(
-                    st.builds(
-                        lambda o: {"output": o}, outputs if outputs is not None else json_values(3)
-                    )
-                    | st.builds(lambda e: {"error": e}, step_errors()),
-                    min_size=1,
-                    max_size=4,
-                )
-            )
+            attempts = draw(_attempt_lists(outputs))
             steps[step["id"]] = {"attempts": attempts, "idempotent": draw(_S0)}
     return {"steps": steps}
+
+
+@functools.cache
+def _attempt_lists(outputs: st.SearchStrategy[Any] | None) -> st.SearchStrategy[list[Any]]:
+    """One to four scripted results, outputs drawn from ``outputs`` (JSON values if None).
+
+    Built once per ``outputs``: a strategy built inside a draw is validated
+    at every draw, which was a third of case generation (bench_fuzz.py).
+    """
+    values = outputs if outputs is not None else json_values(3)
+    results = st.builds(lambda o: {"output": o}, values)
+    errors = st.builds(lambda e: {"error": e}, step_errors())
+    return st.lists(results | errors, min_size=1, max_size=4)
 
 
 def sequential_workflows(max_steps: int = 8) -> st.SearchStrategy[dict[str, Any]]:
@@ -265,6 +274,15 @@ def control_steps(draw: st.DrawFn, step_id: str, ids: list[str]) -> dict[str, An
     return step
 
 
+@functools.cache
+def _retry_delays(max_delay: int) -> st.SearchStrategy[int]:
+    """Small delays, and near and past the 300000 ms ceiling (W6W-RETRY-9) when allowed."""
+    delays = st.integers(0, min(max_delay, 3))
+    if max_delay > 3:
+        delays |= st.sampled_from([1000, 80_000, 150_001, max_delay])
+    return delays
+
+
 @st.composite
 def _fan_out_workflow(
     draw: st.DrawFn, max_steps: int, controls: bool, max_delay: int
@@ -276,9 +294,8 @@ def _fan_out_workflow(
         step = draw(steps(step_id, presentation=False))
         if isinstance(step.get("retry"), dict):
             step["retry"]["maxAttempts"] = min(step["retry"]["maxAttempts"], 3)
-            delays = st.integers(0, min(max_delay, 3))
+            delays = _retry_delays(max_delay)
             if max_delay > 3:  # near and past the 300000 ms ceiling (W6W-RETRY-9)
-                delays |= st.sampled_from([1000, 80_000, 150_001, max_delay])
                 step["retry"]["backoff"] = draw(_S12)
                 step["retry"]["maxAttempts"] = draw(_S13)
             step["retry"]["delayMs"] = draw(delays)
