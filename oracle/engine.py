@@ -588,6 +588,11 @@ def assess(spec: Specification, case: JSON, prepared: Prepared, seen: Observatio
         return Judgement(
             "divergence", divergence=verdict.divergence, observation=seen, exercised=exercised
         )
+    from wforacle.oracle.explain import interleaved
+
+    reordered = interleaved(spec, prepared.semantics, seen.trace)
+    if reordered is not None:
+        return Judgement("divergence", divergence=reordered, observation=seen, exercised=exercised)
     mismatch = spec.compare(prepared, seen, verdict.finals)
     if mismatch is not None:
         return Judgement("divergence", divergence=mismatch, observation=seen, exercised=exercised)

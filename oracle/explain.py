@@ -148,6 +148,47 @@ def _nested(
     return divergence
 
 
+def interleaved(spec: Specification, semantics: Any, trace: Sequence[JSON]) -> Divergence | None:
+    """Whether the nested runs an engine reordered for comparison ran in a permitted order.
+
+    The checker compares an event in its semantics' ``canonical`` form (w6w:
+    a parallel control's branches one after the other, A-160), which keeps
+    what each branch did but not when: a branch that started a step after
+    another branch's failure had drained the block looks like one that
+    started it before.  So the nested runs (``spec.nested``) of each event
+    whose canonical form is not the event itself are checked in the order
+    the engine sent them, and the first that
+    diverges is explained by its own rule.  None when every one is
+    permitted (or none was reordered).
+    """
+    canonical = getattr(semantics, "canonical", None)
+    if not callable(canonical):
+        return None
+    for index, event in enumerate(trace):
+        if not isinstance(event, dict) or "inner" not in event or canonical(event) is event:
+            continue
+        before = _before(spec, semantics, trace[:index])
+        try:
+            runs = spec.nested(semantics, before, event)
+            for where, inner, inner_trace in runs:
+                found = check(inner, spec.key, inner_trace).divergence
+                if found is None:
+                    continue
+                explained = by_rule(spec, inner, found, inner_trace)
+                return Divergence(
+                    index,
+                    event,
+                    (),
+                    explained.clauses,
+                    f"{event.get('event')} of {event.get('step')}: its inner events are in an "
+                    f"order no run permits; {where}, at its event {found.index}: "
+                    f"{explained.message}",
+                )
+        except tuple(spec.limits()):
+            continue
+    return None
+
+
 def _by_field(spec: Specification, divergence: Divergence) -> Divergence:
     """The model has an event of the engine's kind here: name the fields that differ.
 

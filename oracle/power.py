@@ -58,6 +58,7 @@ BUGS: dict[str, tuple[str, ...]] = {
         "block-meta-unpublished",  # W6W-META-20: a block step publishes meta in its scope
         "foreach-root-unknown",  # W6W-ROOT-25: foreach is one of the eight roots
         "block-failure-ignored",  # W6W-EDGE-10: a block's failure is its control's
+        "parallel-no-drain",  # W6W-FAN-9: a failing branch drains the block (A-160's order)
     ),
     "harness": (
         # "all-negative-skipped" is A-61's other reading (the earlier draft), not a bug.

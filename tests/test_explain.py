@@ -319,6 +319,18 @@ W6W_CASES = {
         "W6W-EDGE-10",
         _case([_if(_step("t0"))], scenario={"steps": {"t0": _fails("t0")}}),
     ),
+    # W6W-FAN-9: "On a plain fail … the engine stops launching new steps".  p0's failure
+    # comes first (schedule); q1 must not start.  The engine's inner events put in
+    # branch order are those of a run where q1 ended before p0 failed: only the order
+    # the engine sent them shows the bug (A-160, explain.interleaved).
+    "parallel-no-drain": (
+        "W6W-FAN-9",
+        _case(
+            [_control("c", "parallel", branches=[[_step("p0")], [_step("q0"), _step("q1")]])],
+            scenario={"steps": {"p0": _fails("p0")}},
+            schedule=[0],
+        ),
+    ),
 }
 
 

@@ -61,6 +61,8 @@ campaign finds them:
   block-meta-unpublished  a sub-block step's meta is not published into the block's scope
   foreach-root-unknown    {{ foreach.x }} markers are not root-anchored (left verbatim)
   block-failure-ignored   a sub-block's failure does not fail its control
+  parallel-no-drain       a parallel control's branches keep launching steps after one
+                          branch's step failed (the block does not drain)
 
 Readings, switched on with --reading ID=NAME (repeatable): where the RFC is
 open, toyflow can take the reading wforacle's model does not (`wforacle
@@ -108,6 +110,7 @@ BUGS = {
     "block-meta-unpublished",
     "foreach-root-unknown",
     "block-failure-ignored",
+    "parallel-no-drain",
 }
 READINGS = {"A-50=edges", "A-41=retried", "A-37=infix", "A-158=fails"}
 CAP_MS = 300_000
@@ -830,6 +833,7 @@ class Engine:
             self.outbound[edge["from"]].append(key)
 
     def fresh_state(self, separate_roots):
+        self.branches = separate_roots  # a parallel control's block: a strand per branch
         self.record = {s: {"status": "pending"} for s in self.order}
         self.skipped = set()
         self.strand = {}
@@ -1028,11 +1032,15 @@ class Engine:
                 raise SystemExit(f"unexpected message {message!r}")
             root.stash[call] = message  # an enclosing run's call, completed while we wait
 
+    def stopped(self):
+        """Whether the run drains: it launches no new step (W6W-FAN-9)."""
+        return self.draining and not (self.branches and "parallel-no-drain" in self.bugs)
+
     def launch(self):
-        if self.draining:
+        if self.stopped():
             return
         progressed = True
-        while progressed and not self.draining:
+        while progressed and not self.stopped():
             progressed = False
             for strand in sorted(set(self.strand.values())):
                 if strand in self.busy:
@@ -1046,7 +1054,7 @@ class Engine:
                         self.start(step_id, strand)
                         progressed = True
                         break
-                if self.draining:
+                if self.stopped():
                     break
 
     def is_ready(self, step_id):

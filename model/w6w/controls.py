@@ -191,6 +191,8 @@ def in_branch_order(steps: dict[str, Step], event: Event) -> Event:
 
     ``steps`` maps every step id of the document, sub-blocks included.
     Applied recursively: a parallel control may sit in another control's block.
+    An event that holds no parallel control is returned itself (not a copy):
+    explain.interleaved checks the engine's order of those that do.
     """
     inner = event.get("inner") if isinstance(event, dict) else None
     if not isinstance(inner, list):
@@ -200,6 +202,8 @@ def in_branch_order(steps: dict[str, Step], event: Event) -> Event:
     step = steps.get(named) if isinstance(named, str) else None
     if step is not None and action(step) == "parallel":
         events = branch_order(step, events)
+    elif all(a is b for a, b in zip(events, inner, strict=True)):
+        return event  # nothing in it is put in branch order: the event itself
     return {**event, "inner": events}
 
 

@@ -77,6 +77,10 @@ def invocations_mismatch(model: W6wRun, seen: Observation) -> Divergence | None:
         made.append(canonical([step, match[0] if match else _masked(value, plain)]))
     missing = Counter(reported) - Counter(made)
     extra = Counter(made) - Counter(reported)
+    # A crash may cut a control's sub-block short: its steps' invocations before the
+    # crash are in no trace event (the control's inner is never sent), A-161.
+    cut = _cut_short(model, seen.trace)
+    extra = Counter({k: n for k, n in extra.items() if json.loads(k)[0] not in cut})
     if not extra and not (missing - lost):
         return None
     shown = sorted(extra.elements()) or sorted(made)
@@ -87,6 +91,29 @@ def invocations_mismatch(model: W6wRun, seen: Observation) -> Divergence | None:
         ("W6W-FIELD-10", "W6W-STATE-4"),
         "the invocations the engine made are not the attempts its trace reports",
     )
+
+
+def _cut_short(model: W6wRun, trace: Sequence[JSON]) -> set[str]:
+    """The block steps of the controls whose attempt was in flight at a crash (A-161)."""
+    from wforacle.model.w6w.controls import action
+
+    steps = {step.id: step for _, step in model.workflow.all_steps()}
+    running: set[str] = set()
+    cut: set[str] = set()
+    for event in trace:
+        named = event.get("step") if isinstance(event, dict) else None
+        step = steps.get(named) if isinstance(named, str) else None
+        name = event.get("event") if isinstance(event, dict) else None
+        if step is not None and action(step) is not None:
+            if name == "step_started":
+                running.add(step.id)
+            elif name in ("step_succeeded", "attempt_failed", "step_failed"):
+                running.discard(step.id)
+        elif name == "crashed":
+            for control in running:
+                cut.update(s.id for block in steps[control].blocks for s in block.steps)
+            running.clear()
+    return cut
 
 
 def _attempt_events(model: W6wRun, trace: Sequence[JSON]) -> Iterator[JSON]:
@@ -288,7 +315,9 @@ def why_not(run: W6wRun, event: JSON, before: tuple[Any, ...]) -> tuple[tuple[st
     of the plan there is out of the plan's order between two ready steps,
     which no edge decides: W6W-PLAN-5 ("Ties broken by declared step
     order"), or W6W-PLAN-2 without edges ("the plan is steps in declared
-    order").  ((), "") otherwise, or when the configurations disagree.
+    order").  A step launched while the run drains after a plain fail
+    breaks W6W-FAN-9.  ((), "") otherwise, or when the configurations
+    disagree.
     """
     step = event.get("step")
     if not isinstance(step, str) or step not in run.position or not before:
@@ -346,6 +375,12 @@ def _not_here(run: W6wRun, c: Any, i: int) -> tuple[tuple[str, ...], str]:
         )
     if state.status != "pending" or not run.ready(c, i):
         return (), ""
+    if c.failure is not None:
+        # W6W-FAN-9: "On a plain fail … the engine stops launching new steps, lets
+        # in-flight steps finish, then finalizes."
+        return ("W6W-FAN-9",), (
+            f"{c.failure[0]} failed (a plain fail): the run drains, launching no new step"
+        )
     earlier = [
         t.event["step"]
         for t in run.enabled(c)

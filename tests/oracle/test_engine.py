@@ -186,7 +186,13 @@ CONTROL_FIRST = {
     "block-meta-unpublished": "W6W-META-20",  # "publishes meta into its inner scope"
     "foreach-root-unknown": "W6W-ROOT-25",  # foreach is one of the eight roots
     "block-failure-ignored": "W6W-EDGE-10",  # "handled by its enclosing control's own …"
+    # "On a plain fail … stops launching new steps": a branch's step fails and the
+    # branch (or another) has a step left to launch.
+    "parallel-no-drain": "W6W-FAN-9",
 }
+# The block steps each control bug needs: a reader and the step it reads; a failing
+# step and the one after it on its branch; one otherwise.
+CONTROL_STEPS = {"block-meta-unpublished": 2, "parallel-no-drain": 2}
 FAST_BUGS = ["no-skip", "meta-from-output", "error-edge-ignored"]
 SLOW_BUGS = [
     bug
@@ -264,15 +270,14 @@ def test_a_campaign_finds_each_control_bug_in_a_minimal_control(bug):
         finding.judgement.divergence.clauses
     )
     minimal(bug, finding.case)
-    # One control, nothing around it, and in its blocks only what the bug needs: two
-    # steps where one reads the other's meta, one step otherwise; a foreach iterates
-    # twice only where iterations must differ.
+    # One control, nothing around it, and in its blocks only what the bug needs
+    # (CONTROL_STEPS); a foreach iterates twice only where iterations must differ.
     (control,) = finding.case["document"]["steps"]
     assert control["uses"]["app"] == "@w6w/control"
     blocks = [v for k, v in control["with"].items() if k in ("then", "else", "body")]
     blocks += control["with"].get("branches", [])
     inner = [step for block in blocks for step in block]
-    assert len(inner) == (2 if bug == "block-meta-unpublished" else 1), control
+    assert len(inner) == CONTROL_STEPS.get(bug, 1), control
     if "items" in control["with"]:
         assert len(control["with"]["items"]) == (2 if bug == "foreach-shared-callback" else 1)
     assert ("retry" in control) == (bug == "control-retried"), control
