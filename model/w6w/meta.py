@@ -58,6 +58,10 @@ def meta_clauses(step: Step, result: Result) -> tuple[str, ...]:
     from the output (W6W-META-8).  An explanation cites the first of these
     when the engine's meta differs (oracle/explain.py).
     """
+    if step.uses is not None and (step.uses.app or "").startswith("@w6w/"):
+        # W6W-META-15: "So do @w6w/* host-internal steps … and engine control steps"
+        # carry no meta.
+        return ("W6W-META-15",)
     reports: list[JSON] = list(result.meta or ())
     if len(reports) > 1:
         return ("W6W-META-12", "W6W-META-22", "W6W-META-11", "W6W-META-8")

@@ -201,7 +201,7 @@ class Resolver:
         return value
 
     def _meta_read(self, path: JSON) -> None:
-        """Label a path that reads a step's meta (``steps.<id>.meta…``).
+        """Label a path that reads a step's meta (``steps.<id>.meta…``) or ``foreach``.
 
         W6W-META-13: "A succeeded app step publishes meta beside output in the
         expression scope"; W6W-META-20, for a step of the same sub-block: it
@@ -210,6 +210,10 @@ class Resolver:
         parts = path.split(".") if isinstance(path, str) else []
         if len(parts) >= 3 and parts[0] == "steps" and parts[2] == "meta":
             self.clauses.append("W6W-META-20" if parts[1] in self.block else "W6W-META-13")
+        if parts and parts[0] == "foreach":
+            # W6W-ROOT-6: foreach "adds foreach.item and foreach.index to the
+            # sub-block's run scope" (A-53: the item, and its index from 0).
+            self.clauses.append("W6W-ROOT-6")
 
     def _generic_root(self, path: JSON) -> None:
         """Label a path that reads ``secrets.…`` through the generic data root.

@@ -722,6 +722,10 @@ def _expressions(draw: st.DrawFn) -> tuple[dict[str, Any], dict[str, Any], list[
     return document, scenario, []
 
 
+# An if's condition by JSONLogic truthiness ([] is false, A-53), literal or read from a;
+# a foreach's items, literal or a's output (not always an array: foreach_items_not_array).
+_CONDITIONS = st.sampled_from([True, False, [], [0], 0, "", "x", {"$": "steps.a.output"}])
+_ITEMS = st.lists(_S22, min_size=2, max_size=3) | st.just({"$": "steps.a.output"})
 _BODY_READS = st.sampled_from(["marker", "item", "index"])
 _FIRST_READS = st.sampled_from([None, "output", "meta"])
 _SECOND_READS = st.sampled_from(["meta", "output"])
@@ -733,8 +737,10 @@ _CONTROL_ON_ERRORS = st.sampled_from([None, None, "continue", "continue-record"]
 def _controls(draw: st.DrawFn) -> tuple[dict[str, Any], dict[str, Any], list[int]]:
     """W6W-EDGE-8/10, W6W-META-19/20, W6W-ROOT-6/25: one canonical control reading its scope.
 
-    ``a`` succeeds; the control ``c`` is an if, a foreach over two or three
-    items or a parallel of two branches, with blocks of one or two steps;
+    ``a`` succeeds; the control ``c`` is an if (its condition truthy or not
+    by JSONLogic, or ``a``'s output), a foreach over two or three items (or
+    over ``a``'s output, an array or not) or a parallel of two branches,
+    with blocks of one or two steps;
     a block step reads ``foreach.item`` or ``foreach.index`` (a path, or a
     ``{{ }}`` marker: foreach is one of the eight roots) or the earlier block
     step's output or meta; ``c`` may declare a retry policy, which it does
@@ -789,9 +795,9 @@ def _controls(draw: st.DrawFn) -> tuple[dict[str, Any], dict[str, Any], list[int
 
     with_: dict[str, Any]
     if action == "if":
-        with_ = {"condition": draw(_S0), "then": block("t"), "else": block("e")}
+        with_ = {"condition": draw(_CONDITIONS), "then": block("t"), "else": block("e")}
     elif action == "foreach":
-        with_ = {"items": draw(st.lists(_S22, min_size=2, max_size=3)), "body": block("b")}
+        with_ = {"items": draw(_ITEMS), "body": block("b")}
     else:
         with_ = {"branches": [block("p"), block("q")]}
     control: dict[str, Any] = {

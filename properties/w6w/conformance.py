@@ -468,8 +468,9 @@ def nested(
 def blame(run: W6wRun, divergence: Divergence) -> tuple[str, ...]:
     """The clause the engine's event breaks, where the rule alone does not say (explain.py).
 
-    W6W-META-19: "Parallel strands and foreach iterations never share a
-    callback: each invocation gets its own."  In a foreach iteration's or a
+    A control's own definition (``_control_blame``).  W6W-META-19:
+    "Parallel strands and foreach iterations never share a callback: each
+    invocation gets its own."  In a foreach iteration's or a
     parallel branch's run, an attempt whose meta differs from the model's
     and is what another invocation of the same step reported was given
     another invocation's report.
@@ -477,8 +478,11 @@ def blame(run: W6wRun, divergence: Divergence) -> tuple[str, ...]:
     from wforacle.model.w6w.meta import normalise_meta
 
     observed = divergence.observed
-    if not isinstance(observed, dict) or observed.get("event") not in ATTEMPT_ENDS:
+    if not isinstance(observed, dict):
         return ()
+    controlled = _control_blame(run, observed)
+    if controlled or observed.get("event") not in ATTEMPT_ENDS:
+        return controlled
     if run.outer is None or not ("foreach" in run.outer or run.separate_roots):
         return ()
     step, meta = observed.get("step"), observed.get("meta")
@@ -490,3 +494,45 @@ def blame(run: W6wRun, divergence: Divergence) -> tuple[str, ...]:
     attempts = run.scenario.script(step).attempts
     reports = [normalise_meta(result.meta[0]) for result in attempts if result.meta]
     return ("W6W-META-19",) if meta in reports else ()
+
+
+def _control_blame(run: W6wRun, observed: JSON) -> tuple[str, ...]:
+    """A control's event that breaks A-53's definition of the control itself.
+
+    Its input holds a sub-block (the input is its parameters, the with block
+    without its blocks: A-53, A-06); a foreach ran on after an iteration
+    failed ("the first failing iteration ends the control", A-53; W6W-EDGE-10:
+    "A sub-block failure is handled by its enclosing control's own failure
+    modes"); an if ran the block its condition did not choose (JSONLogic
+    truthiness, A-53, A-20).
+    """
+    from wforacle.model.expr.js import truthy
+    from wforacle.model.w6w.controls import BLOCK_KEYS, action, block
+
+    named = observed.get("step")
+    step = run.by_id.get(named) if isinstance(named, str) else None
+    kind = action(step) if step is not None else None
+    if step is None or kind is None:
+        return ()
+    given = observed.get("input")
+    started = observed.get("event") == "step_started" and isinstance(given, dict)
+    if started and set(given) & set(BLOCK_KEYS.get(kind, ())):
+        return ("A-53", "A-06")
+    inner = observed.get("inner")
+    if not isinstance(inner, list):
+        return ()
+    ends = [
+        k for k, e in enumerate(inner) if isinstance(e, dict) and e.get("event") == "run_finished"
+    ]
+    if kind == "foreach" and any(
+        inner[k].get("status") == "failed" for k in ends if k < len(inner) - 1
+    ):
+        return ("A-53", "W6W-EDGE-10")
+    if kind == "if" and isinstance(step.with_, dict):
+        ran = {e.get("step") for e in inner if isinstance(e, dict)}
+        for where in ("then", "else"):
+            if ran & {s.id for s in block(step, (where,))}:
+                chosen = "then" if truthy(step.with_.get("condition")) else "else"
+                if where != chosen and not isinstance(step.with_.get("condition"), dict):
+                    return ("A-53", "A-20")
+    return ()

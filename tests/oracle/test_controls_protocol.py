@@ -102,3 +102,39 @@ def test_branch_order_keeps_each_branch_s_order_and_ends_with_run_finished():
     # An engine's malformed inner events are compared as they are, never a crash.
     odd = {"event": "step_succeeded", "step": "c", "inner": [7, {"step": ["x"]}, None]}
     assert in_branch_order({"c": step}, odd)["inner"][0] == 7
+
+
+def _blamed(control, observed):
+    from wforacle.properties.specification import Divergence
+    from wforacle.properties.w6w.conformance import blame
+
+    run = W6W.prepare(_case(control, {}), None).semantics
+    return blame(run, Divergence(1, observed, (), (), "differs"))
+
+
+FOREACH = {
+    "id": "c",
+    "uses": {"app": "@w6w/control", "action": "foreach"},
+    "with": {"items": [1, 2], "body": [_app("b0")]},
+}
+FAILED = {"event": "run_finished", "status": "failed", "error": {}, "step": "b0"}
+
+
+def test_a_control_s_own_definition_is_blamed_where_the_engine_breaks_it():
+    # The input is the parameters without the blocks.
+    started = {"event": "step_started", "step": "c", "attempt": 1, "input": FOREACH["with"]}
+    assert _blamed(FOREACH, started) == ("A-53", "A-06")
+    # The first failing iteration ends the foreach (A-53, W6W-EDGE-10).
+    more = [FAILED, {"event": "step_started", "step": "b0"}, {"event": "run_finished"}]
+    ended = {"event": "attempt_failed", "step": "c", "inner": more}
+    assert _blamed(FOREACH, ended) == ("A-53", "W6W-EDGE-10")
+    assert _blamed(FOREACH, {**ended, "inner": [FAILED]}) == ()
+    # An if whose condition is [] (false by JSONLogic truthiness) runs else.
+    branch = {
+        "id": "c",
+        "uses": {"app": "@w6w/control", "action": "if"},
+        "with": {"condition": [], "then": [_app("t0")], "else": [_app("e0")]},
+    }
+    ran_then = {"event": "step_succeeded", "step": "c", "inner": [{"step": "t0"}]}
+    assert _blamed(branch, ran_then) == ("A-53", "A-20")
+    assert _blamed(branch, {**ran_then, "inner": [{"step": "e0"}]}) == ()

@@ -307,3 +307,23 @@ def test_the_command_line_runs_a_call_with_the_validator_passed_in(tmp_path, cap
     )
     assert main(["run", str(document), "--scenario", str(scenario), "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["runState"]["output"] == 42
+
+
+def test_the_clauses_a_control_s_reads_and_meta_cite_come_first():
+    # Explanations cite the deciding clause first (oracle/explain.py): a read of
+    # foreach.* is W6W-ROOT-6's; a control's meta is W6W-META-15's ("carry no meta").
+    from wforacle.model.w6w.meta import meta_clauses
+    from wforacle.model.w6w.resolve import resolve_labelled
+    from wforacle.model.w6w.scenario import Result
+
+    scope = {"vars": {}, "steps": {}, "foreach": {"item": "x", "index": 0}}
+    _, resolved, used = resolve_labelled({"i": {"$": "foreach.index"}}, scope)
+    assert resolved == {"i": 0} and used[0] == "W6W-ROOT-6"
+    _, _, used = resolve_labelled({"m": {"$": "steps.b.meta"}}, scope, block=("b",))
+    assert used[0] == "W6W-META-20"
+    _, _, used = resolve_labelled({"m": {"$": "steps.b.meta"}}, scope)
+    assert used[0] == "W6W-META-13"
+    doc = workflow(control("c", "foreach", items=[], body=[app_step("b")]))
+    step = validate(doc).workflow.steps[0]
+    report = {"app": "demo", "version": "1", "action": "run", "connectionId": "k"}
+    assert meta_clauses(step, Result(output=1, meta=(report,)))[0] == "W6W-META-15"
