@@ -117,7 +117,7 @@ def endings(run: Run, c: Config, i: int) -> list[Ending]:
     step = run.by_id[run.plan[i]]
     state = c.steps[i]
     params = state.invoked if isinstance(state.invoked, dict) else {}
-    start = Start(dict(c.sub_invocations), c.clock)
+    start = Start(shared_counts(run, c), c.clock)
     if step.is_call:
         found = _call(run, step, params, start)
         assert found is not None, "a scripted call has no endings (see ``scripted``)"
@@ -158,6 +158,34 @@ def endings(run: Run, c: Config, i: int) -> list[Ending]:
         ]
         return _finish(_run_blocks(run, scope, branches, start, parallel=True), list)
     raise AssertionError(f"no endings for control {kind!r}")
+
+
+def shared_counts(run: Run, c: Config) -> dict[str, int]:
+    """Each step id's invocations so far, main-graph steps' and block steps' together.
+
+    The scenario answers a step's n-th invocation in the whole run with its
+    n-th result, by id (docs/engine-protocol.md): a block step that repeats
+    a main-graph step's id (a warning, duplicate_nested_step_id) continues
+    that step's count, as the oracle's does.
+    """
+    counts = dict(c.sub_invocations)
+    for j, step_id in enumerate(run.plan):
+        if c.invocations[j] or step_id in counts:
+            counts[step_id] = counts.get(step_id, 0) + c.invocations[j]
+    return counts
+
+
+def block_counts(
+    run: Run, c: Config, after: tuple[tuple[str, int], ...]
+) -> tuple[tuple[str, int], ...]:
+    """The block steps' own invocations after a control's attempt (``shared_counts`` undone).
+
+    ``after`` counts each id's invocations in the whole run; a main-graph
+    step's own count stays in ``c.invocations``.
+    """
+    own = {step_id: c.invocations[j] for j, step_id in enumerate(run.plan)}
+    found = ((step_id, n - own.get(step_id, 0)) for step_id, n in after)
+    return tuple((step_id, n) for step_id, n in found if n)
 
 
 def branch_order(step: Step, events: Sequence[Event]) -> list[Event]:

@@ -361,7 +361,9 @@ def invoke(run: Run, c: Config, i: int) -> list[Transition[Config]]:
     step = run.by_id[step_id]
     if _is_wait(step) or ((step.is_control or step.is_call) and not controls.scripted(run, c, i)):
         return []  # suspend_step's or complete's case
-    invocation = c.invocations[i] + 1
+    # A block step with the same id as this one has used the id's scripted results too.
+    shared = dict(c.sub_invocations).get(step_id, 0) if c.sub_invocations else 0
+    invocation = c.invocations[i] + shared + 1
     counts = c.invocations
     invocations = (
         counts.bumped(i)
@@ -396,7 +398,7 @@ def complete(run: Run, c: Config, i: int) -> list[Transition[Config]]:
         base = evolve(
             c,
             clock=ending.clock,
-            sub_invocations=ending.sub_invocations,
+            sub_invocations=controls.block_counts(run, c, ending.sub_invocations),
             errors=(*c.errors, *ending.errors),
         )
         base = evolve(base, steps=_replace(c, i, evolve(state, inner=list(ending.records))))

@@ -138,3 +138,22 @@ def test_a_control_s_own_definition_is_blamed_where_the_engine_breaks_it():
     ran_then = {"event": "step_succeeded", "step": "c", "inner": [{"step": "t0"}]}
     assert _blamed(branch, ran_then) == ("A-53", "A-20")
     assert _blamed(branch, {**ran_then, "inner": [{"step": "e0"}]}) == ()
+
+
+def test_a_block_step_repeating_a_main_step_s_id_continues_its_scripted_results(toyflow):
+    # The oracle answers an invoke by step id, counting across the run (its n-th
+    # invocation, the n-th result): so does the model, for a block step that repeats
+    # a main step's id (a warning, duplicate_nested_step_id).  A stranger's engine
+    # could pass no such case while the model counted the block's b from 0.
+    loop = {**FOREACH, "with": {"items": [1], "body": [_app("b")]}}
+    scripts = {"b": {"attempts": [{"output": "first"}, {"output": "second"}]}}
+    for steps, block_output in (([_app("b"), loop], "second"), ([loop, _app("b")], "first")):
+        document = {"manifestVersion": "2", "id": "wf", "name": "c", "steps": steps}
+        case = {"document": document, "scenario": {"steps": scripts}, "schedule": []}
+        judgement = judge(toyflow, W6W, case)
+        assert judgement.verdict == "pass", judgement.divergence
+        trace = judgement.observation.trace
+        (control,) = [e for e in trace if e.get("step") == "c" and "inner" in e]
+        assert next(e["output"] for e in control["inner"] if "output" in e) == block_output
+        main = [e["output"] for e in trace if e.get("step") == "b" and "output" in e]
+        assert main == [{"first": "second", "second": "first"}[block_output]]
