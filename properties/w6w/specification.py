@@ -421,7 +421,8 @@ def _blocks(case: JSON) -> Iterator[JSON]:
 
     A block step goes with its script; its fields are onError, with and
     retry; a parallel branch goes with its steps' scripts; a foreach drops
-    its last item.
+    its last item; an items or condition read from another step becomes a
+    literal (one or two items; true, false).
 
     A finding inside a control needs the block step that shows it, not its
     neighbours (A-53); a variant the validator rejects (an empty branch list)
@@ -449,6 +450,14 @@ def _blocks(case: JSON) -> Iterator[JSON]:
             variant = copy.deepcopy(case)
             variant["document"]["steps"][k]["with"]["items"] = items[:-1]
             yield variant
+        # A parameter read from another step made a literal, so that step can go too.
+        literals = {"items": ([0], [0, 0]), "condition": (True, False)}
+        for name, values in literals.items():
+            if name in with_ and isinstance(with_[name], dict):
+                for value in values:
+                    variant = copy.deepcopy(case)
+                    variant["document"]["steps"][k]["with"][name] = value
+                    yield variant
 
 
 def _block_steps(case: JSON, k: int, where: tuple[Any, ...], block: Any) -> Iterator[JSON]:
