@@ -126,26 +126,37 @@ def _nested(
     observed = divergence.observed
     if not trace or not isinstance(observed, dict) or "inner" not in observed:
         return divergence
-    before = _before(spec, semantics, trace[: divergence.index])
     # The engine's event as it sent it: a semantics may compare a canonical form
     # (w6w: a parallel control's branches in turn, A-160), but a nested run is
     # checked in the order the engine ran it.
     sent = trace[divergence.index] if divergence.index < len(trace) else observed
+    found = _first_nested(spec, semantics, trace[: divergence.index], sent)
+    if found is None:
+        return divergence
+    where, explained = found
+    clauses = tuple(dict.fromkeys([*explained.clauses, *divergence.clauses]))
+    return attrs.evolve(divergence, clauses=clauses, message=f"{divergence.message}; {where}")
+
+
+def _first_nested(
+    spec: Specification, semantics: Any, prefix: Sequence[JSON], event: JSON
+) -> tuple[str, Divergence] | None:
+    """The first of ``event``'s nested runs (``spec.nested``) whose trace diverges, explained.
+
+    ``prefix``: the trace before ``event``.  (where it diverged — "in iteration
+    1 of foreach c, at its event 2: …" —, the inner divergence by its rule), or
+    None when every nested run is permitted.
+    """
+    before = _before(spec, semantics, prefix)
     try:
-        runs = spec.nested(semantics, before, sent)
-        for where, inner, inner_trace in runs:
+        for where, inner, inner_trace in spec.nested(semantics, before, event):
             found = check(inner, spec.key, inner_trace).divergence
-            if found is None:
-                continue
-            explained = by_rule(spec, inner, found, inner_trace)
-            clauses = tuple(dict.fromkeys([*explained.clauses, *divergence.clauses]))
-            message = (
-                f"{divergence.message}; {where}, at its event {found.index}: {explained.message}"
-            )
-            return attrs.evolve(divergence, clauses=clauses, message=message)
+            if found is not None:
+                explained = by_rule(spec, inner, found, inner_trace)
+                return f"{where}, at its event {found.index}: {explained.message}", explained
     except tuple(spec.limits()):
         pass
-    return divergence
+    return None
 
 
 def interleaved(spec: Specification, semantics: Any, trace: Sequence[JSON]) -> Divergence | None:
@@ -157,13 +168,27 @@ def interleaved(spec: Specification, semantics: Any, trace: Sequence[JSON]) -> D
     another branch's failure had drained the block looks like one that
     started it before.  So the nested runs (``spec.nested``) of each event
     whose canonical form is not the event itself are checked in the order
-    the engine sent them, and the first that
-    diverges is explained by its own rule.  None when every one is
-    permitted (or none was reordered).
+    the engine sent them, and the first that diverges is explained by its
+    own rule.  None when every one is permitted (or none was reordered).
     """
     canonical = getattr(semantics, "canonical", None)
     if not callable(canonical):
         return None
+    for index, event in enumerate(trace):
+        if not isinstance(event, dict) or "inner" not in event or canonical(event) is event:
+            continue
+        found = _first_nested(spec, semantics, trace[:index], event)
+        if found is not None:
+            where, explained = found
+            return Divergence(
+                index,
+                event,
+                (),
+                explained.clauses,
+                f"{event.get('event')} of {event.get('step')}: its inner events are in an "
+                f"order no run permits; {where}",
+            )
+    return None
     for index, event in enumerate(trace):
         if not isinstance(event, dict) or "inner" not in event or canonical(event) is event:
             continue
