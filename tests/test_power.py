@@ -29,28 +29,29 @@ BUDGETS: dict[tuple[str, str], int] = {
     ("w6w", "meta-from-output"): 1200,
     ("w6w", "error-edge-ignored"): 3700,
     ("w6w", "retry-auth"): 5800,
-    ("w6w", "uncapped-backoff"): 3000,
+    ("w6w", "uncapped-backoff"): 4700,
     ("w6w", "plan-fifo"): 2900,
     ("w6w", "record-drops"): 900,
     ("w6w", "last-output-by-time"): 2700,
     ("w6w", "first-failure-by-time"): 4300,
-    ("w6w", "replay-reinvokes"): 900,
-    ("w6w", "resume-from-start"): 600,
+    ("w6w", "replay-reinvokes"): 1100,
+    ("w6w", "resume-from-start"): 1200,
     # The expression layer: medians 13, 48, 6, 6, 43 and worst 50, 87, 8, 8, 191 over
     # seeds 0..4 (docs/power.md); twenty medians, rounded up.
     ("w6w", "template-partial-root"): 1600,
-    ("w6w", "secret-generic-root"): 1300,
-    ("w6w", "template-untyped"): 200,
-    ("w6w", "render-two-pass"): 200,
+    ("w6w", "secret-generic-root"): 1500,
+    ("w6w", "template-untyped"): 400,
+    ("w6w", "render-two-pass"): 1000,
     ("w6w", "chain-first-only"): 5200,
     # The canonical controls (issue 18): every w6w bug re-measured with the control shape
-    # in the catalogue (a fifth of the cases), seeds 0-4, Hypothesis 6.170.17,
-    # docs/power.md; each budget the larger of the old one, twenty medians and four
-    # worsts (several older bugs became rarer; none was lowered).
+    # in the catalogue (a fifth of the cases), seeds 0-4, under Hypothesis 6.170.17 and
+    # 6.155.2 (CI's), docs/power.md; each budget the largest of the old one and each
+    # release's twenty medians and four worsts (several older bugs became rarer; none
+    # was lowered).
     ("w6w", "control-retried"): 2900,
-    ("w6w", "foreach-shared-callback"): 9200,
+    ("w6w", "foreach-shared-callback"): 9800,
     ("w6w", "block-meta-unpublished"): 1900,
-    ("w6w", "foreach-root-unknown"): 3900,
+    ("w6w", "foreach-root-unknown"): 13000,
     ("w6w", "block-failure-ignored"): 1200,
     ("w6w", "parallel-no-drain"): 5200,
     # Re-measured with loops in the catalogue and the stricter judge (cancellation events,
@@ -120,6 +121,12 @@ SLOW_POWER = {
     ("harness", "quorum-counts-negative"),
     ("harness", "compensation-forward-order"),
     ("harness", "loop-last-failure"),  # seeds 0-2 took 2983, 18 and 660 examples
+    # Control bugs whose three seeds take hundreds of examples each (under 6.155.2:
+    # 371/486/737, 374/938/648, 25/474/259); each is found at the first of seeds 0-2
+    # that finds it, shrunk and cited by tests/oracle/test_engine.py's control test.
+    ("w6w", "foreach-shared-callback"),
+    ("w6w", "foreach-root-unknown"),
+    ("w6w", "parallel-no-drain"),
 }
 DEFAULT_CASES = [
     (spec, bug) for spec, bug in CASES if spec != "workfile" and (spec, bug) not in SLOW_POWER
