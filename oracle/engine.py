@@ -50,6 +50,7 @@ import attrs
 
 from wforacle.model.diagnostics import InvalidInput
 from wforacle.oracle.check import check
+from wforacle.oracle.explain import interleaved
 from wforacle.oracle.readings import ANY, Selection
 from wforacle.properties.specification import (
     Divergence,
@@ -588,8 +589,6 @@ def assess(spec: Specification, case: JSON, prepared: Prepared, seen: Observatio
         return Judgement(
             "divergence", divergence=verdict.divergence, observation=seen, exercised=exercised
         )
-    from wforacle.oracle.explain import interleaved
-
     reordered = interleaved(spec, prepared.semantics, seen.trace)
     if reordered is not None:
         return Judgement("divergence", divergence=reordered, observation=seen, exercised=exercised)

@@ -189,29 +189,6 @@ def interleaved(spec: Specification, semantics: Any, trace: Sequence[JSON]) -> D
                 f"order no run permits; {where}",
             )
     return None
-    for index, event in enumerate(trace):
-        if not isinstance(event, dict) or "inner" not in event or canonical(event) is event:
-            continue
-        before = _before(spec, semantics, trace[:index])
-        try:
-            runs = spec.nested(semantics, before, event)
-            for where, inner, inner_trace in runs:
-                found = check(inner, spec.key, inner_trace).divergence
-                if found is None:
-                    continue
-                explained = by_rule(spec, inner, found, inner_trace)
-                return Divergence(
-                    index,
-                    event,
-                    (),
-                    explained.clauses,
-                    f"{event.get('event')} of {event.get('step')}: its inner events are in an "
-                    f"order no run permits; {where}, at its event {found.index}: "
-                    f"{explained.message}",
-                )
-        except tuple(spec.limits()):
-            continue
-    return None
 
 
 def _by_field(spec: Specification, divergence: Divergence) -> Divergence:

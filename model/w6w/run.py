@@ -10,6 +10,7 @@ failed step routes.  ``W6wRun`` (semantics.py) adds the transitions.
 from __future__ import annotations
 
 import abc
+import functools
 from collections.abc import Callable, Sequence
 from typing import Any, Self
 
@@ -92,6 +93,18 @@ class Run(abc.ABC):
             tuple(members[k]) for k in sorted(members)
         )
         self.layout = Layout(self.plan, self.strand, self.strands)
+
+    @functools.cached_property
+    def every_step(self) -> dict[str, Step]:
+        """Every step of the document by id, sub-blocks' included (main graph first).
+
+        ``by_id`` holds the main graph's only: this map is for what reads a
+        control's events, whose ``inner`` names block steps.
+        """
+        found: dict[str, Step] = {}
+        for _, step in self.workflow.all_steps():
+            found.setdefault(step.id, step)
+        return found
 
     @abc.abstractmethod
     def initial(self) -> Config:

@@ -169,11 +169,7 @@ class W6wRun(Run):
         """
         if not isinstance(event, dict) or "inner" not in event:
             return event
-        if self._all_steps is None:
-            self._all_steps = {step.id: step for _, step in self.workflow.all_steps()}
-        return in_branch_order(self._all_steps, event)
-
-    _all_steps: dict[str, Any] | None = None
+        return in_branch_order(self.every_step, event)
 
     def enabled(self, config: Config) -> list[Transition[Config]]:
         """Every transition permitted from ``config``, checkpoints numbered.

@@ -761,11 +761,11 @@ def _controls(draw: st.DrawFn) -> tuple[dict[str, Any], dict[str, Any], list[int
             reads = _SECOND_READS if found else _BODY_READS if action == "foreach" else _FIRST_READS
             read = draw(reads)
             earlier = found[-1]["id"] if found else "a"
-            if read == "item" and action == "foreach":
+            if read == "item":
                 step["with"] = {"item": {"$": "foreach.item"}}
-            elif read == "index" and action == "foreach":
+            elif read == "index":
                 step["with"] = {"i": {"$": "foreach.index"}}
-            elif read == "marker" and action == "foreach":
+            elif read == "marker":
                 step["with"] = {"item": "{{ foreach.item }}"}
             elif read == "meta":
                 step["with"] = {"meta": {"$": f"steps.{earlier}.meta"}}

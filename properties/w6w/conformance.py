@@ -97,7 +97,7 @@ def _cut_short(model: W6wRun, trace: Sequence[JSON]) -> set[str]:
     """The block steps of the controls whose attempt was in flight at a crash (A-161)."""
     from wforacle.model.w6w.controls import action
 
-    steps = {step.id: step for _, step in model.workflow.all_steps()}
+    steps = model.every_step
     running: set[str] = set()
     cut: set[str] = set()
     for event in trace:
@@ -125,10 +125,9 @@ def _attempt_events(model: W6wRun, trace: Sequence[JSON]) -> Iterator[JSON]:
     judged as an app step (its own script answers it over the protocol;
     child runs are not driven over version 1, docs/engine-protocol.md).
     """
-    steps = {step.id: step for _, step in model.workflow.all_steps()}
     for event in trace:
         named = event.get("step") if isinstance(event, dict) else None
-        step = steps.get(named) if isinstance(named, str) else None
+        step = model.every_step.get(named) if isinstance(named, str) else None
         if step is not None and step.is_control:
             inner = event.get("inner")
             if isinstance(inner, list):
@@ -427,7 +426,7 @@ def nested(
         if state.status != "running" or not isinstance(state.invoked, dict):
             continue
         params, scope = state.invoked, run.scope(c)
-        counts = dict(c.sub_invocations)
+        counts = controls.shared_counts(run, c)  # as controls.endings starts a block
 
         def sub(blocks: list[Any], where: dict[str, JSON], parallel: bool = False) -> Any:
             # Called at once: the counts and the clock as they are now (B023 holds no risk).

@@ -615,7 +615,7 @@ def _compare(prepared: Prepared, seen: Observation, finals: tuple[Any, ...]) -> 
     return compare(prepared.semantics, seen, finals)
 
 
-def _parts_blame(semantics: Any, divergence: Any) -> tuple[str, ...]:
+def _blame(semantics: Any, divergence: Any) -> tuple[str, ...]:
     from wforacle.properties.w6w.conformance import blame
 
     return blame(semantics, divergence)
@@ -719,5 +719,5 @@ W6W = Specification(
         # every computed wait at 300000 ms" (retry_step cites the cap first when it applied).
         "waitMs": ("W6W-FIELD-22", "W6W-RETRY-9"),
     },
-    blame=lambda semantics, divergence: _parts_blame(semantics, divergence),
+    blame=_blame,
 )
