@@ -21,7 +21,7 @@ from jsonschema import Draft202012Validator
 
 from wforacle.model.kernel.lts import execute
 from wforacle.oracle.engine import Engine, judge
-from wforacle.oracle.fuzz import campaign
+from wforacle.oracle.fuzz import campaign, explained
 from wforacle.oracle.readings import ANY, DEFAULT, Selection, UnknownReading, catalogue
 from wforacle.properties.clauses import clause_text
 from wforacle.properties.harness.specification import HARNESS
@@ -254,6 +254,54 @@ def test_a158_a_bare_secrets_marker_fails_only_under_fails():
     assert held.verdict == "divergence"
 
 
+def _if_control(condition):
+    def block(name):
+        return [{"id": name, "uses": {"app": "demo", "action": "run"}}]
+
+    control = {
+        "id": "c",
+        "uses": {"app": "@w6w/control", "action": "if"},
+        "with": {"condition": condition, "then": block("t"), "else": block("e")},
+    }
+    document = {"manifestVersion": "2", "id": "wf", "name": "if", "steps": [control]}
+    return {"document": document, "scenario": {}}
+
+
+@pytest.mark.parametrize(
+    ("condition", "jsonlogic", "javascript"),
+    [([], "e", "t"), ([0], "t", "t"), ({}, "t", "t"), (0, "e", "e"), ("", "e", "e")],
+)
+def test_a53_only_an_empty_array_condition_tells_the_truthiness_readings_apart(
+    condition, jsonlogic, javascript
+):
+    def ran(**readings):
+        run = W6W.prepare(_if_control(condition), W6W.options(readings)).semantics
+        event = next(e for e in execute(run).trace if e["event"] == "step_succeeded")
+        return {e["step"] for e in event["inner"] if "step" in e} - {"c"}
+
+    assert ran() == {jsonlogic}
+    assert ran(if_truthiness="javascript") == {javascript}
+
+
+def test_a53_an_engine_taking_javascript_truthiness_depends_on_the_reading():
+    case = _if_control([])
+    engine = Engine(f"{sys.executable} {ENGINES / 'w6w_engine.py'} --reading A-53=javascript")
+    try:
+        strict = judge(engine, W6W, case, None, Selection.of(W6W, mode=DEFAULT))
+        anyway = judge(engine, W6W, case, None, Selection.of(W6W))
+        held = judge(engine, W6W, case, None, Selection.of(W6W, ["A-53=jsonlogic"]))
+        other = judge(engine, W6W, _if_control([7]), None, Selection.of(W6W, mode=DEFAULT))
+    finally:
+        engine.stop()
+    assert strict.verdict == "reading" and strict.reading == (("A-53", "javascript"),)
+    assert anyway.verdict == "pass" and anyway.reading == (("A-53", "javascript"),)
+    assert held.verdict == "divergence"
+    # Pinned to the model's reading, the explanation cites the control's definition.
+    cited = explained(W6W, case, held, None).divergence.clauses
+    assert cited[:2] == ("A-53", "A-20"), cited
+    assert other.verdict == "pass"  # a nonempty array is truthy under both
+
+
 @pytest.fixture(scope="module")
 def toyflow_retries():
     engine = Engine(f"{sys.executable} {ENGINES / 'w6w_engine.py'} --reading A-41=retried")
@@ -316,6 +364,7 @@ OTHER_READINGS = [
     ("w6w", "--reading A-41=retried", ("A-41", "retried"), None),
     ("w6w", "--reading A-37=infix", ("A-37", "infix"), None),
     ("w6w", "--reading A-158=fails", ("A-158", "fails"), None),
+    ("w6w", "--reading A-53=javascript", ("A-53", "javascript"), None),
     ("harness", "--bug all-negative-skipped", ("A-61", "skipped"), None),
     ("harness", "--reading A-81=running", ("A-81", "running"), None),
     ("harness", "--reading A-82=retried", ("A-82", "retried"), None),

@@ -76,6 +76,8 @@ readings` lists them).  These are not bugs: a campaign under the default
                           fallback chain; an "=" payload shaped like one is exempt
   A-158=fails             {{ secrets }} and {{ secrets. }} name no secret and fail the
                           step (secret_unavailable), as an empty secret part does
+  A-53=javascript         an if control's condition is truthy as in JavaScript: [] and {}
+                          choose the then block
 """
 
 from __future__ import annotations
@@ -112,7 +114,7 @@ BUGS = {
     "block-failure-ignored",
     "parallel-no-drain",
 }
-READINGS = {"A-50=edges", "A-41=retried", "A-37=infix", "A-158=fails"}
+READINGS = {"A-50=edges", "A-41=retried", "A-37=infix", "A-158=fails", "A-53=javascript"}
 CAP_MS = 300_000
 
 
@@ -914,7 +916,9 @@ class Engine:
 
         message = None
         if action == "if":
-            chosen = "then" if truthy(params.get("condition")) else "else"
+            condition = params.get("condition")
+            javascript = "A-53=javascript" in self.bugs and isinstance(condition, list)
+            chosen = "then" if javascript or truthy(condition) else "else"
             state, outputs = block([with_.get(chosen) or []], scope)
             message = {"error": state["error"]} if state["status"] == "failed" else {
                 "output": outputs[0]}

@@ -424,7 +424,10 @@ class Options:
     ("infix": only a marker written with || / ?? is checked); ``bare_secret``
     A-158 — whether ``{{ secrets }}`` / ``{{ secrets. }}`` is a path marker on
     the generic data root that resolves to nothing ("empty") or a secret
-    marker naming no secret, which fails the step ("fails").
+    marker naming no secret, which fails the step ("fails"); ``if_truthiness``
+    A-53 — whether an ``if`` control's condition is truthy as JSONLogic's
+    truthiness has it ("jsonlogic": ``[]`` is false, A-20) or as JavaScript's
+    ``!!value`` ("javascript": ``[]`` and ``{}`` are true).
     """
 
     launch: Launch = Launch.SEPARATE
@@ -437,6 +440,9 @@ class Options:
     )
     bare_secret: str = attrs.field(
         default="empty", validator=attrs.validators.in_(("empty", "fails"))
+    )
+    if_truthiness: str = attrs.field(
+        default="jsonlogic", validator=attrs.validators.in_(("jsonlogic", "javascript"))
     )
 
 

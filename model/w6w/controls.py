@@ -20,7 +20,8 @@ Notation: a control's attempt is one transition of its enclosing run
 scenario invocation counts, its continue-record failures and the clock.
 
 - ``if``: ``with.condition`` is resolved; if JSONLogic-truthy the ``then``
-  block runs, otherwise ``else``.  Output: the block's lastOutput.
+  block runs, otherwise ``else`` (JavaScript's truthiness under the other
+  reading of A-53: ``chosen``).  Output: the block's lastOutput.
 - ``foreach``: ``with.items`` must resolve to an array; the ``body`` block
   runs once per item, in order, with ``foreach: {item, index}``.  Output:
   the array of each iteration's lastOutput.  The first failing iteration
@@ -88,6 +89,18 @@ def action(step: Step) -> str | None:
     return step.uses.action if step.is_control and step.uses is not None else None
 
 
+def chosen(run: Run, condition: JSON) -> str:
+    """The block an ``if`` whose condition resolved to ``condition`` runs: then or else.
+
+    A-53 (with A-20): the condition is truthy as JSONLogic has it (``[]`` is
+    false), or, under ``Options(if_truthiness="javascript")``, as
+    JavaScript's ``!!value`` (``[]`` and ``{}`` are true).
+    """
+    if run.options.if_truthiness == "javascript" and isinstance(condition, list):
+        return "then"  # JavaScript: every array is truthy; JSONLogic: only a nonempty one
+    return "then" if truthy(condition) else "else"
+
+
 def parameters(step: Step) -> dict[str, JSON]:
     """What a step's start resolves: its with block, minus a control's sub-blocks."""
     blocks = BLOCK_KEYS.get(action(step) or "", ())
@@ -134,8 +147,7 @@ def endings(run: Run, c: Config, i: int) -> list[Ending]:
     scope = run.scope(c)
     kind = action(step)
     if kind == "if":
-        chosen = "then" if truthy(params.get("condition")) else "else"
-        chosen_block = block(step, (chosen,))
+        chosen_block = block(step, (chosen(run, params.get("condition")),))
         return _finish(_run_blocks(run, scope, [chosen_block], start), lambda outs: outs[0])
     if kind == "foreach":
         items = params.get("items")

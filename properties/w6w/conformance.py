@@ -411,7 +411,6 @@ def nested(
     The control's parameters and scope are read in a configuration just
     before its event.
     """
-    from wforacle.model.expr.js import truthy
     from wforacle.model.w6w import controls
 
     inner = observed.get("inner") if isinstance(observed, dict) else None
@@ -434,7 +433,7 @@ def nested(
             return controls.inner_run(run, where, blocks, start, parallel)
 
         if kind == "if":
-            chosen = "then" if truthy(params.get("condition")) else "else"
+            chosen = controls.chosen(run, params.get("condition"))
             block = controls.block(step, (chosen,))
             return ((f"in {named}'s {chosen} block", sub([block], scope), inner),)
         if kind == "parallel":
@@ -502,11 +501,10 @@ def _control_blame(run: W6wRun, observed: JSON) -> tuple[str, ...]:
     without its blocks: A-53, A-06); a foreach ran on after an iteration
     failed ("the first failing iteration ends the control", A-53; W6W-EDGE-10:
     "A sub-block failure is handled by its enclosing control's own failure
-    modes"); an if ran the block its condition did not choose (JSONLogic
-    truthiness, A-53, A-20).
+    modes"); an if ran the block its condition did not choose (the truthiness
+    of the reading judged under, A-53, A-20).
     """
-    from wforacle.model.expr.js import truthy
-    from wforacle.model.w6w.controls import BLOCK_KEYS, action, block
+    from wforacle.model.w6w.controls import BLOCK_KEYS, action, block, chosen
 
     named = observed.get("step")
     step = run.by_id.get(named) if isinstance(named, str) else None
@@ -531,7 +529,7 @@ def _control_blame(run: W6wRun, observed: JSON) -> tuple[str, ...]:
         ran = {e.get("step") for e in inner if isinstance(e, dict)}
         for where in ("then", "else"):
             if ran & {s.id for s in block(step, (where,))}:
-                chosen = "then" if truthy(step.with_.get("condition")) else "else"
-                if where != chosen and not isinstance(step.with_.get("condition"), dict):
+                condition = step.with_.get("condition")
+                if where != chosen(run, condition) and not isinstance(condition, dict):
                     return ("A-53", "A-20")
     return ()

@@ -99,6 +99,20 @@ def _error_edges(case: Mapping[str, JSON]) -> bool:
     return any(isinstance(e, dict) and e.get("when") == "error" for e in edges)
 
 
+def _if_controls(case: Mapping[str, JSON]) -> bool:
+    """Whether the case's document holds an ``if`` control (A-53's truthiness reading)."""
+
+    def found(value: JSON) -> bool:
+        if isinstance(value, dict):
+            uses = value.get("uses")
+            if isinstance(uses, dict) and uses.get("action") == "if":
+                return True
+            return any(found(v) for v in value.values())
+        return isinstance(value, list) and any(found(v) for v in value)
+
+    return found(case.get("document"))
+
+
 READINGS = (
     Reading(
         "--launch",
@@ -151,6 +165,16 @@ READINGS = (
         assumption="A-158",
         relevant=lambda case: _any_string(case, r"\{\{\s*secrets\.?\s*\}\}"),
         clauses=("W6W-ROOT-11", "W6W-ENV-18"),
+    ),
+    Reading(
+        "--if-truthiness",
+        "if_truthiness",
+        "w6w, A-53: an if control's condition is truthy as JSONLogic has it (default: [] is "
+        "false, A-20) or as JavaScript's !!value ([] and {} are true)",
+        ("jsonlogic", "javascript"),
+        assumption="A-53",
+        relevant=_if_controls,
+        clauses=("W6W-CONCEPT-9",),
     ),
 )
 

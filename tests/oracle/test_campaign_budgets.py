@@ -17,6 +17,9 @@ from wforacle.oracle.power import ENGINES, example_engine
 from wforacle.properties.registry import SPECIFICATIONS
 
 COIN = Path(__file__).resolve().parent / "engines" / "coin_flip.py"
+# Shrinking stops at a wall-clock allowance (30 s by default); a test that compares
+# two campaigns' minimal cases must not depend on how loaded the machine is.
+UNTIMED = ["--shrink-allowance", "600"]
 
 
 @pytest.mark.parametrize("spec", ["w6w", "harness"])
@@ -82,6 +85,7 @@ def test_a_finding_survives_an_engine_that_diverges_only_some_of_the_time():
 def test_fuzz_json_carries_first_finding_figures_and_separate_counts(tmp_path, capsys):
     command = f"{sys.executable} {ENGINES / SPECIFICATIONS['w6w'].example_engine} --bug no-skip"
     args = ["fuzz", "--engine", command, "--examples", "400", "--save", str(tmp_path), "--json"]
+    args += UNTIMED
     assert main(args) == 1
     report = json.loads(capsys.readouterr().out)
     finding = report["finding"]
@@ -97,7 +101,7 @@ def test_saved_regressions_are_replayed_first_and_a_failing_one_is_the_finding(t
     # Issue 17 §6, like Hypothesis's example database: a campaign saves its minimal
     # case; the next replays the folder before searching and finds it at once.
     buggy = f"{sys.executable} {ENGINES / SPECIFICATIONS['w6w'].example_engine} --bug no-skip"
-    first = ["fuzz", "--engine", buggy, "--examples", "400", "--save", str(tmp_path)]
+    first = ["fuzz", "--engine", buggy, "--examples", "400", "--save", str(tmp_path), *UNTIMED]
     assert main([*first, "--regressions", str(tmp_path / "none-yet"), "--json"]) == 1
     report = json.loads(capsys.readouterr().out)
     assert report["regressions"]["replayed"] == 0 and report["examples"] > 0

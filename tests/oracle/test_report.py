@@ -28,6 +28,9 @@ from wforacle.properties.specification import Arrow, Box, Diagram, Divergence, O
 REPO = Path(__file__).resolve().parents[2]
 EXAMPLES = REPO / "examples"
 ENGINES = EXAMPLES / "engines"
+# Shrinking stops at a wall-clock allowance (30 s by default); a test that compares
+# two campaigns' minimal cases must not depend on how loaded the machine is.
+UNTIMED = ["--shrink-allowance", "600"]
 HOSTILE = '</pre></td><script>alert("owned")</script><img src=x onerror=alert(1)>'
 # A campaign that finds its seeded bug in about a second (docs/power.md).
 # A seeded bug every seed finds within 200 examples (tests/test_power.py BUDGETS); the
@@ -208,7 +211,7 @@ def without_timing(page: str) -> str:
 def test_the_same_campaign_gives_the_same_page_but_for_its_timing(tmp_path, capsys):
     pages = []
     for run in ("one", "two"):
-        argv = ["fuzz", "--engine", W6W_BUGGY, "--examples", "400", "--seed", "0"]
+        argv = ["fuzz", "--engine", W6W_BUGGY, "--examples", "400", "--seed", "0", *UNTIMED]
         argv += ["--save", str(tmp_path / "saved"), "--report", str(tmp_path / run)]
         assert main(argv) == 1
         pages.append((tmp_path / run / "index.html").read_text("utf-8"))
