@@ -268,3 +268,43 @@ def read(text: str | bytes) -> JSON:
         raise YamlProblem("document.too_deep", 1, 1, "nested too deeply to read") from None
     finally:
         loader.dispose()
+
+
+# -- writing -------------------------------------------------------------------------------
+
+# libyaml's emitter where PyYAML was built with it (its wheels are), about five times as
+# fast as PyYAML's own: a generated case's document is written once per example.  The two
+# agree on generated documents (identifier keys, ASCII output) but not on every mapping (an
+# empty key; a character outside the BMP under allow_unicode), so only ASCII output takes
+# the fast one, and tests/workfile/test_yaml_write.py holds them to it: the same seed must
+# give the same cases byte for byte with or without libyaml.
+_FAST_DUMPER: type = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
+
+
+class _UnaliasedDumper(yaml.SafeDumper):
+    """No anchors: a value that appears twice is written twice, as an author would."""
+
+    def ignore_aliases(self, data: JSON) -> bool:
+        return True
+
+
+class _FastUnaliasedDumper(_FAST_DUMPER):  # type: ignore[misc]
+    def ignore_aliases(self, data: JSON) -> bool:
+        return True
+
+
+def write(data: JSON, *, aliases: bool = True, allow_unicode: bool = False) -> str:
+    """A JSON mapping as block-style YAML, keys in their order, no line folded.
+
+    ``aliases``: a value that is the same object at two places is written
+    once with an anchor (PyYAML's default) or, when False, twice.
+    ``allow_unicode``: characters outside ASCII written as they are (else
+    escaped), by PyYAML's own emitter.
+    """
+    if allow_unicode:
+        dumper: type = yaml.SafeDumper if aliases else _UnaliasedDumper
+    else:
+        dumper = _FAST_DUMPER if aliases else _FastUnaliasedDumper
+    return str(
+        yaml.dump(data, Dumper=dumper, sort_keys=False, width=1 << 16, allow_unicode=allow_unicode)
+    )

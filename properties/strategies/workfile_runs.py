@@ -25,6 +25,8 @@ import attrs
 import yaml
 from hypothesis import strategies as st
 
+from wforacle.model.workfile.yamlsafe import write
+
 JSON = Any
 ERRORS = {
     "svc.busy": "retryable",
@@ -687,14 +689,11 @@ def workfile_cases(draw: st.DrawFn) -> dict[str, JSON]:
     if len(taken) < sum(len(w) for w in b.interrupts.values()):  # two at one wait: keep one
         scenario.pop("cancelChild", None)
     case = {
-        "document": yaml.safe_dump(document, sort_keys=False, width=1 << 16),
+        "document": write(document),
         "manifests": {"svc": MANIFEST},
         "scenario": scenario,
         "schedule": draw(st.lists(st.integers(0, 3), max_size=6)),
     }
     if b.workflows:
-        case["workflows"] = {
-            name: yaml.safe_dump(doc, sort_keys=False, width=1 << 16)
-            for name, doc in sorted(b.workflows.items())
-        }
+        case["workflows"] = {name: write(doc) for name, doc in sorted(b.workflows.items())}
     return case

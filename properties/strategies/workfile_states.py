@@ -22,6 +22,7 @@ from typing import Any
 import yaml
 from hypothesis import strategies as st
 
+from wforacle.model.workfile.yamlsafe import write
 from wforacle.properties.strategies.workfile_runs import ERRORS, _result
 
 JSON = Any
@@ -48,15 +49,9 @@ CONFIGURATIONS = (None, None, None, {"channel": "{{ inputs.tag }}"}, {"n": "{{ i
 VALUES = ("ok", "no", 7)  # 7 is not a string: an ``accepts`` of type string rejects it
 
 
-class _Dumper(yaml.SafeDumper):
-    """YAML without anchors: a value drawn twice is written twice, as an author would."""
-
-    def ignore_aliases(self, data: JSON) -> bool:
-        return True
-
-
 def _dump(document: JSON) -> str:
-    return str(yaml.dump(document, Dumper=_Dumper, sort_keys=False, width=1 << 16))
+    # No anchors: a value drawn twice is written twice, as an author would.
+    return write(document, aliases=False)
 
 
 @st.composite

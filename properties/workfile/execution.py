@@ -261,9 +261,9 @@ def _document(case: JSON) -> JSON:
 
 
 def _dump(data: JSON) -> str:
-    import yaml
+    from wforacle.model.workfile.yamlsafe import write
 
-    return str(yaml.safe_dump(data, sort_keys=False, allow_unicode=True, width=1 << 16))
+    return write(data, allow_unicode=True)
 
 
 def size(case: JSON) -> dict[str, int]:

@@ -84,8 +84,8 @@ def test_a_finding_survives_an_engine_that_diverges_only_some_of_the_time():
 
 def test_fuzz_json_carries_first_finding_figures_and_separate_counts(tmp_path, capsys):
     command = f"{sys.executable} {ENGINES / SPECIFICATIONS['w6w'].example_engine} --bug no-skip"
-    args = ["fuzz", "--engine", command, "--examples", "400", "--save", str(tmp_path), "--json"]
-    args += UNTIMED
+    args = ["fuzz", "--engine", command, "--examples", "400", "--save", str(tmp_path), *UNTIMED]
+    args.append("--json")
     assert main(args) == 1
     report = json.loads(capsys.readouterr().out)
     finding = report["finding"]

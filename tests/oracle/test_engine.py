@@ -263,7 +263,17 @@ def test_a_campaign_finds_each_expression_bug_and_cites_the_clause_it_breaks(bug
     assert len(withs) == 1 and len(withs[0]) == 1, withs
 
 
-@pytest.mark.parametrize("bug", sorted(CONTROL_FIRST))
+# The default run stays well under ten minutes on CI's 2-core machine (README): the
+# campaigns that take over ten seconds there alone run with the long ones (-m slow).
+# Each bug's hand-written minimal case still runs by default (tests/test_explain.py
+# W6W_CASES), and control-retried's search (tests/test_power.py).
+SLOW_CONTROLS = {"control-retried", "foreach-shared-callback", "parallel-no-drain"}
+
+
+@pytest.mark.parametrize(
+    "bug",
+    [pytest.param(b, marks=pytest.mark.slow) if b in SLOW_CONTROLS else b for b in CONTROL_FIRST],
+)
 def test_a_campaign_finds_each_control_bug_in_a_minimal_control(bug):
     finding = found(bug, BUDGETS["w6w", bug])
     assert finding.judgement.divergence.clauses[0] == CONTROL_FIRST[bug], (
@@ -294,7 +304,8 @@ def test_the_same_seed_gives_the_same_campaign():
     for _ in range(2):
         engine = Engine(toyflow("no-skip"))
         try:
-            found = campaign(W6W, engine, examples=200, seed_value=11, reduce_budget=600)
+            # Seed 1 finds at example 9 and shrinks in 3 s (seed 11 took 16 s).
+            found = campaign(W6W, engine, examples=200, seed_value=1, reduce_budget=600)
             cases.append(canonical(found.finding.case))
         finally:
             engine.stop()
