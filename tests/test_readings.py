@@ -387,19 +387,20 @@ def test_an_engine_taking_another_reading_passes_a_campaign_under_any(
     engine = Engine(f"{sys.executable} {path} {switch}")
     cases = None if profile is None else specification.suites[profile]()
     try:
-        for mode in (ANY, DEFAULT):
-            result = campaign(
-                specification,
-                engine,
-                examples=150,
-                seed_value=0,
-                cases=cases,
-                selection=Selection.of(specification, mode=mode),
-            )
-            assert result.finding is None, result.finding.judgement.to_json()
-            assert result.faults == 0
-            for witness in result.readings:
-                assert witness.departures == (reading,), witness.departures
+        # Under default, not any: a run no combination of readings permits is a finding
+        # in both modes, and one that needs a reading is a "reading" verdict only here.
+        result = campaign(
+            specification,
+            engine,
+            examples=150,
+            seed_value=0,
+            cases=cases,
+            selection=Selection.of(specification, mode=DEFAULT),
+        )
+        assert result.finding is None, result.finding.judgement.to_json()
+        assert result.faults == 0
+        for witness in result.readings:
+            assert witness.departures == (reading,), witness.departures
     finally:
         engine.stop()
 
