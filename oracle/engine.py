@@ -381,7 +381,8 @@ class Engine:
                             {"call": call, **answer(unit)} for call, unit in outstanding.items()
                         ]
                         outstanding.clear()
-                    trace.append(interrupt.event)
+                    if interrupt.event is not None:
+                        trace.append(interrupt.event)
                     self.write(message)
                     continue
                 call = choose(outstanding, choices)

@@ -115,6 +115,7 @@ BUGS: dict[str, tuple[str, ...]] = {
 # The seeded bugs a fixture profile's cases reach (``fuzz --profile``), by profile.
 PROFILE_BUGS: dict[str, tuple[str, tuple[str, ...]]] = {
     # profile: (its specification, the bugs of that specification's bundled engine)
+    "w6w-wait": ("w6w", ("wait-no-drain",)),
     "workfile-stateful": (
         "workfile",
         (

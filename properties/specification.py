@@ -205,7 +205,7 @@ class Interrupt:
     """
 
     message: JSON  # {"type": ..., ...}
-    event: JSON  # the trace event the oracle records
+    event: JSON  # the trace event the oracle records; None: none (the engine reports it)
     late: bool = False
 
 

@@ -16,8 +16,10 @@ onExecuted reports, replay (from a step and its descendants), crash and
 resume (checkpoints sent when the host asks; a crashed run is rebuilt from
 the durable RunState), and the canonical controls if, foreach and parallel
 (docs/controls.md: a sub-block runs as a run of its own, its events sent
-inside the control's step event as "inner").  Not implemented: wait,
-@w6w/call, the run-level ladder.
+inside the control's step event as "inner"), and the wait control (the run
+suspends, drains and waits idle for the host's wake or quiet;
+docs/engine-protocol.md "Wait").  Not implemented: @w6w/call, the run-level
+ladder, a wait inside a sub-block.
 
 The expression layer (RFC "Expression markers", amendments 2026-08-11,
 2026-08-14, 2026-08-20 and 2026-10-12): `{"$": path}` (typed; absent is null),
@@ -63,6 +65,8 @@ campaign finds them:
   block-failure-ignored   a sub-block's failure does not fail its control
   parallel-no-drain       a parallel control's branches keep launching steps after one
                           branch's step failed (the block does not drain)
+  wait-no-drain           a wait's suspension does not drain the run: other strands keep
+                          launching steps (fuzz --profile w6w-wait)
 
 Readings, switched on with --reading ID=NAME (repeatable): where the RFC is
 open, toyflow can take the reading wforacle's model does not (`wforacle
@@ -113,6 +117,7 @@ BUGS = {
     "foreach-root-unknown",
     "block-failure-ignored",
     "parallel-no-drain",
+    "wait-no-drain",
 }
 READINGS = {"A-50=edges", "A-41=retried", "A-37=infix", "A-158=fails", "A-53=javascript"}
 CAP_MS = 300_000
@@ -787,6 +792,7 @@ class Engine:
             if start is not None:
                 self.fresh = {start} | self.descendants(doc, start)
         self.run_id = request.get("runId", "run_1")
+        self.suspensions = 0  # resumptions so far: a token's k is one more
         self.checkpoint = 0
         self.clock = 0
         self.graph(doc["steps"], doc.get("edges") or [])
@@ -852,6 +858,7 @@ class Engine:
         self.step_errors = []
         self.finished = []  # completion order of succeeded steps
         self.draining = False
+        self.suspended = []  # wait steps suspended since the last resumption
 
     # -- controls (docs/controls.md) --------------------------------------------
 
@@ -976,6 +983,7 @@ class Engine:
         self.busy, self.outstanding, self.failures, self.finished = {}, {}, [], []
         self.step_errors = list(state.get("stepErrors") or [])
         self.draining = False
+        self.suspended = []  # a suspended wait was running: it starts over
         for step_id in self.order:
             saved = (state.get("steps") or {}).get(step_id)
             if not saved or saved.get("status") not in ("succeeded", "failed", "skipped"):
@@ -1014,10 +1022,70 @@ class Engine:
         while True:
             self.launch()
             if not self.outstanding:
+                if self.suspended and not self.failures:
+                    suspension = self.wake()
+                    if suspension is None:
+                        continue  # resumed
+                    return self.queued(suspension)
                 break
             message = self.result()
             self.completed(self.outstanding.pop(message["call"]), message)
         return self.finish()
+
+    # -- wait (docs/controls.md, A-55) --------------------------------------------
+
+    def suspend(self, step_id):
+        """A wait step suspends: it reports its token; the run launches nothing more."""
+        record = self.record[step_id]
+        token = f"{self.run_id}/{step_id}/{self.suspensions + 1}"
+        directive = record["input"] if isinstance(record["input"], dict) else {}
+        self.suspended.append(step_id)
+        self.event("step_suspended", step=step_id, resumeToken=token, directive=directive)
+
+    def wake(self):
+        """The drained run suspends with the first wait's token and waits for the host.
+
+        Woken ({"type": "wake", "output": V}), the first suspended wait by plan
+        order succeeds with V and the others start over (FAN-10); returns None.
+        Told quiet, the run stays queued: returns its suspension.
+        """
+        first = min(self.suspended, key=self.position.get)
+        token = f"{self.run_id}/{first}/{self.suspensions + 1}"
+        self.event("run_suspended", status="queued", step=first, resumeToken=token)
+        send({"type": "wait"})
+        message = receive()
+        if message.get("type") != "wake":
+            return {"stepId": first, "resumeToken": token}
+        output = message.get("output")
+        self.event("run_resumed", status="running", resumeToken=token, step=first,
+                   output=output)
+        self.suspensions += 1
+        for step_id in sorted(self.suspended, key=self.position.get):
+            strand = self.record[step_id]["strand"]
+            del self.busy[strand]
+            if step_id == first:
+                self.record[step_id].update(status="succeeded", output=output)
+                for key in self.outbound[step_id]:
+                    if key[2] != "success":
+                        self.skipped.add(key)
+                self.finished.append(step_id)
+                self.assign(step_id, strand)
+            else:
+                self.record[step_id] = {"status": "pending"}  # runs again
+        self.suspended = []
+        return None
+
+    def queued(self, suspension):
+        """The end state of a run left suspended: no run_finished (A-55)."""
+        state = {"runId": self.run_id, "status": "queued", "steps": {},
+                 "suspension": suspension}
+        for step_id in self.order:
+            record = self.record[step_id]
+            if record["status"] != "pending":
+                state["steps"][step_id] = {k: v for k, v in record.items() if k != "strand"}
+        if self.step_errors:
+            state["stepErrors"] = self.step_errors
+        return state
 
     def result(self):
         """The next result for one of this run's calls (others are kept for their runs)."""
@@ -1037,7 +1105,12 @@ class Engine:
             root.stash[call] = message  # an enclosing run's call, completed while we wait
 
     def stopped(self):
-        """Whether the run drains: it launches no new step (W6W-FAN-9)."""
+        """Whether the run drains: it launches no new step (W6W-FAN-9).
+
+        A failure drains it, and so does a wait's suspension.
+        """
+        if self.suspended and "wait-no-drain" not in self.bugs:
+            return True
         return self.draining and not (self.branches and "parallel-no-drain" in self.bugs)
 
     def launch(self):
@@ -1096,6 +1169,8 @@ class Engine:
         self.busy[strand] = step_id
         if failure is not None:
             self.failed(step_id, failure)  # resolution failed: nothing is invoked
+        elif is_control(self.steps[step_id]) and self.steps[step_id]["uses"]["action"] == "wait":
+            self.suspend(step_id)
         elif is_control(self.steps[step_id]):
             self.control(step_id)
         else:

@@ -864,6 +864,65 @@ def engine_cases(draw: st.DrawFn, max_steps: int = 6) -> dict[str, Any]:
     return case
 
 
+# -- the wait control over the protocol (profile ``w6w-wait``; A-55) ------------------------
+
+_WAIT_DIRECTIVES = st.sampled_from([{"afterMs": 1000}, {"afterMs": 0}, {"at": "2026-07-02"}])
+_WAIT_ROLES = st.sampled_from(["wait", "wait", "app"])
+_RESUMES = st.integers(0, 2)
+
+
+@st.composite
+def wait_cases(draw: st.DrawFn) -> dict[str, Any]:
+    """W6W-FAN-9/10, W6W-RUNERR-6: wait controls in a small fan-out graph, resumed or not.
+
+    A root ``a`` (fanned out in parallel or not) feeds two to four steps,
+    each a wait (its directive: ``afterMs`` or ``at``) or an app step; a
+    step may follow one of them.  The scenario resumes the run's first
+    suspensions (``resumes``, A-55: zero to two); a step may fail, so a
+    failure and a suspension can meet in one drain ("the failure wins").
+    No crash and no replay: a wait's durable state is A-46's.
+    """
+    roles = draw(st.lists(_WAIT_ROLES, min_size=2, max_size=4))
+    if "wait" not in roles:
+        roles[0] = "wait"
+    steps: list[dict[str, Any]] = [_app_step("a")]
+    if draw(_S0):
+        steps[0]["fanOut"] = "parallel"
+    edges: list[dict[str, Any]] = []
+    scripts: dict[str, Any] = {"a": {"attempts": [{"output": draw(small_outputs)}]}}
+    for k, role in enumerate(roles):
+        step_id = f"s{k}"
+        if role == "wait":
+            step = {
+                "id": step_id,
+                "uses": {"app": "@w6w/control", "action": "wait"},
+                "with": draw(_WAIT_DIRECTIVES),
+            }
+        else:
+            step = _app_step(step_id)
+            if draw(_S16) == 0:
+                failure = dict(_ERROR, code=f"{step_id}-failed", retryable=False)
+                scripts[step_id] = {"attempts": [{"error": failure}]}
+        steps.append(step)
+        edges.append({"from": "a", "to": step_id})
+    if draw(_S0):
+        source = steps[1 + draw(st.integers(0, len(roles) - 1))]["id"]
+        steps.append(_app_step("z", **{"with": {"seen": {"$": f"steps.{source}.output"}}}))
+        edges.append({"from": source, "to": "z"})
+    document = {
+        "manifestVersion": "2",
+        "id": "wf_wait",
+        "name": "generated",
+        "steps": steps,
+        "edges": edges,
+    }
+    scenario: dict[str, Any] = {"steps": scripts, "default": {"output": draw(_S17)}}
+    resumes = draw(_RESUMES)
+    if resumes:
+        scenario["resumes"] = [{"output": draw(small_outputs)} for _ in range(resumes)]
+    return {"document": document, "scenario": scenario, "schedule": draw(_S18)}
+
+
 def control_beside_strand(document: dict[str, Any]) -> bool:
     """Whether a canonical control may run while another strand does (a parallel fan-out).
 

@@ -148,6 +148,9 @@ FINAL_FIELDS = {
     # W6W-FIELD-13: continue-record "rolls the step's StepError into the run's end
     # state (RunState.stepErrors)"
     "stepErrors": ("W6W-FIELD-13",),
+    # W6W-FAN-10: "A suspension returns one token — that of the first suspended step
+    # by plan order" (its step and token, A-55)
+    "suspension": ("W6W-FAN-10",),
     # W6W-STATE-1: "Map of step id → StepExecution"
     "steps": ("W6W-STATE-1",),
 }
@@ -192,6 +195,7 @@ def _comparable(state: JSON) -> JSON:
         "output": state.get("output"),
         "error": state.get("error"),
         "stepErrors": state.get("stepErrors", []),
+        "suspension": state.get("suspension"),
         "steps": {
             step_id: {"status": r.get("status"), "output": r.get("output")}
             for step_id, r in steps.items()
@@ -314,8 +318,8 @@ def why_not(run: W6wRun, event: JSON, before: tuple[Any, ...]) -> tuple[tuple[st
     of the plan there is out of the plan's order between two ready steps,
     which no edge decides: W6W-PLAN-5 ("Ties broken by declared step
     order"), or W6W-PLAN-2 without edges ("the plan is steps in declared
-    order").  A step launched while the run drains after a plain fail
-    breaks W6W-FAN-9.  ((), "") otherwise, or when the configurations
+    order").  A step launched while the run drains after a plain fail or
+    a wait's suspension breaks W6W-FAN-9.  ((), "") otherwise, or when the configurations
     disagree.
     """
     step = event.get("step")
@@ -379,6 +383,14 @@ def _not_here(run: W6wRun, c: Any, i: int) -> tuple[tuple[str, ...], str]:
         # in-flight steps finish, then finalizes."
         return ("W6W-FAN-9",), (
             f"{c.failure[0]} failed (a plain fail): the run drains, launching no new step"
+        )
+    suspended = [run.plan[k] for k, s in enumerate(c.steps) if s.stage == "suspended"]
+    if suspended or c.suspension is not None:
+        # W6W-FAN-9: "On … a wait suspension … the engine stops launching new steps".
+        waits = suspended if suspended else [c.suspension[0]] if c.suspension else []
+        return ("W6W-FAN-9", "W6W-FAN-10"), (
+            f"the wait {', '.join(waits)} suspended the run: it drains, launching no new "
+            "step, and then suspends"
         )
     earlier = [
         t.event["step"]

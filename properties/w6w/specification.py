@@ -19,6 +19,7 @@ from typing import Any, cast
 from wforacle.model.diagnostics import InvalidCase, InvalidInput, InvalidScenario, Report
 from wforacle.properties.specification import (
     Divergence,
+    Interrupt,
     Layout,
     Loaded,
     Observation,
@@ -343,6 +344,14 @@ def _core() -> Any:
     return engine_cases()
 
 
+def _waits() -> Any:
+    """Profile ``w6w-wait``: wait controls that suspend the run, resumed or left queued."""
+    _model()
+    from wforacle.properties.strategies.w6w import wait_cases
+
+    return wait_cases()
+
+
 def _full() -> Any:
     """Profile ``full``: fan-out documents with the canonical controls and long delays."""
     from hypothesis import strategies as st
@@ -594,7 +603,43 @@ def _protocol() -> Protocol:
         acknowledged=frozenset({"checkpoint", "schedule"}),
         crashes=lambda prepared: prepared.semantics.scenario.crashes,
         crashed=_crashed,
+        interrupts=_wakes,
+        idle=_quiet,
     )
+
+
+# A wake is keyed past every wait an engine makes with calls outstanding: it comes only
+# at an idle wait, where the driver sends the next interrupt whatever its key.
+_IDLE_ONLY = 1 << 40
+
+
+def _wakes(prepared: Prepared) -> dict[int, Interrupt]:
+    """The host's resumptions of a suspended run: the scenario's ``resumes``, in order (A-55).
+
+    A run that suspended at a wait (W6W-FAN-10: "A suspension returns one
+    token") waits idle; the k-th such wait is answered ``{"type": "wake",
+    "output": V}`` with ``resumes[k]``'s output, and the engine reports
+    ``run_resumed`` itself (docs/engine-protocol.md "Wait").
+    """
+    resumes = prepared.semantics.scenario.resumes
+    return {
+        _IDLE_ONLY + k: Interrupt({"type": "wake", "output": r.output}, None)
+        for k, r in enumerate(resumes)
+    }
+
+
+def _quiet(prepared: Prepared) -> Interrupt | None:
+    """A suspended run no resumption is left for: ``quiet`` (the run stays queued).
+
+    Only a document with a wait step may wait idle; elsewhere a wait with no
+    call outstanding stays a protocol fault.
+    """
+    from wforacle.model.w6w.controls import action
+
+    steps = prepared.semantics.every_step.values()
+    if not any(action(step) == "wait" for step in steps):
+        return None
+    return Interrupt({"type": "quiet"}, None)
 
 
 def _answer(prepared: Prepared, step: str, invocation: int) -> dict[str, JSON]:
@@ -717,7 +762,7 @@ W6W = Specification(
     final_name="runState",
     prepare=prepare,
     cases=_cases,
-    suites={"core": _core, "full": _full},
+    suites={"core": _core, "full": _full, "w6w-wait": _waits},
     conformance=lambda: _conformance(),
     protocol=_protocol,
     screen=_screen,
