@@ -35,6 +35,17 @@ def positive_seconds(text: str) -> float:
     return value
 
 
+def nonnegative_seconds(text: str) -> float:
+    """A finite duration in seconds, zero allowed (``--shrink-allowance 0``: no shrinking)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
+    if not math.isfinite(value) or value < 0:
+        raise argparse.ArgumentTypeError(f"{text} is not a finite number of seconds, 0 or more")
+    return value
+
+
 def command_line(text: str) -> str:
     """An engine's command line: not empty."""
     if not text.strip():

@@ -20,7 +20,13 @@ from typing import Any
 import attrs
 
 from wforacle.model.diagnostics import InvalidInput
-from wforacle.oracle.arguments import command_line, folder, positive_int, positive_seconds
+from wforacle.oracle.arguments import (
+    command_line,
+    folder,
+    nonnegative_seconds,
+    positive_int,
+    positive_seconds,
+)
 from wforacle.oracle.console import (
     EXIT_FINDING,
     EXIT_OK,
@@ -781,11 +787,11 @@ def add_commands(add: Any) -> None:
     engine_option(fuzz, required=False)
     fuzz.add_argument(
         "--shrink-allowance",
-        type=positive_seconds,
+        type=nonnegative_seconds,
         default=None,
         metavar="S",
-        help="seconds shrinking may take after a finding (default 30); a finding whose "
-        "shrinking it stopped says so",
+        help="seconds shrinking may take after a finding (default 30; 0: none, the case "
+        "as first found); a finding whose shrinking it stopped says so",
     )
     fuzz.add_argument("--spec", default=DEFAULT, choices=names, help="specification")
     fuzz.add_argument("--examples", type=positive_int, default=500, help="examples to try")

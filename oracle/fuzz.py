@@ -234,7 +234,7 @@ def campaign(
         if not first and deadline is not None and now > deadline:
             spent["budget"] = True
             raise _BudgetSpent
-        if first and now - first["at"] > reduce_budget:
+        if first and (reduce_budget == 0 or now - first["at"] > reduce_budget):
             spent["shrink"] = True
             raise _BudgetSpent  # the shrink allowance: keep the smallest case so far
         try:

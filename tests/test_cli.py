@@ -397,6 +397,8 @@ def test_the_w6w_launch_reading_is_selectable_on_the_command_line(tmp_path, caps
         (("fuzz", "--spec", "w6w", "--engine", " "), "--engine"),
         (("fuzz", "--spec", "w6w", "--time-budget", "-1", "--engine", "x"), "--time-budget"),
         (("fuzz", "--spec", "w6w", "--time-budget", "nan", "--engine", "x"), "--time-budget"),
+        (("fuzz", "--shrink-allowance", "-1", "--engine", "x"), "--shrink-allowance"),
+        (("fuzz", "--shrink-allowance", "inf", "--engine", "x"), "--shrink-allowance"),
         (("conform", "x", "--engine", "x", "--timeout", "0"), "--timeout"),
         (("explore", "x", "--max-states", "0"), "--max-states"),
         (("run", "x", "--max-steps", "0"), "--max-steps"),

@@ -28,9 +28,11 @@ from wforacle.properties.specification import Arrow, Box, Diagram, Divergence, O
 REPO = Path(__file__).resolve().parents[2]
 EXAMPLES = REPO / "examples"
 ENGINES = EXAMPLES / "engines"
-# Shrinking stops at a wall-clock allowance (30 s by default); a test that compares
-# two campaigns' minimal cases must not depend on how loaded the machine is.
-UNTIMED = ["--shrink-allowance", "600"]
+# Shrinking stops at a wall-clock allowance (30 s by default), so a test that compares
+# two campaigns' cases must not let it bind: it depends on the machine's load and on the
+# Hypothesis release (one shrink took 6 s under 6.170, 62 s under 6.155).  Where the test
+# is about the command, not the shrink, the case as first found (allowance 0) will do.
+UNSHRUNK = ["--shrink-allowance", "0"]
 HOSTILE = '</pre></td><script>alert("owned")</script><img src=x onerror=alert(1)>'
 # A campaign that finds its seeded bug in about a second (docs/power.md).
 # A seeded bug every seed finds within 200 examples (tests/test_power.py BUDGETS); the
@@ -211,7 +213,7 @@ def without_timing(page: str) -> str:
 def test_the_same_campaign_gives_the_same_page_but_for_its_timing(tmp_path, capsys):
     pages = []
     for run in ("one", "two"):
-        argv = ["fuzz", "--engine", W6W_BUGGY, "--examples", "400", "--seed", "0", *UNTIMED]
+        argv = ["fuzz", "--engine", W6W_BUGGY, "--examples", "400", "--seed", "0", *UNSHRUNK]
         argv += ["--save", str(tmp_path / "saved"), "--report", str(tmp_path / run)]
         assert main(argv) == 1
         pages.append((tmp_path / run / "index.html").read_text("utf-8"))
