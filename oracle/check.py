@@ -284,6 +284,18 @@ def model_run(
     return run
 
 
+def run_level(event: Event) -> bool:
+    """Whether an event is about the run, not a unit of it (``run_finished``, ``run_suspended``).
+
+    Its ``step`` (w6w: the failing step, the suspended one) is a field that
+    may be wrong, not the unit the event is about: a ``run_suspended`` naming
+    the wrong step *differs from* the permitted one, it is not an event the
+    model has no counterpart for.
+    """
+    name = event.get("event")
+    return isinstance(name, str) and name.startswith("run_")
+
+
 class FrontierTooLarge(Exception):
     """More configurations are consistent with a prefix than the bound allows."""
 
@@ -304,7 +316,7 @@ def _diverged(index: int, observed: Event | None, choices: list[Transition[Any]]
             c
             for c in choices
             if c.event.get("event") == observed.get("event")
-            and c.event.get("step") == observed.get("step")
+            and (run_level(observed) or c.event.get("step") == observed.get("step"))
         ] or choices
         if not choices:
             message = "the model's run had already ended"

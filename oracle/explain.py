@@ -36,6 +36,7 @@ from wforacle.oracle.check import (
     differing,
     frontiers,
     projection,
+    run_level,
 )
 from wforacle.properties.specification import Divergence, Specification
 
@@ -274,7 +275,10 @@ def _short(value: Any) -> str:
 
 def _same_unit(event: JSON, observed: JSON) -> bool:
     # Only a scalar names a unit: a Harness instance_started's ``entry`` is a list of
-    # nodes (what the event says), not a Workfile state entry (what it is about).
+    # nodes (what the event says), not a Workfile state entry (what it is about); a
+    # run-level event's ``step`` is a field (check.run_level).
+    if run_level(observed):
+        return True
     return all(
         event.get(unit) == observed[unit]
         for unit in UNITS

@@ -144,3 +144,22 @@ def test_a_campaign_of_waits_finds_shrinks_and_explains_the_seeded_bug(bug, toyf
     # The root fanned out in parallel and two waits: one suspends, the other launches.
     assert len(finding.case["document"]["steps"]) <= 3, finding.case["document"]
     assert judge(toyflow, W6W, finding.case).verdict == "pass"  # not a false alarm
+
+
+def test_a_run_suspended_naming_another_step_differs_in_its_step_and_token():
+    # A stranger's engine that suspended with the last wait's token was told "the model
+    # permits no run_suspended event here" beside a permitted run_suspended: a run-level
+    # event's step is a field that differs, not a unit the model has no event for.
+    from wforacle.model.kernel.lts import execute
+    from wforacle.oracle.check import DIFFERS, check
+    from wforacle.oracle.explain import by_rule
+
+    prepared = W6W.prepare(CASES["left queued"], None)
+    run = prepared.semantics
+    trace = [dict(e) for e in execute(run).trace]
+    trace[-1].update(step="after", resumeToken="run_1/after/1")
+    divergence = check(run, W6W.key, trace).divergence
+    assert divergence is not None and divergence.message == DIFFERS.format("run_suspended")
+    explained = by_rule(W6W, run, divergence, trace)
+    assert "resumeToken, step differ(s)" in explained.message, explained.message
+    assert explained.clauses[0] == "W6W-FAN-10", explained.clauses
