@@ -201,12 +201,12 @@ SLOW_BUGS = [
 ]
 
 
-def found(bug: str, examples: int) -> None:
+def found(bug: str, examples: int, seeds: tuple[int, ...] = (0, 1, 2)) -> None:
     # Being found is a statement over seeds (tests/test_power.py); these tests are
     # about the finding, so they take the first of three seeds that finds.
     engine = Engine(toyflow(bug))
     try:
-        for seed_value in range(3):
+        for seed_value in seeds:
             result = campaign(
                 W6W, engine, examples=examples, seed_value=seed_value, reduce_budget=600
             )
@@ -234,7 +234,10 @@ FIRST = {
 
 @pytest.mark.parametrize("bug", FAST_BUGS)
 def test_a_campaign_finds_and_shrinks_a_seeded_bug(bug):
-    finding = found(bug, BUDGETS["w6w", bug])
+    # Seed 1 first: at seed 0 the no-skip and error-edge-ignored shrinks take 72 and 67 s
+    # under Hypothesis 6.155.2 (CI's release; 3 and 4 s under 6.170), at seed 1 4 and 20 s
+    # (4 and 13 s).  What is shrunk, and how small, is asserted the same either way.
+    finding = found(bug, BUDGETS["w6w", bug], seeds=(1, 2, 0))
     assert finding.size["steps"] <= 3
     if bug in FIRST:
         assert finding.judgement.divergence.clauses[0] == FIRST[bug]
