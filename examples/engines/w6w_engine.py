@@ -1077,15 +1077,7 @@ class Engine:
 
     def queued(self, suspension):
         """The end state of a run left suspended: no run_finished (A-55)."""
-        state = {"runId": self.run_id, "status": "queued", "steps": {},
-                 "suspension": suspension}
-        for step_id in self.order:
-            record = self.record[step_id]
-            if record["status"] != "pending":
-                state["steps"][step_id] = {k: v for k, v in record.items() if k != "strand"}
-        if self.step_errors:
-            state["stepErrors"] = self.step_errors
-        return state
+        return {**self.end_state(), "status": "queued", "suspension": suspension}
 
     def result(self):
         """The next result for one of this run's calls (others are kept for their runs)."""
@@ -1378,12 +1370,19 @@ class Engine:
 
     # -- ending ---------------------------------------------------------------
 
-    def finish(self):
+    def end_state(self):
+        """The RunState's run id, the records of the steps that started, and stepErrors."""
         state = {"runId": self.run_id, "steps": {}}
         for step_id in self.order:
             record = self.record[step_id]
             if record["status"] != "pending":
                 state["steps"][step_id] = {k: v for k, v in record.items() if k != "strand"}
+        if self.step_errors:
+            state["stepErrors"] = self.step_errors
+        return state
+
+    def finish(self):
+        state = self.end_state()
         if self.failures:
             chosen = self.failures[0] if "first-failure-by-time" in self.bugs else min(
                 self.failures)
@@ -1398,8 +1397,6 @@ class Engine:
                 output = self.record[done[-1]]["output"] if done else None
             state.update(status="succeeded", output=output)
             self.event("run_finished", status="succeeded", output=output)
-        if self.step_errors:
-            state["stepErrors"] = self.step_errors
         return state
 
     def event(self, name, checkpointed=True, **fields):

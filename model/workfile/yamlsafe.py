@@ -281,16 +281,19 @@ def read(text: str | bytes) -> JSON:
 _FAST_DUMPER: type = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
 
 
-class _UnaliasedDumper(yaml.SafeDumper):
+class _Unaliased:
     """No anchors: a value that appears twice is written twice, as an author would."""
 
     def ignore_aliases(self, data: JSON) -> bool:
         return True
 
 
-class _FastUnaliasedDumper(_FAST_DUMPER):  # type: ignore[misc]
-    def ignore_aliases(self, data: JSON) -> bool:
-        return True
+class _UnaliasedDumper(_Unaliased, yaml.SafeDumper):
+    pass
+
+
+class _FastUnaliasedDumper(_Unaliased, _FAST_DUMPER):  # type: ignore[misc]
+    pass
 
 
 def write(data: JSON, *, aliases: bool = True, allow_unicode: bool = False) -> str:

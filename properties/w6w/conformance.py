@@ -319,8 +319,8 @@ def why_not(run: W6wRun, event: JSON, before: tuple[Any, ...]) -> tuple[tuple[st
     which no edge decides: W6W-PLAN-5 ("Ties broken by declared step
     order"), or W6W-PLAN-2 without edges ("the plan is steps in declared
     order").  A step launched while the run drains after a plain fail or
-    a wait's suspension breaks W6W-FAN-9.  ((), "") otherwise, or when the configurations
-    disagree.
+    a wait's suspension breaks W6W-FAN-9.  ((), "") otherwise, or when the
+    configurations disagree.
     """
     step = event.get("step")
     if not isinstance(step, str) or step not in run.position or not before:
@@ -384,10 +384,11 @@ def _not_here(run: W6wRun, c: Any, i: int) -> tuple[tuple[str, ...], str]:
         return ("W6W-FAN-9",), (
             f"{c.failure[0]} failed (a plain fail): the run drains, launching no new step"
         )
-    suspended = [run.plan[k] for k, s in enumerate(c.steps) if s.stage == "suspended"]
-    if suspended or c.suspension is not None:
+    waits = [run.plan[k] for k, s in enumerate(c.steps) if s.stage == "suspended"]
+    if not waits and c.suspension is not None:
+        waits = [c.suspension[0]]  # the run has suspended: its token's step
+    if waits:
         # W6W-FAN-9: "On … a wait suspension … the engine stops launching new steps".
-        waits = suspended if suspended else [c.suspension[0]] if c.suspension else []
         return ("W6W-FAN-9", "W6W-FAN-10"), (
             f"the wait {', '.join(waits)} suspended the run: it drains, launching no new "
             "step, and then suspends"
