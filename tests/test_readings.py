@@ -366,6 +366,7 @@ OTHER_READINGS = [
     ("w6w", "--reading A-158=fails", ("A-158", "fails"), None),
     ("w6w", "--reading A-53=javascript", ("A-53", "javascript"), None),
     ("harness", "--bug all-negative-skipped", ("A-61", "skipped"), None),
+    ("harness", "--reading A-80=any", ("A-80", "any"), None),
     ("harness", "--reading A-81=running", ("A-81", "running"), None),
     ("harness", "--reading A-82=retried", ("A-82", "retried"), None),
     ("harness", "--reading A-87=incomparable", ("A-87", "incomparable"), None),
@@ -514,6 +515,39 @@ A159 = {
     "scenario": {"params": {"x": 1, "go": 0}},
     "schedule": [],
 }
+
+
+# A-80's witness (as tests/harness/test_harness_faults.py builds it): a loop of three
+# iterations, two at a time, each failing.  The third starts only once the first or the
+# second has finished — failed — so in sequence order it is never the failure reported.
+A80 = {
+    "document": '<harness id="h"><loop id="l" over="params.items" maxConcurrency="2">'
+    + "".join(f'<node id="b{i}"><guard>params.index == {i}</guard></node>' for i in range(3))
+    + "</loop></harness>",
+    "scenario": {
+        "params": {"items": [0, 1, 2]},
+        "nodes": {f"b{i}": {"attempts": [{"error": {"code": f"e{i}"}}]} for i in range(3)},
+    },
+    "schedule": [],
+}
+
+
+def test_a80_a_loop_running_its_last_iteration_first_takes_the_any_reading():
+    engine = Engine(f"{sys.executable} {ENGINES / 'harness_engine.py'} --reading A-80=any")
+    try:
+        strict = judge(engine, HARNESS, A80, None, Selection.of(HARNESS, mode=DEFAULT))
+        anyway = judge(engine, HARNESS, A80, None, Selection.of(HARNESS))
+        held = judge(engine, HARNESS, A80, None, Selection.of(HARNESS, ["A-80=sequence"]))
+        one = copy.deepcopy(A80)
+        one["document"] = one["document"].replace('maxConcurrency="2"', 'maxConcurrency="1"')
+        sequential = judge(engine, HARNESS, one, None, Selection.of(HARNESS, mode=DEFAULT))
+    finally:
+        engine.stop()
+    assert strict.verdict == "reading" and strict.reading == (("A-80", "any"),)
+    assert anyway.verdict == "pass" and anyway.reading == (("A-80", "any"),)
+    assert held.verdict == "divergence"
+    # HX-SCHED-4: with maxConcurrency="1" the order is the specification's, not a reading.
+    assert sequential.verdict == "pass" and sequential.reading == ()
 
 
 def test_a159_a_skipped_decision_takes_every_true_case_only_under_conditions():

@@ -52,6 +52,9 @@ Readings, switched on with --reading ID=NAME (repeatable): where the chapter is
 open, hx-lite can take the reading wforacle's model does not (`wforacle
 readings --spec harness` lists them).  These are not bugs.
 
+  A-80=any                 a loop whose maxConcurrency is not "1" runs its iterations
+                           last first (one at a time), so its first failure in time is
+                           the last failing iteration in sequence order
   A-81=running             an any join cancels only the nodes of its branch that are
                            RUNNING (idempotent) or RETRYING: a READY one still starts
   A-82=retried             an HX-4101 / HX-4102 failure is retried like a failed
@@ -87,7 +90,7 @@ BUGS = {
     "cancel-silently",
     "loop-last-failure",
 }
-READINGS = {"A-81=running", "A-82=retried", "A-87=incomparable", "A-159=first"}
+READINGS = {"A-80=any", "A-81=running", "A-82=retried", "A-87=incomparable", "A-159=first"}
 TERMINAL = ("SUCCEEDED", "FAILED", "SKIPPED", "CANCELLED")
 
 
@@ -302,6 +305,7 @@ class Runtime:
                         for c in element.findall("case")
                     ],
                     "over": Expr(element.get("over")).tree if tag == "loop" else None,
+                    "window": element.get("maxConcurrency"),
                     "body": [e for e in element if e.tag in ("node", "decision", "loop")],
                 }
                 self.order.append(node_id)
@@ -570,13 +574,17 @@ class Runtime:
 
     def run_loop(self, n, items):
         """Run the loop's iterations one after another, each a run of its body with
-        params.item and params.index; the first that fails fails the loop."""
+        params.item and params.index; the first that fails fails the loop.  Under
+        A-80=any a loop that may run iterations together runs the last first."""
         if not isinstance(items, list):
             self.event("node_failed", node=n, error="loop_over_not_a_list")
             self.terminal(n, "FAILED", error="loop_over_not_a_list")
             return
         traces, results, failure = [], [], None
-        for index, item in enumerate(items):
+        order = list(enumerate(items))
+        if "A-80=any" in self.readings and self.nodes[n]["window"] != "1":
+            order.reverse()  # the last iteration first, where HX-SCHED-4 fixes no order
+        for index, item in order:
             body = Runtime(
                 self.bugs, self.readings, self.counter, [*self.within, [n, index]], sink=[]
             )
@@ -588,10 +596,19 @@ class Runtime:
                 if "loop-last-failure" in self.bugs:
                     continue  # the seeded bug: later iterations still run
                 break
-            traces.append(body.sink)
+            traces.append((index, body.sink))
             results.append(
-                {m: v["outputs"] for m, v in state["nodes"].items() if v["state"] == "SUCCEEDED"}
+                (
+                    index,
+                    {
+                        m: v["outputs"]
+                        for m, v in state["nodes"].items()
+                        if v["state"] == "SUCCEEDED"
+                    },
+                )
             )
+        traces = [trace for _, trace in sorted(traces, key=lambda pair: pair[0])]
+        results = [outputs for _, outputs in sorted(results, key=lambda pair: pair[0])]
         if failure is not None:
             code, index, trace = failure
             self.event("node_failed", node=n, error=code, iteration=index, inner=[trace])
