@@ -5,9 +5,9 @@ one — whose entries correlate on what their ``on_enter`` produced, and a
 scenario of stimuli (docs/workfile-stateful.md) placed to make the
 profile's races likely: an event while ``on_enter`` or ``steps`` is still
 running, before a subscription is active, exactly at a deadline, two at one
-instant, an event for an earlier entry or for nobody, a payload whose value
-the target's ``accepts`` rejects, two subscriptions matching one event only
-at run time.
+instant, an event for an earlier entry or for nobody (another run's, A-162),
+a payload whose value the target's ``accepts`` rejects, two subscriptions
+matching one event only at run time.
 
 Termination is by construction: immediate and timeout transitions lead to
 a later state (or the final one), and only events — finitely many — lead

@@ -442,16 +442,16 @@ class _Values:
     def __init__(self) -> None:
         self.sort = z3.DeclareSort("Value")
         self.constants: list[tuple[JSON, Any]] = []  # (value, term), one per ==-class
-        self.unknowns: dict[str, Any] = {}
+        self.unknowns: dict[object, Any] = {}
 
     def term(self, value: JSON) -> Any:
         """The term of one match value."""
         constant = _constant(value)
         if constant is _UNKNOWN:
-            text = _canonical(value)
-            if text not in self.unknowns:
-                self.unknowns[text] = z3.Const(f"u{len(self.unknowns)}", self.sort)
-            return self.unknowns[text]
+            key = _unknown_key(value)
+            if key not in self.unknowns:
+                self.unknowns[key] = z3.Const(f"u{len(self.unknowns)}", self.sort)
+            return self.unknowns[key]
         for known, term in self.constants:
             if equal(known, constant):  # run-time == (A-117, WFS-TRANS-30)
                 return term
@@ -481,6 +481,21 @@ def _constant(value: JSON) -> JSON:
         return render(parsed, {})
     except (ExprError, EvaluationFault):
         return _UNKNOWN
+
+
+def _unknown_key(value: JSON) -> object:
+    """What makes two unknown match values the same unknown: the same parsed template.
+
+    ``{{ notify.id }}`` and ``{{notify.id}}`` are one expression (the spacing
+    inside a marker is not part of it), so they denote one run-time value;
+    a structured value is keyed by its text.
+    """
+    if isinstance(value, str):
+        try:
+            return template(value)
+        except ExprError:
+            pass
+    return _canonical(value)
 
 
 def _canonical(value: JSON) -> str:

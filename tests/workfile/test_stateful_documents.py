@@ -719,6 +719,7 @@ def two(first: str, second: str, on_enter: str = "[]") -> str:
         ("match: { id: 1 }", "match: { id: 1.0 }"),  # equal under ==
         ("match: { id: 1 }", "match: { user: u }"),  # disjoint fields: one payload has both
         ("match: { id: '{{ inputs.k }}' }", "match: { id: '{{ inputs.k }}' }"),  # one value
+        ("match: { id: '{{ inputs.k }}' }", "match: { id: '{{inputs.k}}' }"),  # one expression
         ("match: { id: 1, v: 2 }", "match: { id: 1 }"),  # one is narrower: still both match
         ("match: { id: \"{{ 'x' }}\" }", "match: { id: x }"),  # a constant template
     ],
