@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import yaml
+
 from wforacle.oracle.cli import main
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "workfile"
@@ -178,3 +180,68 @@ def test_a_for_each_past_the_model_bound_is_incomplete_never_out_of_memory(tmp_p
     (tmp_path / "trace.json").write_text(json.dumps(ran["trace"]))
     assert main(["check", *common, "--trace", str(tmp_path / "trace.json")]) == 2
     assert "cannot decide" in capsys.readouterr().err
+
+
+APPROVAL = [
+    str(EXAMPLES / "approval.workfile.yaml"),
+    "--manifests",
+    MANIFESTS,
+]
+
+
+def test_check_judges_a_state_form_trace(tmp_path, capsys):
+    # Issue 15: check takes a state-form run's trace like any other.  The model's own trace
+    # passes; the same trace with the first event (another request's decision) delivered
+    # diverges at that entry_exited: its payload matches no subscription (WFS-TRANS-30).
+    common = [*APPROVAL, "--scenario", str(EXAMPLES / "approval.scenario.json")]
+    assert main(["run", *common, "--json"]) == 0
+    trace = json.loads(capsys.readouterr().out)["trace"]
+    (tmp_path / "ok.json").write_text(json.dumps(trace))
+    assert main(["check", *common, "--trace", str(tmp_path / "ok.json")]) == 0
+    capsys.readouterr()
+    (index,) = [i for i, e in enumerate(trace) if e.get("by") == "decision"]
+    assert trace[index]["number"] == 1
+    trace[index]["number"] = 0  # someone else's decision
+    (tmp_path / "bad.json").write_text(json.dumps(trace))
+    assert main(["check", *common, "--trace", str(tmp_path / "bad.json"), "--json"]) == 1
+    divergence = json.loads(capsys.readouterr().out)["divergence"]
+    assert divergence["index"] == index
+    assert "WFS-TRANS-30" in divergence["clauses"]
+
+
+def test_shrink_reduces_a_state_form_bug_report_to_the_race_it_needs(tmp_path, capsys):
+    # Issue 15: a bug report against an executor whose timer is due once the clock reaches
+    # the deadline (timeout-wins-tie): the decision arrives exactly at the deadline, and
+    # the engine escalates.  The minimal case keeps one waiting state with the timeout,
+    # no step, no manifest and no event: the clock moved to exactly the deadline is enough
+    # (the model still waits there: an event accepted at the deadline would win,
+    # WFS-TRANS-37, A-152).
+    import sys
+
+    engine = Path(__file__).resolve().parents[2] / "examples" / "engines" / "workfile_engine.py"
+    decision = {"request_id": "awaiting_approval[0].notify", "action": "approve", "user": "ada"}
+    scenario = tmp_path / "report.json"
+    scenario.write_text(
+        json.dumps(
+            {
+                "inputs": {"channel": "approvals"},
+                # wait 1: notify outstanding; wait 2: entry correlated, deadline 24 h
+                "events": [
+                    {"wait": 2, "at": 86_400_000, "event": "chat.decision", "payload": decision}
+                ],
+            }
+        )
+    )
+    command = f"{sys.executable} {engine} --bug timeout-wins-tie"
+    args = ["shrink", *APPROVAL, "--scenario", str(scenario), "--engine", command, "--json"]
+    assert main(args) == 1
+    out = json.loads(capsys.readouterr().out)
+    assert out["judgement"]["divergence"]["clauses"][0] == "WFS-TRANS-37"
+    case = out["case"]
+    assert "manifests" not in case
+    assert case["scenario"] == {"events": [{"wait": 1, "at": 86_400_000}]}
+    document = yaml.safe_load(case["document"])
+    assert sorted(document["states"]) == ["awaiting_approval", "closed"]
+    assert document["states"]["awaiting_approval"] == {
+        "timeout": {"after": "24h", "goto": "closed"}
+    }
