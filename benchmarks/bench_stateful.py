@@ -4,9 +4,11 @@ Run:  python benchmarks/bench_stateful.py [--events 4] [--examples 500] [--seeds
                                           [--bugs NAME ... | --bugs none]
 
 - explorer: distinct states per second exploring a four-state approval
-  machine (two subscriptions and a timeout in the waiting state) under every
-  order of --events stimuli against the entry's work (every interleaving the
-  model permits), and how many outcomes that gives;
+  machine (two subscriptions and a timeout in the waiting state) with
+  --events stimuli against the entry's work (every interleaving the model
+  permits), and how many outcomes that gives; then the same over every
+  order of the stimuli (each permutation of what they carry over the same
+  waits and instants), with the distinct outcomes of all orders;
 - checker: events checked per second on the model's own trace of it;
 - campaign: examples per second of ``fuzz --profile workfile-stateful``
   against the correct example executor (one persistent process);
@@ -18,6 +20,8 @@ Run:  python benchmarks/bench_stateful.py [--events 4] [--examples 500] [--seeds
 from __future__ import annotations
 
 import argparse
+import itertools
+import json
 import time
 from typing import Any
 
@@ -34,7 +38,7 @@ from wforacle.properties.workfile.specification import WORKFILE
 STATE_BUGS = PROFILE_BUGS["workfile-stateful"][1]
 
 
-def approval(events: int) -> dict[str, Any]:
+def approval(events: int, order: tuple[int, ...] | None = None) -> dict[str, Any]:
     """Ask, then wait for approve/reject (two subscriptions) or a 2 s timeout."""
     document = {
         "initial": "waiting",
@@ -70,10 +74,12 @@ def approval(events: int) -> dict[str, Any]:
     # correlated at 0, the clock past it, an approval at the same instant.
     pattern = [("waiting[1].ask", "x", 0), ("waiting[0].ask", "y", 2001), (None, None, 2500)]
     pattern.append(("waiting[0].ask", "x", 2500))
+    # ``order`` permutes what the stimuli carry over their fixed waits and instants.
+    order = order if order is not None else tuple(range(events))
     stimuli: list[dict[str, Any]] = []
     for k in range(events):
-        ref, kind, at = pattern[k % 4]
-        at += 3000 * (k // 4)
+        ref, kind, _ = pattern[order[k] % 4]
+        at = pattern[k % 4][2] + 3000 * (k // 4)
         stimulus: dict[str, Any] = {"wait": k + 1, "at": at}
         if ref is not None:
             stimulus.update(event="svc.signal", payload={"ref": ref, "kind": kind, "value": "ok"})
@@ -96,6 +102,25 @@ def explorer(events: int) -> None:
             f"{found.states:>8} states {seconds:>8.3f} s {found.states / seconds:>9.0f} states/s  "
             f"{len(found.outcomes)} outcome(s), {'complete' if found.complete else 'INCOMPLETE'}"
         )
+
+
+def orders(events: int) -> None:
+    """Every order of the stimuli (each permutation of what they carry), each explored whole."""
+    states, seconds, outcomes = 0, 0.0, set()
+    permutations = list(itertools.permutations(range(events)))
+    for order in permutations:
+        run = prepare(approval(events, order)).semantics
+        started = time.perf_counter()
+        found = explore(run, 1_000_000, True)
+        seconds += time.perf_counter() - started
+        states += found.states
+        assert found.complete
+        outcomes.update(json.dumps(o, sort_keys=True, default=str) for o in found.outcomes)
+    print(
+        f"explore approval, every order of {events} stimuli ({len(permutations)} orders): "
+        f"{states} states {seconds:.3f} s {states / seconds:.0f} states/s  "
+        f"{len(outcomes)} distinct outcome(s)"
+    )
 
 
 def checker(events: int) -> None:
@@ -137,6 +162,7 @@ def main() -> None:
     parser.add_argument("--bugs", nargs="*", default=list(STATE_BUGS))
     args = parser.parse_args()
     explorer(args.events)
+    orders(args.events)
     checker(args.events)
     throughput(args.examples)
     if args.bugs != ["none"]:
