@@ -321,6 +321,7 @@ class Engine:
         trace: list[JSON] = []
         invocations: list[tuple[str, JSON]] = []
         durable: list[JSON] = []
+        crashed: list[tuple[int, int, JSON]] = []
         outstanding: dict[JSON, str] = {}
         counts: dict[str, int] = {}
         choices = iter(schedule)
@@ -398,6 +399,7 @@ class Engine:
                 if not (isinstance(reply, dict) and reply.get("type") == "crashed"):
                     raise Fault("protocol", f"expected crashed after a crash, got {reply!r}")
                 outstanding.clear()  # in-flight invocations die with the process
+                crashed.append((len(trace), number, state))
                 trace.append(protocol.crashed(prepared, number, state))
                 self.write({**request, "type": "resume", "runState": state, "checkpoints": number})
             elif kind in protocol.acknowledged:
@@ -415,6 +417,7 @@ class Engine:
                     message.get("state"),
                     time.perf_counter() - started,
                     tuple(durable),
+                    tuple(crashed),
                 )
             else:
                 raise Fault("protocol", f"unknown message: {str(message)[:200]}")
@@ -567,7 +570,7 @@ def judge(
             other = spec.prepare(sent, spec.options(chosen))
         except InvalidInput:
             return None  # a case this reading's model does not run
-        again = assess(spec, case, other, seen)
+        again = assess(spec, case, other, _recorded_by(spec, other, seen))
         return again if again.verdict == "pass" else None
 
     rescued = selection.rescue(permits, case)
@@ -577,6 +580,22 @@ def judge(
     if selection.mode == ANY:
         return attrs.evolve(passed, reading=departures)
     return attrs.evolve(found, verdict="reading", reading=departures)
+
+
+def _recorded_by(spec: Specification, prepared: Prepared, seen: Observation) -> Observation:
+    """``seen`` with the events the oracle recorded as ``prepared``'s model records them.
+
+    A ``crashed`` event is the model's (where the host resumes: the first step
+    not terminal by the plan, which A-02's tie-break orders), so judging the
+    run under another reading puts that reading's own in its place.
+    """
+    crashed = spec.protocol().crashed
+    if not seen.crashes or crashed is None:
+        return seen
+    trace = list(seen.trace)
+    for index, number, state in seen.crashes:
+        trace[index] = crashed(prepared, number, state)
+    return attrs.evolve(seen, trace=tuple(trace))
 
 
 def assess(spec: Specification, case: JSON, prepared: Prepared, seen: Observation) -> Judgement:

@@ -40,7 +40,6 @@ BUGS: dict[str, tuple[str, ...]] = {
         "error-edge-ignored",
         "retry-auth",
         "uncapped-backoff",
-        "plan-fifo",
         "record-drops",
         "last-output-by-time",
         "first-failure-by-time",

@@ -134,6 +134,10 @@ class Observation:
     seconds: float = 0.0
     # The states the engine checkpointed (sent only when the oracle asks).
     durable: tuple[JSON, ...] = attrs.field(default=(), eq=False)
+    # The crashes the oracle made: (the index of the ``crashed`` event it recorded in
+    # ``trace``, the checkpoint number, the durable state the engine resumes from).  The
+    # event is the model's, so another reading's model records its own (oracle/engine.py).
+    crashes: tuple[tuple[int, int, JSON], ...] = attrs.field(default=(), eq=False)
 
 
 @attrs.frozen

@@ -223,9 +223,6 @@ W6W_CASES = {
             scenario={"steps": {"a": {"attempts": [{"error": RETRYABLE}, {"output": 1}]}}},
         ),
     ),
-    # W6W-PLAN-5: "Topologically sort. Ties broken by declared step order for
-    # determinism."  c (declared second) is ready after a, b is a root: a, c, b.
-    "plan-fifo": ("W6W-PLAN-5", _case([_step("a"), _step("c"), _step("b")], [("a", "c")])),
     # W6W-FIELD-13: continue-record "proceeds and rolls the step's StepError into the
     # run's end state (RunState.stepErrors) so the failure stays observable."
     "record-drops": (

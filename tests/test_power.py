@@ -30,7 +30,6 @@ BUDGETS: dict[tuple[str, str], int] = {
     ("w6w", "error-edge-ignored"): 3700,
     ("w6w", "retry-auth"): 5800,
     ("w6w", "uncapped-backoff"): 4700,
-    ("w6w", "plan-fifo"): 2900,
     ("w6w", "record-drops"): 900,
     ("w6w", "last-output-by-time"): 2700,
     ("w6w", "first-failure-by-time"): 4300,

@@ -360,6 +360,7 @@ def test_a_campaign_passes_an_engine_taking_another_reading_and_reports_it(toyfl
 # Every other reading a bundled engine can take (its --reading, or the --bug that is a
 # reading, docs/readings.md), with the profile whose cases reach it.
 OTHER_READINGS = [
+    ("w6w", "--reading A-02=fifo", ("A-02", "fifo"), None),
     ("w6w", "--reading A-50=edges", ("A-50", "edges"), None),
     ("w6w", "--reading A-41=retried", ("A-41", "retried"), None),
     ("w6w", "--reading A-37=infix", ("A-37", "infix"), None),
@@ -471,6 +472,10 @@ def _harness_trace(case, **readings):
     return execute(HARNESS.prepare(case, HARNESS.options(readings)).semantics).trace
 
 
+def _w6w_trace(case, **readings):
+    return execute(W6W.prepare(case, W6W.options(readings)).semantics).trace
+
+
 def _named(trace):
     return [(e["event"], e.get("node")) for e in trace]
 
@@ -515,6 +520,69 @@ A159 = {
     "scenario": {"params": {"x": 1, "go": 0}},
     "schedule": [],
 }
+
+
+# A-02's witness (F-02's shape): c, declared second, is readied by a; b is a root.  The
+# earliest-declared ready step goes next (a, c, b) or the first to be ready (a, b, c).
+A02 = {
+    "document": {
+        "manifestVersion": "2",
+        "id": "wf",
+        "name": "plan",
+        "steps": [{"id": k, "uses": {"app": "demo", "action": "run"}} for k in "acb"],
+        "edges": [{"from": "a", "to": "c"}],
+    },
+    "scenario": {},
+    "schedule": [],
+}
+
+
+def test_a02_a_plan_breaking_ties_first_in_first_out_takes_the_fifo_reading():
+    # W6W-PLAN-5: "Ties broken by declared step order for determinism" (F-02: two plans).
+    declared = [e.get("step") for e in _w6w_trace(A02) if e["event"] == "step_started"]
+    fifo = [
+        e.get("step") for e in _w6w_trace(A02, tie_break="fifo") if e["event"] == "step_started"
+    ]
+    assert (declared, fifo) == (["a", "c", "b"], ["a", "b", "c"])
+    engine = Engine(f"{sys.executable} {ENGINES / 'w6w_engine.py'} --reading A-02=fifo")
+    try:
+        strict = judge(engine, W6W, A02, None, Selection.of(W6W, mode=DEFAULT))
+        anyway = judge(engine, W6W, A02, None, Selection.of(W6W))
+        held = judge(engine, W6W, A02, None, Selection.of(W6W, ["A-02=declared"]))
+    finally:
+        engine.stop()
+    assert strict.verdict == "reading" and strict.reading == (("A-02", "fifo"),)
+    assert anyway.verdict == "pass" and anyway.reading == (("A-02", "fifo"),)
+    assert held.verdict == "divergence"
+    # Held to the model's reading, the engine is told the rule it departs from.
+    assert explained(W6W, A02, held, None).divergence.clauses[0] == "W6W-PLAN-5"
+
+
+def test_a_crash_is_judged_under_another_reading_with_that_readings_resume_point():
+    # The oracle records the host's ``crashed`` event (resumeAt: the first step not
+    # terminal by the plan, W6W-CONCEPT-3), a model's event: under A-02's fifo the plan
+    # is a, b, c, so after a crash at b's start the run resumes at b, not at c.  A
+    # campaign found the engine divergent under every reading while the event recorded
+    # was the default reading's.
+    case = copy.deepcopy(A02)
+    case["scenario"] = {"crashAfterCheckpoints": [4]}  # right after b's step_started
+    engine = Engine(f"{sys.executable} {ENGINES / 'w6w_engine.py'} --reading A-02=fifo")
+    try:
+        judgement = judge(engine, W6W, case, None, Selection.of(W6W))
+    finally:
+        engine.stop()
+    assert judgement.verdict == "pass" and judgement.reading == (("A-02", "fifo"),)
+    (crashed,) = [e for e in judgement.observation.trace if e["event"] == "crashed"]
+    assert crashed["resumeAt"] == "b"  # the reading's own record (the default's says c)
+
+
+def test_a02_is_tried_only_where_the_two_plans_differ():
+    (tie_break,) = [r for r in W6W.readings if r.assumption == "A-02"]
+    assert tie_break.relevant(A02)
+    chain = copy.deepcopy(A02)
+    chain["document"]["edges"] = [{"from": "a", "to": "c"}, {"from": "c", "to": "b"}]
+    assert not tie_break.relevant(chain)  # one topological order: one plan
+    assert not tie_break.relevant({**A02, "document": {**A02["document"], "edges": []}})
 
 
 # A-80's witness (as tests/harness/test_harness_faults.py builds it): a loop of three

@@ -45,7 +45,6 @@ campaign finds them:
   no-skip                 a step reachable only through skipped edges runs anyway
   retry-auth              auth-phase errors are retried like execute errors
   uncapped-backoff        exponential waits are not capped at 300000 ms
-  plan-fifo               ready steps are planned first-in first-out, not by declared order
   meta-from-output        step meta is read from the action's output, not onExecuted
   record-drops            continue-record failures are not kept in stepErrors
   last-output-by-time     the run's output is the last step to finish, not the last by plan
@@ -73,6 +72,9 @@ open, toyflow can take the reading wforacle's model does not (`wforacle
 readings` lists them).  These are not bugs: a campaign under the default
 `--readings any` passes and reports the reading the engine took.
 
+  A-02=fifo               the plan breaks ties first-in first-out: ready steps queue up in
+                          the order they became ready (newly ready ones in declared order),
+                          not the earliest-declared ready step next
   A-50=edges              a step's indegree counts inbound edges, not distinct sources
                           (a success and an error edge from one source make a join)
   A-41=retried            the retry policy retries a resolution-phase failure
@@ -99,7 +101,6 @@ BUGS = {
     "no-skip",
     "retry-auth",
     "uncapped-backoff",
-    "plan-fifo",
     "meta-from-output",
     "record-drops",
     "last-output-by-time",
@@ -119,7 +120,14 @@ BUGS = {
     "parallel-no-drain",
     "wait-no-drain",
 }
-READINGS = {"A-50=edges", "A-41=retried", "A-37=infix", "A-158=fails", "A-53=javascript"}
+READINGS = {
+    "A-02=fifo",
+    "A-50=edges",
+    "A-41=retried",
+    "A-37=infix",
+    "A-158=fails",
+    "A-53=javascript",
+}
 CAP_MS = 300_000
 
 
@@ -756,12 +764,12 @@ class Engine:
             successors[edge["from"]].append(edge["to"])
             indegree[edge["to"]] += 1
         order = []
-        if "plan-fifo" in self.bugs:
+        if "A-02=fifo" in self.bugs:
             queue = deque(step_id for step_id in ids if indegree[step_id] == 0)
             while queue:
                 step_id = queue.popleft()
                 order.append(step_id)
-                for nxt in successors[step_id]:
+                for nxt in sorted(successors[step_id], key=index.__getitem__):
                     indegree[nxt] -= 1
                     if indegree[nxt] == 0:
                         queue.append(nxt)

@@ -427,7 +427,11 @@ class Options:
     marker naming no secret, which fails the step ("fails"); ``if_truthiness``
     A-53 — whether an ``if`` control's condition is truthy as JSONLogic's
     truthiness has it ("jsonlogic": ``[]`` is false, A-20) or as JavaScript's
-    ``!!value`` ("javascript": ``[]`` and ``{}`` are true).
+    ``!!value`` ("javascript": ``[]`` and ``{}`` are true); ``tie_break`` A-02 —
+    how the plan orders steps that become ready together ("declared": the
+    earliest-declared ready step next; "fifo": in the order they became
+    ready), read where the plan is built (properties/w6w/specification.py
+    ``_validator``: the run's and every called workflow's plan).
     """
 
     launch: Launch = Launch.SEPARATE
@@ -443,6 +447,9 @@ class Options:
     )
     if_truthiness: str = attrs.field(
         default="jsonlogic", validator=attrs.validators.in_(("jsonlogic", "javascript"))
+    )
+    tie_break: str = attrs.field(
+        default="declared", validator=attrs.validators.in_(("declared", "fifo"))
     )
 
 

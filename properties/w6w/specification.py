@@ -13,8 +13,10 @@ from __future__ import annotations
 import copy
 import json
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any, cast
+
+import attrs
 
 from wforacle.model.diagnostics import InvalidCase, InvalidInput, InvalidScenario, Report
 from wforacle.properties.specification import (
@@ -114,6 +116,30 @@ def _if_controls(case: Mapping[str, JSON]) -> bool:
     return found(case.get("document"))
 
 
+def _plans_differ(case: Mapping[str, Any]) -> bool:
+    """Whether the two tie-breaks plan ``case``'s document differently (A-02 can matter).
+
+    Conservative for the workflows a case's scenario lets it call: any case
+    with ``calls`` may.
+    """
+    scenario = case.get("scenario")
+    if isinstance(scenario, dict) and scenario.get("calls"):
+        return True
+    document = case.get("document")
+    if not isinstance(document, dict) or not document.get("edges"):
+        return False  # W6W-PLAN-2: no edges, declared order under both
+    from wforacle.properties.w6w import validate as rules
+    from wforacle.properties.w6w.plan import TieBreak, plan_order
+
+    try:
+        checked = rules.validate(copy.deepcopy(document))
+    except Exception:  # an unreadable document: let the judge say what is wrong
+        return True
+    if checked.plan is None or checked.workflow is None:
+        return False
+    return checked.plan != plan_order(checked.workflow, TieBreak.FIFO)
+
+
 READINGS = (
     Reading(
         "--launch",
@@ -168,6 +194,16 @@ READINGS = (
         clauses=("W6W-ROOT-11", "W6W-ENV-18"),
     ),
     Reading(
+        "--tie-break",
+        "tie_break",
+        "w6w, A-02: the plan breaks a tie by declared order (default: the earliest-declared "
+        "ready step next) or first-in first-out (ready steps in the order they became ready)",
+        ("declared", "fifo"),
+        assumption="A-02",
+        relevant=_plans_differ,
+        clauses=("W6W-PLAN-4", "W6W-PLAN-5"),
+    ),
+    Reading(
         "--if-truthiness",
         "if_truthiness",
         "w6w, A-53: an if control's condition is truthy as JSONLogic has it (default: [] is "
@@ -205,7 +241,6 @@ def _scenario(value: JSON) -> Any:
 def _semantics(loaded: Loaded, scenario: JSON, options: Any, replay: JSON) -> Any:
     """The run of a valid document; ``replay`` is ``{"runState", "from"}`` or None."""
     from wforacle.model.w6w.semantics import Replay, W6wRun
-    from wforacle.properties.w6w import validate as rules  # start-up time
 
     run_scenario = _scenario(scenario)
     recorded = None
@@ -214,15 +249,16 @@ def _semantics(loaded: Loaded, scenario: JSON, options: Any, replay: JSON) -> An
         if start is not None and start not in loaded.plan:
             raise InvalidCase(f"--replay-from {start}: no such step")
         recorded = Replay.of(replay["runState"], loaded.model, start)
-    # A @w6w/call target is validated by the validator the model is given.
-    return W6wRun(
-        loaded.model,
-        loaded.plan,
-        run_scenario,
-        recorded,
-        options=options if options is not None else _options({}),
-        validate=rules.validate,
-    )
+    # A @w6w/call target is validated by the validator the model is given; the plan
+    # breaks ties as the readings say (A-02).
+    readings = options if options is not None else _options({})
+    checked = _validator(readings)
+    plan = loaded.plan
+    if readings.tie_break == "fifo":
+        from wforacle.properties.w6w.plan import TieBreak, plan_order
+
+        plan = plan_order(loaded.model, TieBreak.FIFO)
+    return W6wRun(loaded.model, plan, run_scenario, recorded, options=readings, validate=checked)
 
 
 def _explore(run: Any, max_states: int, reduce: bool) -> Any:
@@ -259,6 +295,30 @@ def _limits() -> dict[type[Exception], str]:
 # -- cases -----------------------------------------------------------------------------
 
 
+def _validator(readings: Any) -> Callable[[JSON], Any]:
+    """Document validation whose plan breaks ties as ``readings`` says (A-02).
+
+    The declared-order plan is validation's own; under ``fifo`` the plan of
+    the run, and of every workflow it calls, is Kahn's with a FIFO queue
+    (properties/w6w/plan.py), the reading the RFC's "ties broken by declared
+    step order" also admits (docs/spec-review.md F-02).
+    """
+    from wforacle.properties.w6w import validate as rules
+
+    if readings.tie_break == "declared":
+        return rules.validate
+
+    def validate(document: JSON, previous: JSON = None) -> Any:
+        from wforacle.properties.w6w.plan import TieBreak, plan_order
+
+        checked = rules.validate(document, previous)
+        if checked.plan is None or checked.workflow is None:
+            return checked
+        return attrs.evolve(checked, plan=plan_order(checked.workflow, TieBreak.FIFO))
+
+    return validate
+
+
 def prepare(case: JSON, options: Any = None) -> Prepared:
     """The model run of a case and the message that starts it on an engine.
 
@@ -271,16 +331,16 @@ def prepare(case: JSON, options: Any = None) -> Prepared:
     from wforacle.model.kernel.lts import execute
     from wforacle.model.w6w.scenario import load_scenario
     from wforacle.model.w6w.semantics import Replay, W6wRun, run_state
-    from wforacle.properties.w6w import validate as rules
 
     readings = options if options is not None else _options({})
-    result = rules.validate(copy.deepcopy(case["document"]))
+    checked = _validator(readings)
+    result = checked(copy.deepcopy(case["document"]))
     if not result.report.valid or result.workflow is None or result.plan is None:
         raise InvalidCase(f"the case's document is invalid: {result.report.codes()}")
     scenario, problems = load_scenario(copy.deepcopy(case["scenario"]))
     if problems:
         raise InvalidCase(f"the case's scenario is invalid: {[p.message for p in problems]}")
-    run = W6wRun(result.workflow, result.plan, scenario, options=readings, validate=rules.validate)
+    run = W6wRun(result.workflow, result.plan, scenario, options=readings, validate=checked)
     replay = case.get("replay")
     files: dict[str, JSON] = {}
     if replay is not None and not isinstance(replay, dict):
@@ -299,7 +359,7 @@ def prepare(case: JSON, options: Any = None) -> Prepared:
             scenario,
             Replay.of(request["runState"], result.workflow, start),
             options=readings,
-            validate=rules.validate,
+            validate=checked,
         )
         files["replay"] = request
     message: dict[str, JSON] = {

@@ -652,7 +652,7 @@ def cases(seed: int) -> list[Case]:  # the command lines are hand-made
                 "shrink",
                 "race.json",
                 "--engine",
-                W6W_ENGINE + " --bug plan-fifo",
+                W6W_ENGINE + " --bug no-skip",
                 "--budget",
                 "5",
                 "--json",

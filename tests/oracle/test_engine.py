@@ -376,7 +376,7 @@ def test_conform_passes_the_correct_engine_and_reports_a_buggy_one(tmp_path):
     finally:
         engine.stop()
     assert [r.verdict for r in results] == ["pass"] * 25
-    engine = Engine(toyflow("plan-fifo", "record-drops", "no-skip"))
+    engine = Engine(toyflow("record-drops", "no-skip"))
     try:
         results = conform(engine, tmp_path / "suite")
     finally:

@@ -23,8 +23,10 @@ from wforacle.properties.w6w.specification import W6W
 pytest_plugins = ["pytester"]
 
 ENGINES = Path(__file__).resolve().parents[2] / "examples" / "engines"
-# A bug one case of the suite shows (its last: two ready steps planned first-in first-out).
-BUG = "plan-fifo"
+# A reading one case of the suite shows (its last: two ready steps planned first-in
+# first-out, A-02's other reading), which the pin holds the engine to the model's reading of.
+FIFO = ("--reading", "A-02=fifo")
+PIN = "A-02=declared"
 STEP = {"uses": {"app": "demo", "action": "run"}}
 # a, b, c declared in that order, a -> b: the plan is a, b, c (W6W-PLAN-7, the first ready
 # step by declaration); first-in first-out queues c before b, which a's success readies.
@@ -49,8 +51,9 @@ def engine(name: str, *flags: str) -> str:
 @pytest.fixture(scope="module")
 def suite(tmp_path_factory) -> Path:
     """The hand-written w6w cases and PLANNED: the correct engine passes all, toyflow
-    --bug plan-fifo fails PLANNED alone.  Written by hand, not generated: a generated
-    suite differs between Hypothesis releases, and so would which case shows the bug."""
+    --reading A-02=fifo held to A-02=declared fails PLANNED alone.  Written by hand, not
+    generated: a generated suite differs between Hypothesis releases, and so would which
+    case shows the bug."""
     directory = tmp_path_factory.mktemp("plugin") / "suite"
     written = write_suite(W6W, directory, 0, 0, CONFORMANCE)
     write_case(W6W, directory, PLANNED, len(written) + 1)  # run after the indexed ones
@@ -74,8 +77,9 @@ def test_a_divergence_fails_its_item_with_conforms_explanation_and_the_same_juni
     pytester, suite, tmp_path, capsys
 ):
     result = pytester.runpytest_inprocess(
-        *QUIET, "-v", "--wforacle-engine", engine("w6w_engine.py", "--bug", BUG),
+        *QUIET, "-v", "--wforacle-engine", engine("w6w_engine.py", *FIFO),
         f"--wforacle-suite={suite}", f"--junitxml={tmp_path / 'pytest.xml'}",
+        "--wforacle-reading", PIN,
     )  # fmt: skip
     total = len(cases(suite))
     result.assert_outcomes(passed=total - 1, failed=1)
@@ -84,8 +88,8 @@ def test_a_divergence_fails_its_item_with_conforms_explanation_and_the_same_juni
     capsys.readouterr()  # pytester echoes the run
     # wforacle conform --junit: the same verdicts, the same explanation, the same XML.
     code = main(
-        ["conform", str(suite), "--engine", engine("w6w_engine.py", "--bug", BUG),
-         "--junit", str(tmp_path / "conform.xml")]
+        ["conform", str(suite), "--engine", engine("w6w_engine.py", *FIFO),
+         "--junit", str(tmp_path / "conform.xml"), "--reading", PIN]
     )  # fmt: skip
     printed = capsys.readouterr().out
     assert code == 1 and f"{total - 1}/{total} passed" in printed
