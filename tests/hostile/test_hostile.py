@@ -27,6 +27,15 @@ from .runner import BAD, Outcome, counts, run_all, run_case
 SEED = 0
 CASES = corpus(SEED)
 FAST = sample(CASES, 40)
+# Cases a whole-corpus run found bad once, kept in the default run: a Harness engine's
+# done whose state is no object was an internal error (KeyError) in the final-state
+# comparison; it is a protocol fault (docs/engine-protocol.schema.json).
+REGRESSIONS = (
+    "engine/conform-harness/done-state-string",
+    "engine/fuzz-harness/done-state-list",
+    "engine/selftest-harness/done-state-null",
+)
+DEFAULT = FAST + [c for c in CASES if c.id in REGRESSIONS and c not in FAST]
 
 COMMANDS = {
     "validate",
@@ -81,7 +90,7 @@ def describe(outcome: Outcome) -> str:
     )
 
 
-@pytest.mark.parametrize("case", FAST, ids=[c.id for c in FAST])
+@pytest.mark.parametrize("case", DEFAULT, ids=[c.id for c in DEFAULT])
 def test_a_hostile_input_gets_a_sane_answer(case: Case, tmp_path) -> None:
     outcome = run_case(case, tmp_path)
     assert outcome.klass == "ok", describe(outcome)
@@ -98,6 +107,10 @@ def test_the_corpus_covers_every_command_every_format_and_every_engine_fault() -
     assert [(c.id, c.summary, c.expect) for c in again] == [
         (c.id, c.summary, c.expect) for c in CASES
     ]
+
+
+def test_every_regression_is_a_case_of_the_corpus() -> None:
+    assert {c.id for c in CASES} >= set(REGRESSIONS)
 
 
 def test_the_fast_sample_spreads_over_commands() -> None:
