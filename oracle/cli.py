@@ -425,7 +425,9 @@ def cmd_run(args: argparse.Namespace) -> int:
         return semantics
     scheduler = seeded(args.seed) if args.schedule == "random" else first
     with _within_limits(spec):
-        execution, stopped = execute_bounded(semantics, scheduler, args.max_steps, args.time_budget)
+        execution, stopped = execute_bounded(
+            semantics, scheduler, args.max_steps, args.time_budget, states=bool(args.itf)
+        )
         if stopped is not None:  # a bound: the path so far, said to be incomplete (issue 19)
             if args.json:
                 emit_json({"trace": execution.trace, "complete": False, "stoppedBecause": stopped})
@@ -825,8 +827,8 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument(
         "--max-steps",
         type=positive_int,
-        default=100_000,
-        help="stop (and say so: incomplete) after this many transitions (default 100,000)",
+        default=1_000_000,
+        help="stop (and say so: incomplete) after this many transitions (default 1,000,000)",
     )
     run.add_argument(
         "--time-budget",

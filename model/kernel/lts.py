@@ -119,17 +119,21 @@ def execute_bounded(
     scheduler: Scheduler = first,
     max_steps: int = 100_000,
     seconds: float | None = None,
+    states: bool = True,
 ) -> tuple[Execution[C], str | None]:
     """One path, stopped after ``max_steps`` transitions or ``seconds``: why it stopped, or None.
 
     The execution ends in a terminal configuration unless a bound stopped it
     first (``run --max-steps/--time-budget``, issue 19): then it holds the
     path so far, and the reason says which bound.  The time budget is also
-    polled inside a transition (model/kernel/budget.py).
+    polled inside a transition (model/kernel/budget.py).  Without ``states``
+    the transitions kept hold no target configuration (``target`` None): a
+    caller that needs only the trace and the final configuration keeps the
+    path in memory proportional to its events, not to events × document.
     """
     timed = budget.time_budget(seconds) if seconds is not None else contextlib.nullcontext()
     with timed, budget.bounded() as outermost:
-        return _execute_bounded(semantics, scheduler, max_steps, seconds, outermost)
+        return _execute_bounded(semantics, scheduler, max_steps, seconds, outermost, states)
 
 
 def _execute_bounded(
@@ -138,6 +142,7 @@ def _execute_bounded(
     max_steps: int,
     seconds: float | None,
     outermost: bool,
+    states: bool = True,
 ) -> tuple[Execution[C], str | None]:
     deadline = None if seconds is None else time.perf_counter() + seconds
     config = semantics.initial()
@@ -154,8 +159,8 @@ def _execute_bounded(
         if deadline is not None and step % 64 == 0 and time.perf_counter() > deadline:
             return Execution(tuple(taken), config), f"the time budget ({seconds:g} s) was spent"
         chosen = choices[scheduler(choices)]
-        taken.append(chosen)
         config = chosen.target
+        taken.append(chosen if states else attrs.evolve(chosen, target=None))  # type: ignore[arg-type]
     try:
         more = semantics.enabled(config)
     except budget.Stopped as spent:

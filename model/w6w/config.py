@@ -28,14 +28,16 @@ reading of A-74.
 
 from __future__ import annotations
 
+import collections.abc
 import functools
 import hashlib
 import itertools
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from enum import StrEnum
 from typing import Any
 
 import attrs
+import immutables
 
 from wforacle.model.diagnostics import InvalidInput
 from wforacle.model.w6w import fast
@@ -132,8 +134,17 @@ class Layout:
         )
 
     def steps(self, states: Iterable[StepState]) -> Steps:
-        """``states`` with every derived fact computed afresh (O(n); ``Steps.replace`` is O(1))."""
-        steps = tuple.__new__(Steps, states)
+        """``states`` with every derived fact computed afresh (O(n); ``Steps.replace`` is O(1)).
+
+        A plan longer than ``BIG`` keeps its states in chunks (``ChunkedSteps``),
+        so that replacing one copies a chunk, not the plan (issue 19: a long
+        chain runs in time and memory proportional to the document).
+        """
+        steps: Steps
+        if len(self.plan) > BIG:
+            steps = ChunkedSteps.of(tuple(states))
+        else:
+            steps = tuple.__new__(Steps, states)
         steps.layout = self
         steps.running = tuple(
             tuple(i for i in members if steps[i].status == "running") for members in self.strands
@@ -147,9 +158,17 @@ class Layout:
         steps.published_ = None
         return steps
 
+    def edges(self) -> frozenset[EdgeKey]:
+        """An empty edge set: a persistent ``EdgeSet`` past ``BIG``, else a frozenset."""
+        return EdgeSet() if len(self.plan) > BIG else frozenset()  # type: ignore[return-value]
+
     def counts(self, counts: Iterable[int]) -> Counts:
-        """Per-position counters with their digest."""
-        tally = tuple.__new__(Counts, counts)
+        """Per-position counters with their digest (chunked past ``BIG``, as ``steps``)."""
+        tally: Counts
+        if len(self.plan) > BIG:
+            tally = ChunkedCounts.of(tuple(counts))
+        else:
+            tally = tuple.__new__(Counts, counts)
         tally.weights = self.weights
         tally.digest = sum(w * n for w, n in zip(self.weights, tally, strict=True)) & _MASK
         return tally
@@ -189,6 +208,10 @@ class Steps(tuple[StepState, ...]):
         states = list(self)  # one copy: faster than slicing around i at every size
         states[i] = state
         new = tuple.__new__(Steps, states)
+        return self._derived(new, i, state)
+
+    def _derived(self, new: Steps, i: int, state: StepState) -> Steps:
+        """``new`` (these states but ``state`` at ``i``) with the facts derived from these."""
         layout = new.layout = self.layout
         old = self[i]
         k = layout.strand[i]
@@ -264,6 +287,151 @@ class Steps(tuple[StepState, ...]):
                 if state.status == "succeeded"
             }
         return self.published_
+
+
+# Plans longer than this keep their states (and counters) in chunks of CHUNK.
+BIG = 2048
+CHUNK_BITS = 8
+CHUNK = 1 << CHUNK_BITS
+
+
+class _Chunked:
+    """A sequence kept as a tuple of chunks: one item replaced copies one chunk.
+
+    Equal to a tuple of the same items; equal chunks are shared between the
+    versions a run goes through, so a long run's configurations cost
+    O(n / CHUNK + CHUNK) each instead of O(n).
+    """
+
+    __slots__ = ("chunks", "size")
+    chunks: tuple[tuple[Any, ...], ...]
+    size: int
+
+    @classmethod
+    def of(cls, items: tuple[Any, ...]) -> Any:
+        new = object.__new__(cls)
+        new.chunks = tuple(items[k : k + CHUNK] for k in range(0, len(items), CHUNK))
+        new.size = len(items)
+        return new
+
+    def _with(self, i: int, item: Any) -> Any:
+        if i < 0:
+            i += self.size
+        k = i >> CHUNK_BITS
+        chunk = list(self.chunks[k])
+        chunk[i & (CHUNK - 1)] = item
+        chunks = list(self.chunks)
+        chunks[k] = tuple(chunk)
+        new = object.__new__(type(self))
+        new.chunks = tuple(chunks)
+        new.size = self.size
+        return new
+
+    def __len__(self) -> int:
+        return self.size
+
+    def __getitem__(self, i: Any) -> Any:
+        if isinstance(i, slice):
+            return tuple(self)[i]
+        if i < 0:
+            i += self.size
+        if not 0 <= i < self.size:
+            raise IndexError(i)
+        return self.chunks[i >> CHUNK_BITS][i & (CHUNK - 1)]
+
+    def __iter__(self) -> Iterator[Any]:
+        return itertools.chain.from_iterable(self.chunks)
+
+    def __reversed__(self) -> Iterator[Any]:
+        return itertools.chain.from_iterable(map(reversed, reversed(self.chunks)))
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, _Chunked):
+            return self.chunks == other.chunks  # shared chunks compare by identity first
+        if isinstance(other, tuple):
+            return tuple(self) == other
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(tuple(self))
+
+    def __repr__(self) -> str:
+        return repr(tuple(self))
+
+
+class ChunkedSteps(_Chunked):
+    """``Steps`` of a plan longer than ``BIG``: the same facts, the states in chunks."""
+
+    __slots__ = ("delta", "digest_", "layout", "lead", "published_", "running")
+
+    def replace(self, i: int, state: StepState) -> Steps:
+        """These states with position ``i``'s replaced by ``state``."""
+        return Steps._derived(self, self._with(i, state), i, state)  # type: ignore[arg-type]
+
+    _published_after = Steps._published_after
+    digest = Steps.digest
+    published = Steps.published
+
+
+class EdgeSet:
+    """A persistent set of edge keys: adding k keys costs O(k log n), not O(n).
+
+    What ``activated`` and ``skipped`` hold in a run whose plan is longer
+    than ``BIG`` (a frozenset's ``|`` copies the whole set, so a chain of n
+    steps cost O(n²)); equal to a frozenset of the same keys.
+    """
+
+    __slots__ = ("items",)
+
+    def __init__(self, items: immutables.Map[EdgeKey, bool] | None = None) -> None:
+        self.items = items if items is not None else immutables.Map()
+
+    def __or__(self, other: Iterable[EdgeKey]) -> EdgeSet:
+        added = self.items.mutate()
+        for key in other:
+            added[key] = True
+        return EdgeSet(added.finish())
+
+    def __contains__(self, key: object) -> bool:
+        return key in self.items
+
+    def __iter__(self) -> Iterator[EdgeKey]:
+        return iter(self.items)
+
+    def __len__(self) -> int:
+        return len(self.items)
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, EdgeSet):
+            return self.items == other.items
+        if isinstance(other, frozenset | set):
+            return len(other) == len(self.items) and all(k in self.items for k in other)
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(frozenset(self.items))
+
+    def __repr__(self) -> str:
+        return f"EdgeSet({set(self.items)!r})"
+
+
+collections.abc.Set.register(EdgeSet)
+collections.abc.Sequence.register(_Chunked)
+
+
+class ChunkedCounts(_Chunked):
+    """``Counts`` of a plan longer than ``BIG``, in chunks."""
+
+    __slots__ = ("digest", "weights")
+    digest: int
+    weights: tuple[int, ...]
+
+    def bumped(self, i: int) -> Counts:
+        """These counts with position ``i``'s one more."""
+        tally = self._with(i, self[i] + 1)
+        tally.weights = self.weights
+        tally.digest = (self.digest + self.weights[i]) & _MASK
+        return tally  # type: ignore[no-any-return]
 
 
 class Counts(tuple[int, ...]):

@@ -18,6 +18,7 @@ two configurations have equal keys exactly when their plain keys are equal.
 
 from __future__ import annotations
 
+import collections.abc
 import functools
 import hashlib
 import types
@@ -189,9 +190,9 @@ def _plain(value: Any) -> JSON:
         return value  # e.g. invocation counters: JSON renders them as they are
     if attrs.has(type(value)):
         return {f.name: _plain(getattr(value, f.name)) for f in attrs.fields(type(value))}
-    if isinstance(value, frozenset):
+    if isinstance(value, frozenset | collections.abc.Set):  # config.EdgeSet too
         return sorted(_plain(v) for v in value)
-    if isinstance(value, tuple | list):
+    if isinstance(value, tuple | list | collections.abc.Sequence):  # config's chunked ones
         return [_plain(v) for v in value]
     if isinstance(value, dict):
         return {k: _plain(v) for k, v in value.items()}

@@ -24,7 +24,16 @@ from typing import Any
 
 from wforacle.model.kernel.lts import Transition
 from wforacle.model.w6w import controls
-from wforacle.model.w6w.config import TERMINAL, Config, Counts, EdgeKey, Steps, StepState
+from wforacle.model.w6w.config import (
+    TERMINAL,
+    ChunkedCounts,
+    ChunkedSteps,
+    Config,
+    Counts,
+    EdgeKey,
+    Steps,
+    StepState,
+)
 from wforacle.model.w6w.document import Backoff, Edge, RetryPolicy, Step, When
 from wforacle.model.w6w.fast import evolve
 from wforacle.model.w6w.meta import attempt_meta, meta_clauses
@@ -54,7 +63,7 @@ Rule = RunRule
 
 def _replace(config: Config, index: int, state: StepState) -> tuple[StepState, ...]:
     steps = config.steps
-    if type(steps) is Steps:
+    if isinstance(steps, Steps | ChunkedSteps):
         return steps.replace(index, state)
     return (*steps[:index], state, *steps[index + 1 :])  # a configuration built by hand
 
@@ -313,9 +322,10 @@ def start_step(run: Run, c: Config, i: int) -> list[Transition[Config]]:
     pending: StepError | None = None
     try:
         # W6W-ENV-17: the recorded input never holds a secret's plaintext (A-70).
+        parameters = controls.parameters(run.by_id[step_id])
         invoked, resolved, used = resolve_labelled(
-            controls.parameters(run.by_id[step_id]),
-            run.scope(c),
+            parameters,
+            run.scope(c) if _reads_scope(parameters) else _NO_SCOPE,
             chain_check=run.options.chain_check,  # A-37
             bare_secret=run.options.bare_secret,  # A-158
             block=run.by_id if run.outer is not None else (),
@@ -346,6 +356,24 @@ def start_step(run: Run, c: Config, i: int) -> list[Transition[Config]]:
     ]
 
 
+# A with block that reads nothing resolves to itself whatever the scope: building the
+# scope (the succeeded steps' outputs) for it would cost O(steps) per start (issue 19).
+_NO_SCOPE: dict[str, JSON] = {}
+
+
+def _reads_scope(value: JSON) -> bool:
+    """Whether resolving ``value`` may read the run scope: a marker, a template, an envelope."""
+    if isinstance(value, str):
+        return "{{" in value
+    if isinstance(value, dict):
+        if "$" in value or "$expr" in value or "parts" in value:
+            return True
+        return any(_reads_scope(v) for v in value.values())
+    if isinstance(value, list):
+        return any(_reads_scope(v) for v in value)
+    return False
+
+
 # -- an attempt (W6W-FIELD-10, W6W-META-*, controls, wait) -------------------------
 
 
@@ -367,7 +395,7 @@ def invoke(run: Run, c: Config, i: int) -> list[Transition[Config]]:
     counts = c.invocations
     invocations = (
         counts.bumped(i)
-        if type(counts) is Counts
+        if isinstance(counts, Counts | ChunkedCounts)
         else (*counts[:i], invocation, *counts[i + 1 :])  # a configuration built by hand
     )
     result: Result = run.scenario.script(step_id).result(invocation, run.scenario.default)
@@ -873,8 +901,8 @@ def retry_run(run: Run, c: Config) -> list[Transition[Config]]:
         c,
         clock=c.clock + wait,
         steps=run.layout.steps(StepState() for _ in run.plan),
-        activated=frozenset(),
-        skipped=frozenset(),
+        activated=run.layout.edges(),
+        skipped=run.layout.edges(),
         failure=None,
         errors=(),  # assumption A-45: each attempt starts with no stepErrors
         waiting=0,

@@ -15,7 +15,16 @@ from collections.abc import Callable, Sequence
 from typing import Any, Self
 
 from wforacle.model.kernel.lts import Transition
-from wforacle.model.w6w.config import READINGS, TERMINAL, Config, Layout, Options, Replay, Steps
+from wforacle.model.w6w.config import (
+    READINGS,
+    TERMINAL,
+    ChunkedSteps,
+    Config,
+    Layout,
+    Options,
+    Replay,
+    Steps,
+)
 from wforacle.model.w6w.document import Edge, Step, When, Workflow
 from wforacle.model.w6w.scenario import Scenario
 
@@ -141,7 +150,9 @@ class Run(abc.ABC):
         built by hand holds a plain tuple, whose facts are computed here.
         """
         steps = config.steps
-        return steps if type(steps) is Steps else self.layout.steps(steps)
+        if isinstance(steps, Steps | ChunkedSteps):
+            return steps
+        return self.layout.steps(steps)
 
     def scope(self, config: Config) -> dict[str, JSON]:
         """The run scope a step's with block resolves against (RFC "RunScope").

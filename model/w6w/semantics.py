@@ -157,8 +157,11 @@ class W6wRun(Run):
                 steps=steps,
                 invocations=invocations,
                 variables=self.outer.get("vars"),
+                activated=self.layout.edges(),
+                skipped=self.layout.edges(),
             )
-        return Config(steps=steps, invocations=invocations)
+        edges = self.layout.edges()
+        return Config(steps=steps, invocations=invocations, activated=edges, skipped=edges)
 
     def canonical(self, event: JSON) -> JSON:
         """An engine's event in the form the checker compares (oracle/check.py).

@@ -6,6 +6,7 @@ import copy
 import itertools
 
 import attrs
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -154,3 +155,54 @@ def test_a_strand_skips_its_ended_steps_and_finds_its_running_one():
     steps = steps.replace(0, StepState())  # a run-level retry starts a step over
     assert steps.lead == (0,) and steps.running == ((),) and steps.published == {}
     assert steps.digest == run.layout.steps(tuple(steps)).digest
+
+
+# -- long plans: chunked step states and persistent edge sets (issue 19) ------------------
+
+
+def _explored(doc, scenario):
+    """Every outcome and every configuration key the explorer reaches."""
+    run, seen = visited(doc, scenario)
+    keys = sorted({config_key(c) for c in seen})
+    return run, seen, keys
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.data(), parallel_workflows(max_steps=6, controls=True))
+def test_a_long_plans_chunked_states_run_as_a_short_plans_tuple(data, doc):
+    """With every plan "long" (BIG below its length, chunks of two), a run explores the same
+    configurations — the same keys — and each keeps the same derived facts."""
+    import wforacle.model.w6w.config as config
+
+    scenario = data.draw(scenarios(doc))
+    _, short, short_keys = _explored(doc, scenario)
+    with pytest.MonkeyPatch.context() as patched:
+        patched.setattr(config, "BIG", 0)
+        patched.setattr(config, "CHUNK_BITS", 1)
+        patched.setattr(config, "CHUNK", 2)
+        run, long, long_keys = _explored(doc, scenario)
+        assert long_keys == short_keys
+        for c in long:
+            assert type(c.steps) is config.ChunkedSteps
+            assert type(c.invocations) is config.ChunkedCounts
+            assert type(c.activated) is config.EdgeSet is type(c.skipped)
+            assert c.steps == tuple(c.steps) and list(reversed(c.steps)) == list(c.steps)[::-1]
+            fresh = run.layout.steps(tuple(c.steps))
+            assert (c.steps.running, c.steps.lead) == (fresh.running, fresh.lead)
+            assert c.steps.digest == fresh.digest and c.steps.published == fresh.published
+            assert c.invocations.digest == run.layout.counts(tuple(c.invocations)).digest
+        for a, b in zip(short, long, strict=True):
+            assert plain_key(a) == plain_key(b)  # field for field, sets as sorted lists
+
+
+def test_an_edge_set_is_a_persistent_set_equal_to_a_frozenset():
+    from wforacle.model.w6w.config import EdgeSet
+
+    empty = EdgeSet()
+    one = empty | [("a", "b", "success")]
+    two = one | {("b", "c", "error")}
+    assert len(empty) == 0 and len(one) == 1 and len(two) == 2  # each version kept
+    assert ("a", "b", "success") in two and ("b", "c", "error") not in one
+    assert two == frozenset({("a", "b", "success"), ("b", "c", "error")})
+    assert two == (EdgeSet() | [("b", "c", "error"), ("a", "b", "success")])
+    assert hash(two) == hash(frozenset(two))
