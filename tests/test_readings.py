@@ -361,6 +361,7 @@ def test_a_campaign_passes_an_engine_taking_another_reading_and_reports_it(toyfl
 # reading, docs/readings.md), with the profile whose cases reach it.
 OTHER_READINGS = [
     ("w6w", "--reading A-02=fifo", ("A-02", "fifo"), None),
+    ("w6w", "--reading A-42=supplied", ("A-42", "supplied"), None),
     ("w6w", "--reading A-50=edges", ("A-50", "edges"), None),
     ("w6w", "--reading A-41=retried", ("A-41", "retried"), None),
     ("w6w", "--reading A-37=infix", ("A-37", "infix"), None),
@@ -574,6 +575,37 @@ def test_a_crash_is_judged_under_another_reading_with_that_readings_resume_point
     assert judgement.verdict == "pass" and judgement.reading == (("A-02", "fifo"),)
     (crashed,) = [e for e in judgement.observation.trace if e["event"] == "crashed"]
     assert crashed["resumeAt"] == "b"  # the reading's own record (the default's says c)
+
+
+def test_a42_a_required_variable_must_be_supplied_only_under_supplied():
+    # W6W-FIELD-18: "If true and no value provided at run start, the run is rejected";
+    # W6W-FIELD-19: the default is "Used when the caller doesn't supply a value".
+    case = {
+        "document": {
+            "manifestVersion": "2",
+            "id": "wf",
+            "name": "v",
+            "variables": [{"key": "ch", "type": "string", "required": True, "default": "#ops"}],
+            "steps": [{"id": "a", "uses": {"app": "demo", "action": "run"}}],
+        },
+        "scenario": {},
+        "schedule": [],
+    }
+    assert [e["event"] for e in _w6w_trace(case)][:2] == ["run_started", "step_started"]
+    rejected = _w6w_trace(case, required_default="supplied")
+    assert [e["event"] for e in rejected] == ["run_rejected"]
+    assert rejected[0]["error"]["code"] == "missing_variable"
+    (reading,) = [r for r in W6W.readings if r.assumption == "A-42"]
+    assert reading.relevant(case)
+    assert not reading.relevant({**case, "scenario": {"variables": {"ch": "#x"}}})
+    engine = Engine(f"{sys.executable} {ENGINES / 'w6w_engine.py'} --reading A-42=supplied")
+    try:
+        strict = judge(engine, W6W, case, None, Selection.of(W6W, mode=DEFAULT))
+        held = judge(engine, W6W, case, None, Selection.of(W6W, ["A-42=default"]))
+    finally:
+        engine.stop()
+    assert strict.verdict == "reading" and strict.reading == (("A-42", "supplied"),)
+    assert held.verdict == "divergence"
 
 
 def test_a02_is_tried_only_where_the_two_plans_differ():

@@ -75,6 +75,8 @@ readings` lists them).  These are not bugs: a campaign under the default
   A-02=fifo               the plan breaks ties first-in first-out: ready steps queue up in
                           the order they became ready (newly ready ones in declared order),
                           not the earliest-declared ready step next
+  A-42=supplied           a required variable must be supplied: its default does not
+                          satisfy it (the run is rejected, missing_variable)
   A-50=edges              a step's indegree counts inbound edges, not distinct sources
                           (a success and an error edge from one source make a join)
   A-41=retried            the retry policy retries a resolution-phase failure
@@ -122,6 +124,7 @@ BUGS = {
 }
 READINGS = {
     "A-02=fifo",
+    "A-42=supplied",
     "A-50=edges",
     "A-41=retried",
     "A-37=infix",
@@ -810,7 +813,8 @@ class Engine:
         for var in doc.get("variables") or []:
             if var["key"] in supplied:
                 continue
-            if "default" in var:
+            supplied_only = "A-42=supplied" in self.bugs and var.get("required")
+            if "default" in var and not supplied_only:
                 variables[var["key"]] = var["default"]
             elif var.get("required"):
                 # Refused at the start: a failed run that never ran (no "rejected" status).

@@ -599,7 +599,10 @@ class Options:
     how the plan orders steps that become ready together ("declared": the
     earliest-declared ready step next; "fifo": in the order they became
     ready), read where the plan is built (properties/w6w/specification.py
-    ``_validator``: the run's and every called workflow's plan).
+    ``_validator``: the run's and every called workflow's plan);
+    ``required_default`` A-42 — whether a required variable's default
+    satisfies it ("default": the run starts) or only a supplied value does
+    ("supplied": the run is rejected, ``missing_variable``).
     """
 
     launch: Launch = Launch.SEPARATE
@@ -618,6 +621,9 @@ class Options:
     )
     tie_break: str = attrs.field(
         default="declared", validator=attrs.validators.in_(("declared", "fifo"))
+    )
+    required_default: str = attrs.field(
+        default="default", validator=attrs.validators.in_(("default", "supplied"))
     )
 
 

@@ -100,14 +100,19 @@ def bind_variables(run: Run) -> tuple[dict[str, JSON], str | None]:
     """The run's variables: supplied values, then defaults; and a missing required key.
 
     W6W-FIELD-19: a default is "Used when the caller doesn't supply a value"
-    (a required variable with a default is satisfied by it, assumption A-42).
+    (a required variable with a default is satisfied by it, assumption A-42;
+    under the reading ``supplied`` — W6W-FIELD-18's "no value provided at
+    run start" read as "none supplied" — it is missing all the same).
     """
     supplied = run.scenario.variables
     bound: dict[str, JSON] = dict(supplied)
     missing = None
+    default_satisfies = run.options.required_default == "default"  # A-42
     for variable in run.workflow.variables:
         if variable.key in supplied:
             continue
+        if variable.required and missing is None and not default_satisfies:
+            missing = variable.key
         if variable.has_default:
             bound[variable.key] = variable.default
         elif variable.required and missing is None:

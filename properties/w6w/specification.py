@@ -116,6 +116,29 @@ def _if_controls(case: Mapping[str, JSON]) -> bool:
     return found(case.get("document"))
 
 
+def _required_defaults(case: Mapping[str, Any]) -> bool:
+    """Whether A-42 can matter: a required variable with a default that the run does not supply.
+
+    Conservative for a case that may call a workflow (its variables are the
+    call's inputs).
+    """
+    scenario = case.get("scenario")
+    scenario = scenario if isinstance(scenario, dict) else {}
+    if scenario.get("calls"):
+        return True
+    supplied = scenario.get("variables")
+    supplied = supplied if isinstance(supplied, dict) else {}
+    document = case.get("document")
+    variables = document.get("variables") if isinstance(document, dict) else None
+    return any(
+        isinstance(v, dict)
+        and v.get("required") is True
+        and "default" in v
+        and v.get("key") not in supplied
+        for v in (variables if isinstance(variables, list) else [])
+    )
+
+
 def _plans_differ(case: Mapping[str, Any]) -> bool:
     """Whether the two tie-breaks plan ``case``'s document differently (A-02 can matter).
 
@@ -202,6 +225,16 @@ READINGS = (
         assumption="A-02",
         relevant=_plans_differ,
         clauses=("W6W-PLAN-4", "W6W-PLAN-5"),
+    ),
+    Reading(
+        "--required-default",
+        "required_default",
+        "w6w, A-42: a required variable's default satisfies it (default: the run starts) "
+        "or only a supplied value does (supplied: the run is rejected, missing_variable)",
+        ("default", "supplied"),
+        assumption="A-42",
+        relevant=_required_defaults,
+        clauses=("W6W-FIELD-18", "W6W-FIELD-19"),
     ),
     Reading(
         "--if-truthiness",
