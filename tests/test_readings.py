@@ -374,6 +374,8 @@ OTHER_READINGS = [
     ("harness", "--reading A-87=incomparable", ("A-87", "incomparable"), None),
     ("harness", "--reading A-159=first", ("A-159", "first"), None),
     ("workfile", "--bug absent-field-null", ("A-153", "null"), "workfile-stateful"),
+    ("workfile", "--reading A-119=retryable", ("A-119", "retryable"), None),
+    ("workfile", "--reading A-119=unknown", ("A-119", "unknown"), None),
 ]
 
 
@@ -430,6 +432,37 @@ A153 = {
     "scenario": {"events": [{"wait": 1, "at": 0, "event": "svc.signal", "payload": {"ref": "r1"}}]},
     "schedule": [],
 }
+
+
+# A-119's witness: a read whose manifest classifies no code fails with one, under a retry
+# policy; the second attempt would succeed.
+A119 = {
+    "document": "steps:\n  - a:\n      svc.get: {}\n"
+    "      retry: { policy: fixed, initial: 1s, attempts: 2 }\n",
+    "manifests": {"svc": "connector: svc\nactions:\n  get:\n    effects: read\n"},
+    "scenario": {"attempts": {"a": [{"error": "svc.odd"}, {"output": {}}]}},
+    "schedule": [],
+}
+
+
+@pytest.mark.parametrize("reading", ["retryable", "unknown"])
+def test_a119_an_unclassified_code_is_fatal_only_under_fatal(reading):
+    # WF-CLASS-5: the classification of an uncovered code is "defined under Errors and
+    # Classification", a section not included (A-119: fatal, retryable or unknown).
+    def results(**readings):
+        trace = execute(WORKFILE.prepare(A119, WORKFILE.options(readings)).semantics).trace
+        return [e["result"] for e in trace if e["event"] == "attempt_finished"]
+
+    assert results() == ["fatal"]
+    assert results(unclassified=reading)[0] == reading
+    engine = Engine(f"{sys.executable} {ENGINES / 'workfile_engine.py'} --reading A-119={reading}")
+    try:
+        strict = judge(engine, WORKFILE, A119, None, Selection.of(WORKFILE, mode=DEFAULT))
+        held = judge(engine, WORKFILE, A119, None, Selection.of(WORKFILE, ["A-119=fatal"]))
+    finally:
+        engine.stop()
+    assert strict.verdict == "reading" and strict.reading == (("A-119", reading),)
+    assert held.verdict == "divergence"
 
 
 def test_a153_an_absent_field_matches_null_only_under_null():

@@ -37,6 +37,12 @@ Concurrency: each iteration and branch is a coroutine; the executor runs
 every coroutine that can run, dispatching every attempt it can, then sends
 ``wait`` and lets the oracle pick the result.
 
+Readings (--reading ID=NAME, repeatable): where the text is open, wf-lite can take the
+reading wforacle's model does not (`wforacle readings --spec workfile`); not bugs.
+
+  A-119=retryable, A-119=unknown a connector code its manifest does not classify is
+                                 retryable / unknown (ambiguous), not fatal
+
 Seeded bugs (--bug NAME, repeatable):
 
   retry-fatal                    a fatal failure is retried like a retryable one
@@ -208,6 +214,11 @@ BUGS = {
     "dry-stop-ignored",
     "absent-field-null",
 }
+# Readings, switched on with --reading ID=NAME: where the text is open, wf-lite can take
+# the reading wforacle's model does not (`wforacle readings --spec workfile`).  Not bugs.
+#   A-119=retryable / A-119=unknown   a connector code the manifest does not classify is
+#                                     retryable / unknown (ambiguous), not fatal
+READINGS = {"A-119=retryable", "A-119=unknown"}
 INPUT_CODES = {"input.unknown", "input.type", "input.required"}
 MODIFIERS = {"when", "retry", "on_fail", "on_unknown", "catch", "timeout", "description"}
 VOID = {"wf.stop", "wf.fail", "wf.wait"}
@@ -1783,7 +1794,12 @@ class Executor:
     def classify(self, declared, code):
         errors = declared.get("errors") or {}
         pattern = best_pattern(errors, code)
-        return errors[pattern] if pattern is not None else "fatal"  # uncovered: fatal
+        if pattern is not None:
+            return errors[pattern]
+        for reading in ("retryable", "unknown"):  # --reading A-119=...: not the model's
+            if f"A-119={reading}" in self.bugs:
+                return reading
+        return "fatal"  # uncovered: fatal
 
     def delay(self, retry, number, reply):
         policy = retry.get("policy", "none")
@@ -2352,8 +2368,9 @@ def case_name(case):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--bug", action="append", default=[], choices=sorted(BUGS))
+    parser.add_argument("--reading", action="append", default=[], choices=sorted(READINGS))
     args = parser.parse_args()
-    executor = Executor(set(args.bug))
+    executor = Executor(set(args.bug) | set(args.reading))
     send({"type": "ready", "protocol": 1, "engine": "wf-lite"})
     while True:
         message = receive()

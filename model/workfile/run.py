@@ -269,6 +269,25 @@ def delay_ms(step: Step, retry_number: int, server_ms: int | None) -> int:
     return selected
 
 
+@attrs.frozen
+class Options:
+    """The readings the Workfile model takes where the text is open (issue 18).
+
+    ``absent_field`` A-153 (the Stateful Profile): a match field the payload
+    does not have is ``unequal`` to every match value (the model's choice),
+    or reads as ``null`` so that a ``null`` match value matches it;
+    ``unclassified`` A-119: a connector code the manifest does not classify
+    is ``fatal`` (the model's choice), ``retryable`` or ``unknown``.
+    """
+
+    absent_field: str = attrs.field(
+        default="unequal", validator=attrs.validators.in_(("unequal", "null"))
+    )
+    unclassified: str = attrs.field(
+        default="fatal", validator=attrs.validators.in_(("fatal", "retryable", "unknown"))
+    )
+
+
 class WorkfileRun:
     """The semantics of one run of ``workfile`` under ``scenario`` and ``manifests``."""
 
@@ -280,7 +299,9 @@ class WorkfileRun:
         manifests: Manifests,
         scenario: Scenario,
         workflows: Mapping[str, Workfile] | None = None,
+        options: Options | None = None,
     ) -> None:
+        self.options = options or Options()
         self.workfile = workfile
         self.manifests = manifests
         self.scenario = scenario
@@ -919,15 +940,17 @@ def _dispatch(run: WorkfileRun, data: Data, loc: Loc) -> JSON:
     return event
 
 
-def classification(spec: ActionSpec | None, code: str) -> str:
-    """The manifest's classification of a connector code; uncovered: fatal (A-119).
+def classification(spec: ActionSpec | None, code: str, uncovered: str = "fatal") -> str:
+    """The manifest's classification of a connector code; ``uncovered`` when none (A-119).
 
     WF-CLASS-1..4: retryable, fatal or unknown (ambiguous).  WF-CLASS-8: the
     classification is not the attempt's result nor the step's outcome;
-    WF-CLASS-9: details travel with the code and do not change it.
+    WF-CLASS-9: details travel with the code and do not change it.  The
+    classification of an uncovered code is in a section not included
+    (WF-CLASS-5): fatal, the model's reading, or ``Options.unclassified``.
     """
     found = spec.classify(code) if spec is not None else None
-    return found or "fatal"
+    return found or uncovered
 
 
 def _writes(spec: ActionSpec | None) -> bool:
@@ -963,7 +986,7 @@ def _complete(run: WorkfileRun, data: Data, loc: Loc) -> JSON:
     else:
         code = result["error"]
         details = result.get("details")
-        kind = classification(spec, code)
+        kind = classification(spec, code, run.options.unclassified)  # A-119
     event.update(result=kind, code=code)
     attempts = step.modifiers.effective_attempts
     if kind == "unknown" and _writes(spec):
@@ -1744,7 +1767,9 @@ def _halting(run: WorkfileRun) -> tuple[dict[str, bool], dict[str, bool]]:
             )
             errors = [r["error"] for r in scripted.get(step.step_path, ()) if "error" in r]
             spec = run.spec(step) if isinstance(body, Action) else None
-            ambiguous = any(classification(spec, code) == "unknown" for code in errors)
+            ambiguous = any(
+                classification(spec, code, run.options.unclassified) == "unknown" for code in errors
+            )
             may_fail = (
                 bool(errors)
                 or _templated(step)

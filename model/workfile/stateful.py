@@ -35,8 +35,6 @@ from collections.abc import Mapping
 from datetime import UTC, datetime
 from typing import Any, ClassVar
 
-import attrs
-
 from wforacle.model.kernel.lts import Transition as Move
 from wforacle.model.workfile.codes import PatternError, duration_ms
 from wforacle.model.workfile.document import ABSENT, Workfile
@@ -49,6 +47,7 @@ from wforacle.model.workfile.run import (
     Config,
     Data,
     Labelled,
+    Options,
     WorkfileRun,
     _affected,
     _end,
@@ -172,20 +171,6 @@ def _key(state: str, phase: str) -> str:
     return f"{state}/({phase})"
 
 
-@attrs.frozen
-class Options:
-    """The readings the profile's model takes where the text is open (issue 18).
-
-    ``absent_field`` A-153: a match field the payload does not have is
-    ``unequal`` to every match value (the model's choice), or reads as
-    ``null`` so that a ``null`` match value matches it.
-    """
-
-    absent_field: str = attrs.field(
-        default="unequal", validator=attrs.validators.in_(("unequal", "null"))
-    )
-
-
 class StatefulRun(WorkfileRun):
     """The semantics of one run of a state-form ``workfile`` (docs/workfile-stateful.md)."""
 
@@ -207,8 +192,7 @@ class StatefulRun(WorkfileRun):
         options: Options | None = None,
     ) -> None:
         self.states: dict[str, State] = {s.name: s for s in workfile.states}
-        self.options = options or Options()
-        super().__init__(workfile, manifests, scenario, workflows)
+        super().__init__(workfile, manifests, scenario, workflows, options)
 
     def _roots(self) -> list[tuple[str, tuple[Any, ...]]]:
         """Every state's two step lists (A-146: static paths ``state.id``)."""

@@ -61,7 +61,7 @@ def _run(
 
     if isinstance(model, StateWorkfile):
         return StatefulRun(model, manifests, scenario, workflows, options)
-    return WorkfileRun(model, manifests, scenario, workflows)
+    return WorkfileRun(model, manifests, scenario, workflows, options)
 
 
 def key(config: Any) -> Any:

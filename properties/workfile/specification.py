@@ -34,6 +34,12 @@ def _parts() -> ModuleType:
     return execution
 
 
+def _scripts_errors(case: Mapping[str, Any]) -> bool:
+    """Whether A-119 can matter: the scenario scripts an attempt's error (conservative)."""
+    scenario = case.get("scenario")
+    return "error" in json.dumps(scenario) if isinstance(scenario, dict) else False
+
+
 # Where the text is open and the model takes the reading as a parameter (issue 18).
 READINGS = (
     Reading(
@@ -45,12 +51,22 @@ READINGS = (
         assumption="A-153",
         clauses=("WFS-TRANS-30", "WFS-TRANS-31"),
     ),
+    Reading(
+        "--unclassified",
+        "unclassified",
+        "Workfile, A-119: a connector code the manifest does not classify is fatal "
+        "(default), retryable or unknown (ambiguous)",
+        ("fatal", "retryable", "unknown"),
+        assumption="A-119",
+        relevant=_scripts_errors,
+        clauses=("WF-CLASS-5",),
+    ),
 )
 
 
 def _options(chosen: Mapping[str, Any]) -> Any:
     """The readings (``READINGS``' dests) named in ``chosen``; the model's own otherwise."""
-    from wforacle.model.workfile.stateful import Options
+    from wforacle.model.workfile.run import Options
 
     return Options(**{r.dest: chosen[r.dest] for r in READINGS if chosen.get(r.dest) is not None})
 
