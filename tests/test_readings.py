@@ -362,6 +362,7 @@ def test_a_campaign_passes_an_engine_taking_another_reading_and_reports_it(toyfl
 OTHER_READINGS = [
     ("w6w", "--reading A-02=fifo", ("A-02", "fifo"), None),
     ("w6w", "--reading A-42=supplied", ("A-42", "supplied"), None),
+    ("w6w", "--reading A-72=canceled", ("A-72", "canceled"), None),
     ("w6w", "--reading A-50=edges", ("A-50", "edges"), None),
     ("w6w", "--reading A-41=retried", ("A-41", "retried"), None),
     ("w6w", "--reading A-37=infix", ("A-37", "infix"), None),
@@ -638,6 +639,33 @@ def test_a42_a_required_variable_must_be_supplied_only_under_supplied():
     finally:
         engine.stop()
     assert strict.verdict == "reading" and strict.reading == (("A-42", "supplied"),)
+    assert held.verdict == "divergence"
+
+
+def test_a72_a_refused_run_is_canceled_only_under_canceled():
+    # W6W-FIELD-18: "If true and no value provided at run start, the run is rejected";
+    # RunState.status has no "rejected": failed with its error (A-72 b) or canceled (c).
+    case = {
+        "document": {
+            "manifestVersion": "2",
+            "id": "wf",
+            "name": "v",
+            "variables": [{"key": "ch", "type": "string", "required": True}],
+            "steps": [{"id": "a", "uses": {"app": "demo", "action": "run"}}],
+        },
+        "scenario": {},
+        "schedule": [],
+    }
+    assert [e["status"] for e in _w6w_trace(case)] == ["failed"]
+    assert [e["status"] for e in _w6w_trace(case, rejected_status="canceled")] == ["canceled"]
+    engine = Engine(f"{sys.executable} {ENGINES / 'w6w_engine.py'} --reading A-72=canceled")
+    try:
+        strict = judge(engine, W6W, case, None, Selection.of(W6W, mode=DEFAULT))
+        held = judge(engine, W6W, case, None, Selection.of(W6W, ["A-72=failed"]))
+    finally:
+        engine.stop()
+    assert strict.verdict == "reading" and strict.reading == (("A-72", "canceled"),)
+    assert strict.observation.state["status"] == "canceled"
     assert held.verdict == "divergence"
 
 

@@ -77,6 +77,8 @@ readings` lists them).  These are not bugs: a campaign under the default
                           not the earliest-declared ready step next
   A-42=supplied           a required variable must be supplied: its default does not
                           satisfy it (the run is rejected, missing_variable)
+  A-72=canceled           a run refused at its start (a missing required variable) ends
+                          canceled, not failed: run_rejected says canceled, no RunState error
   A-50=edges              a step's indegree counts inbound edges, not distinct sources
                           (a success and an error edge from one source make a join)
   A-41=retried            the retry policy retries a resolution-phase failure
@@ -125,6 +127,7 @@ BUGS = {
 READINGS = {
     "A-02=fifo",
     "A-42=supplied",
+    "A-72=canceled",
     "A-50=edges",
     "A-41=retried",
     "A-37=infix",
@@ -821,6 +824,10 @@ class Engine:
                 error = {"code": "missing_variable",
                          "message": f"required variable '{var['key']}' has no value",
                          "phase": "resolution", "retryable": False}
+                if "A-72=canceled" in self.bugs:  # the other reading: refused is canceled
+                    self.event("run_rejected", checkpointed=False, status="canceled",
+                               variable=var["key"], error=error)
+                    return {"runId": self.run_id, "status": "canceled", "steps": {}}
                 self.event("run_rejected", checkpointed=False, status="failed",
                            variable=var["key"], error=error)
                 return {"runId": self.run_id, "status": "failed", "steps": {}, "error": error}

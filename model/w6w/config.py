@@ -602,7 +602,9 @@ class Options:
     ``_validator``: the run's and every called workflow's plan);
     ``required_default`` A-42 — whether a required variable's default
     satisfies it ("default": the run starts) or only a supplied value does
-    ("supplied": the run is rejected, ``missing_variable``).
+    ("supplied": the run is rejected, ``missing_variable``);
+    ``rejected_status`` A-72 — a run refused at its start ends ``failed``
+    with its error (the model's choice) or ``canceled``.
     """
 
     launch: Launch = Launch.SEPARATE
@@ -624,6 +626,9 @@ class Options:
     )
     required_default: str = attrs.field(
         default="default", validator=attrs.validators.in_(("default", "supplied"))
+    )
+    rejected_status: str = attrs.field(
+        default="failed", validator=attrs.validators.in_(("failed", "canceled"))
     )
 
 

@@ -139,16 +139,22 @@ def mistyped_variable(run: Run, bound: dict[str, JSON]) -> tuple[str, str] | Non
 
 
 def _rejected(
-    c: Config, variable: str, error: StepError, clause: str, rule: str
+    run: Run, c: Config, variable: str, error: StepError, clause: str, rule: str
 ) -> Transition[Config]:
-    """The transition of a run refused at its start: a failed run that never ran (A-72)."""
-    rejection = {"status": "failed", "variable": variable, "error": error.to_json()}
-    return Transition(
-        _event(c, "run_rejected", **rejection),
-        rule,
-        (clause,),
-        evolve(c, status="failed", failure=(RUN_BOUNDARY, error), rejection=rejection),
+    """The transition of a run refused at its start: a failed run that never ran (A-72).
+
+    Under A-72's reading ``canceled`` the refused run is ``canceled`` instead:
+    the event still says why, the RunState has no error (RunState.error is
+    the "Terminal error when status === failed").
+    """
+    status = run.options.rejected_status
+    rejection = {"status": status, "variable": variable, "error": error.to_json()}
+    ended = (
+        evolve(c, status="failed", failure=(RUN_BOUNDARY, error), rejection=rejection)
+        if status == "failed"
+        else evolve(c, status="canceled", rejection=rejection)
     )
+    return Transition(_event(c, "run_rejected", **rejection), rule, (clause,), ended)
 
 
 def _json_type(value: JSON) -> str:
@@ -175,7 +181,7 @@ def reject_missing_variable(run: Run, c: Config) -> list[Transition[Config]]:
     error = StepError.raised(
         "missing_variable", f"required variable {quoted(missing)} has no value", "resolution"
     )
-    return [_rejected(c, missing, error, "W6W-FIELD-18", "reject_missing_variable")]
+    return [_rejected(run, c, missing, error, "W6W-FIELD-18", "reject_missing_variable")]
 
 
 def reject_mistyped_variable(run: Run, c: Config) -> list[Transition[Config]]:
@@ -197,7 +203,7 @@ def reject_mistyped_variable(run: Run, c: Config) -> list[Transition[Config]]:
         f"variable {quoted(key)} is declared {declared} and was given {_json_type(bound[key])}",
         "resolution",
     )
-    return [_rejected(c, key, error, "W6W-FIELD-17", "reject_mistyped_variable")]
+    return [_rejected(run, c, key, error, "W6W-FIELD-17", "reject_mistyped_variable")]
 
 
 def start_run(run: Run, c: Config) -> list[Transition[Config]]:

@@ -139,6 +139,15 @@ def _required_defaults(case: Mapping[str, Any]) -> bool:
     )
 
 
+def _declares_variables(case: Mapping[str, Any]) -> bool:
+    """Whether A-72 can matter: a run can be refused only over declared variables."""
+    scenario = case.get("scenario")
+    if isinstance(scenario, dict) and scenario.get("calls"):
+        return True
+    document = case.get("document")
+    return isinstance(document, dict) and bool(document.get("variables"))
+
+
 def _plans_differ(case: Mapping[str, Any]) -> bool:
     """Whether the two tie-breaks plan ``case``'s document differently (A-02 can matter).
 
@@ -235,6 +244,16 @@ READINGS = (
         assumption="A-42",
         relevant=_required_defaults,
         clauses=("W6W-FIELD-18", "W6W-FIELD-19"),
+    ),
+    Reading(
+        "--rejected-status",
+        "rejected_status",
+        "w6w, A-72: a run refused at its start (a missing or mistyped variable) ends failed "
+        "with its error (default) or canceled",
+        ("failed", "canceled"),
+        assumption="A-72",
+        relevant=_declares_variables,
+        clauses=("W6W-FIELD-18", "W6W-FIELD-17"),
     ),
     Reading(
         "--if-truthiness",
