@@ -363,6 +363,7 @@ OTHER_READINGS = [
     ("w6w", "--reading A-02=fifo", ("A-02", "fifo"), None),
     ("w6w", "--reading A-42=supplied", ("A-42", "supplied"), None),
     ("w6w", "--reading A-72=canceled", ("A-72", "canceled"), None),
+    ("w6w", "--reading A-33=string", ("A-33", "string"), None),
     ("w6w", "--reading A-50=edges", ("A-50", "edges"), None),
     ("w6w", "--reading A-41=retried", ("A-41", "retried"), None),
     ("w6w", "--reading A-37=infix", ("A-37", "infix"), None),
@@ -666,6 +667,43 @@ def test_a72_a_refused_run_is_canceled_only_under_canceled():
         engine.stop()
     assert strict.verdict == "reading" and strict.reading == (("A-72", "canceled"),)
     assert strict.observation.state["status"] == "canceled"
+    assert held.verdict == "divergence"
+
+
+def test_a33_a_structured_value_in_a_string_is_string_v_only_under_string():
+    # W6W-ENV-20 / W6W-ROOT-22: an object or array "is stringified before it is
+    # concatenated" — JSON.stringify's text (the model) or String(v) (A-33).
+    case = {
+        "document": {
+            "manifestVersion": "2",
+            "id": "wf",
+            "name": "s",
+            "variables": [{"key": "o", "type": "object"}, {"key": "l", "type": "array"}],
+            "steps": [
+                {
+                    "id": "a",
+                    "uses": {"app": "demo", "action": "run"},
+                    "with": {"m": "o={{ vars.o }} l={{ vars.l }}"},
+                }
+            ],
+        },
+        "scenario": {"variables": {"o": {"k": "v"}, "l": [1, 2]}},
+        "schedule": [],
+    }
+
+    def message(**readings):
+        trace = _w6w_trace(case, **readings)
+        return next(e["input"]["m"] for e in trace if e["event"] == "step_started")
+
+    assert message() == 'o={"k":"v"} l=[1,2]'
+    assert message(structured="string") == "o=[object Object] l=1,2"
+    engine = Engine(f"{sys.executable} {ENGINES / 'w6w_engine.py'} --reading A-33=string")
+    try:
+        strict = judge(engine, W6W, case, None, Selection.of(W6W, mode=DEFAULT))
+        held = judge(engine, W6W, case, None, Selection.of(W6W, ["A-33=json"]))
+    finally:
+        engine.stop()
+    assert strict.verdict == "reading" and strict.reading == (("A-33", "string"),)
     assert held.verdict == "divergence"
 
 

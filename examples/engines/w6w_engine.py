@@ -75,6 +75,8 @@ readings` lists them).  These are not bugs: a campaign under the default
   A-02=fifo               the plan breaks ties first-in first-out: ready steps queue up in
                           the order they became ready (newly ready ones in declared order),
                           not the earliest-declared ready step next
+  A-33=string             an object or array in a string is JavaScript's String(v)
+                          ([object Object], 1,2), not JSON.stringify's text
   A-42=supplied           a required variable must be supplied: its default does not
                           satisfy it (the run is rejected, missing_variable)
   A-72=canceled           a run refused at its start (a missing required variable) ends
@@ -126,6 +128,7 @@ BUGS = {
 }
 READINGS = {
     "A-02=fifo",
+    "A-33=string",
     "A-42=supplied",
     "A-72=canceled",
     "A-50=edges",
@@ -272,6 +275,9 @@ def truthy(value):
     return bool(value)
 
 
+STRING_FORM = ["json"]  # --reading A-33=string: String(v) instead of JSON.stringify
+
+
 def stringify(value):
     """A part's contribution to a string: null and absent are "", objects compact JSON."""
     if isinstance(value, str):
@@ -279,7 +285,7 @@ def stringify(value):
     if value is None or value is MISSING:
         return ""
     if isinstance(value, (dict, list)):
-        return js_json(value)
+        return js_string(value) if STRING_FORM[0] == "string" else js_json(value)
     return js_string(value)
 
 
@@ -1443,6 +1449,8 @@ def main():
     args = parser.parse_args()
     if "foreach-root-unknown" in args.bug:
         ROOTS.discard("foreach")
+    if "A-33=string" in args.reading:
+        STRING_FORM[0] = "string"
     engine = Engine(set(args.bug) | set(args.reading))
     send({"type": "ready", "protocol": 1, "engine": "toyflow", "bugs": sorted(args.bug)})
     while True:

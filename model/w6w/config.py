@@ -604,7 +604,9 @@ class Options:
     satisfies it ("default": the run starts) or only a supplied value does
     ("supplied": the run is rejected, ``missing_variable``);
     ``rejected_status`` A-72 — a run refused at its start ends ``failed``
-    with its error (the model's choice) or ``canceled``.
+    with its error (the model's choice) or ``canceled``; ``structured`` A-33 —
+    an object or array in a string is JSON.stringify's text ("json") or
+    JavaScript's ``String(v)`` ("string": ``[object Object]``, ``1,2``).
     """
 
     launch: Launch = Launch.SEPARATE
@@ -629,6 +631,9 @@ class Options:
     )
     rejected_status: str = attrs.field(
         default="failed", validator=attrs.validators.in_(("failed", "canceled"))
+    )
+    structured: str = attrs.field(
+        default="json", validator=attrs.validators.in_(("json", "string"))
     )
 
 

@@ -123,18 +123,22 @@ def lookup(root: JSON, path: str) -> JSON:
     return value
 
 
-def stringify(value: JSON) -> str:
+def stringify(value: JSON, structured: str = "json") -> str:
     """A part's contribution to the envelope's single string (W6W-ENV-20, W6W-ROOT-22).
 
     Strings verbatim; numbers and booleans as JavaScript prints them ("5",
     "true"); null and absent as the empty string (W6W-ROOT-23);
-    objects and arrays as JSON.stringify writes them (assumption A-33).
+    objects and arrays as JSON.stringify writes them (assumption A-33), or,
+    under A-33's other reading ``structured="string"``, as JavaScript's
+    ``String(v)`` does (``[object Object]``, ``1,2``).
     """
     if isinstance(value, str):
         return value
     if value is None or value is UNDEFINED:
         return ""
     if isinstance(value, dict | list):
+        if structured == "string":
+            return js.to_string(to_json(value))  # String(v) (A-33's other reading)
         return js.json_stringify(to_json(value))  # JSON.stringify's text (A-33)
     return js.to_string(value)
 
@@ -162,8 +166,10 @@ class Resolver:
         chain_check: str = "part",
         bare_secret: str = "empty",
         block: Collection[str] = (),
+        structured: str = "json",
     ) -> None:
         self.root = data_root(scope)
+        self.structured = structured  # A-33's reading (stringify)
         self.block = block  # the ids of the steps of the sub-block being run (_meta_read)
         self.chain_check = chain_check  # A-37's reading (CHAIN_CHECKS)
         self.bare_secret = bare_secret  # A-158's reading
@@ -280,7 +286,7 @@ class Resolver:
                 # W6W-CHAIN-1 (||, truthy) or W6W-CHAIN-2 (??, absent-only).
                 self.clauses.append("W6W-CHAIN-1" if "or" in part.expr else "W6W-CHAIN-2")
             self._logic_reads_secrets(part.expr)
-            text = stringify(_evaluate(part.expr, self.root, self.limits))
+            text = stringify(_evaluate(part.expr, self.root, self.limits), self.structured)
             self.clauses.append("W6W-ENV-4")
             return text
         if isinstance(part, RenderPart):
@@ -299,7 +305,7 @@ class Resolver:
         """
         if not ref:
             return ""  # W6W-ENV-29: never a serialization of the scope
-        return stringify(lookup(self.root, ref))
+        return stringify(lookup(self.root, ref), self.structured)
 
     def secret_part(self, ref: str | None) -> str:
         """A secret part: ``secrets[ref]``, read directly (W6W-ENV-22).
@@ -310,7 +316,7 @@ class Resolver:
         """
         if ref and ref in self.secrets and self.secrets[ref] is not None:
             self.read_secret = True
-            return stringify(self.secrets[ref])
+            return stringify(self.secrets[ref], self.structured)
         raise ResolutionError(
             "secret_unavailable", f"secret {quoted(ref)} is not available to this run"
         )
@@ -472,9 +478,10 @@ def resolve_with(
     limits: Limits = DEFAULT_LIMITS,
     chain_check: str = "part",
     bare_secret: str = "empty",
+    structured: str = "json",
 ) -> JSON:
     """Resolve a step's ``with`` value against run scope ``scope`` (A-37's, A-158's readings)."""
-    return Resolver(scope, limits, chain_check, bare_secret).value(value)
+    return Resolver(scope, limits, chain_check, bare_secret, (), structured).value(value)
 
 
 def resolve_recorded(
@@ -483,6 +490,7 @@ def resolve_recorded(
     limits: Limits = DEFAULT_LIMITS,
     chain_check: str = "part",
     bare_secret: str = "empty",
+    structured: str = "json",
 ) -> tuple[JSON, JSON]:
     """A ``with`` value resolved twice: what the action receives, and what is recorded.
 
@@ -496,7 +504,9 @@ def resolve_recorded(
     else changes, and a missing secret fails both alike.  When no secret was
     read, both are the same object.
     """
-    invoked, resolved, _ = resolve_labelled(value, scope, limits, chain_check, bare_secret)
+    invoked, resolved, _ = resolve_labelled(
+        value, scope, limits, chain_check, bare_secret, structured=structured
+    )
     return invoked, resolved
 
 
@@ -507,6 +517,7 @@ def resolve_labelled(
     chain_check: str = "part",
     bare_secret: str = "empty",
     block: Collection[str] = (),
+    structured: str = "json",
 ) -> tuple[JSON, JSON, tuple[str, ...]]:
     """``resolve_recorded``, and the clauses of the resolution features the value used.
 
@@ -516,7 +527,7 @@ def resolve_labelled(
     clause first.  ``block``: the ids of the sub-block's steps when the value is
     resolved in one (a read of their meta cites W6W-META-20).
     """
-    resolver = Resolver(scope, limits, chain_check, bare_secret, block)
+    resolver = Resolver(scope, limits, chain_check, bare_secret, block, structured)
     try:
         invoked = resolver.value(value)
     except ResolutionError as failure:
@@ -525,5 +536,7 @@ def resolve_labelled(
     if not resolver.read_secret:
         return invoked, invoked, clauses
     masked = {name: REDACTED for name, plain in resolver.secrets.items() if plain is not None}
-    masking = Resolver({**scope, "secrets": masked}, limits, chain_check, bare_secret)
+    masking = Resolver(
+        {**scope, "secrets": masked}, limits, chain_check, bare_secret, (), structured
+    )
     return invoked, masking.value(value), clauses

@@ -340,6 +340,7 @@ def start_step(run: Run, c: Config, i: int) -> list[Transition[Config]]:
             chain_check=run.options.chain_check,
             bare_secret=run.options.bare_secret,
             block=run.by_id if run.outer is not None else (),
+            structured=run.options.structured,
         )
     except ResolutionError as failure:
         invoked = resolved = None
@@ -646,6 +647,7 @@ def retry_step(run: Run, c: Config, i: int) -> list[Transition[Config]]:
                 run.scope(c),
                 chain_check=run.options.chain_check,
                 bare_secret=run.options.bare_secret,
+                structured=run.options.structured,
             )
             plaintext = None if invoked is resolved else invoked
             again.update(input=resolved, plaintext=plaintext)
@@ -954,6 +956,7 @@ def reroute_run(run: Run, c: Config) -> list[Transition[Config]]:
             scope,
             chain_check=run.options.chain_check,
             bare_secret=run.options.bare_secret,
+            structured=run.options.structured,
         )
         result = run.scenario.reroute
     except ResolutionError as failure:

@@ -139,6 +139,15 @@ def _required_defaults(case: Mapping[str, Any]) -> bool:
     )
 
 
+def _templates(case: Mapping[str, Any]) -> bool:
+    """Whether A-33 can matter: a string part or marker somewhere (a template, an envelope).
+
+    Conservative: any ``{{`` in the document or the scenario's strings (a
+    render part's content, a called workflow), or an ExprValue envelope.
+    """
+    return _any_string(case, r"\{\{") or '"parts"' in json.dumps(case.get("document"))
+
+
 def _declares_variables(case: Mapping[str, Any]) -> bool:
     """Whether A-72 can matter: a run can be refused only over declared variables."""
     scenario = case.get("scenario")
@@ -254,6 +263,16 @@ READINGS = (
         assumption="A-72",
         relevant=_declares_variables,
         clauses=("W6W-FIELD-18", "W6W-FIELD-17"),
+    ),
+    Reading(
+        "--structured-string",
+        "structured",
+        "w6w, A-33: an object or array in a string is JSON.stringify's text (default: json) "
+        "or JavaScript's String(v) (string: [object Object], 1,2)",
+        ("json", "string"),
+        assumption="A-33",
+        relevant=_templates,
+        clauses=("W6W-ENV-20", "W6W-ROOT-22"),
     ),
     Reading(
         "--if-truthiness",
