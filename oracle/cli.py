@@ -827,8 +827,8 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument(
         "--max-steps",
         type=positive_int,
-        default=1_000_000,
-        help="stop (and say so: incomplete) after this many transitions (default 1,000,000)",
+        default=250_000,
+        help="stop (and say so: incomplete) after this many transitions (default 250,000)",
     )
     run.add_argument(
         "--time-budget",
