@@ -720,6 +720,47 @@ def test_a33_a_structured_value_in_a_string_is_string_v_only_under_string():
     assert held.verdict == "divergence"
 
 
+def test_a02_orders_a_parallel_controls_block_too():
+    # A parallel control's branches are chains in one sub-block (docs/controls.md): its
+    # plan breaks ties too, so the block's lastOutput (its run_finished output, W6W-FAN-10
+    # applied to the block) is q0's under declared order (p0, p1, q0) and p1's under
+    # first-in first-out (p0, q0, p1).  Each branch's own output is its chain's last.
+    # Found by the fifo campaign under Hypothesis 6.155.2.
+    branches = [[_app("p0"), _app("p1")], [_app("q0")]]
+    case = {
+        "document": {
+            "manifestVersion": "2",
+            "id": "wf",
+            "name": "c",
+            "steps": [
+                {
+                    "id": "c",
+                    "uses": {"app": "@w6w/control", "action": "parallel"},
+                    "with": {"branches": branches},
+                }
+            ],
+        },
+        "scenario": {"steps": {"q0": {"attempts": [{"output": False}]}}},
+        "schedule": [],
+    }
+    for tie_break, block_output in (("declared", False), ("fifo", None)):
+        (ended,) = [e for e in _w6w_trace(case, tie_break=tie_break) if e.get("step") == "c"][1:]
+        assert ended["output"] == [None, False]
+        assert ended["inner"][-1]["output"] is block_output
+    (tie_break,) = [r for r in W6W.readings if r.assumption == "A-02"]
+    assert tie_break.relevant(case)
+    engine = Engine(f"{sys.executable} {ENGINES / 'w6w_engine.py'} --reading A-02=fifo")
+    try:
+        anyway = judge(engine, W6W, case, None, Selection.of(W6W))
+    finally:
+        engine.stop()
+    assert anyway.verdict == "pass" and anyway.reading == (("A-02", "fifo"),)
+
+
+def _app(step_id):
+    return {"id": step_id, "uses": {"app": "demo", "action": "run"}}
+
+
 def test_a02_is_tried_only_where_the_two_plans_differ():
     (tie_break,) = [r for r in W6W.readings if r.assumption == "A-02"]
     assert tie_break.relevant(A02)

@@ -303,13 +303,19 @@ def inner_run(
     workflow = Workflow(run.workflow.manifest_version, run.workflow.id, "sub-block", tuple(steps))
     workflow = attrs.evolve(workflow, edges=tuple(edges))
     scenario = attrs.evolve(run.scenario, crashes=frozenset(), cancel_after=None, resumes=())
+    plan = [s.id for s in steps]  # W6W-PLAN-5: the earliest-declared ready step next
+    if parallel and run.options.tie_break == "fifo":
+        # A-02's other reading: ready steps in the order they became ready — each chain's
+        # first step, then each chain's second, and so on.
+        depth = max((len(block) for block in blocks), default=0)
+        plan = [block[d].id for d in range(depth) for block in blocks if d < len(block)]
     return run.derive(
         workflow,
-        [s.id for s in steps],
+        plan,
         scenario,
         outer=scope,
         separate_roots=parallel,
-        start_invocations=[start.counts.get(s.id, 0) for s in steps],
+        start_invocations=[start.counts.get(step_id, 0) for step_id in plan],
         depth=run.depth,
     )
 
@@ -341,11 +347,9 @@ def _run_blocks(
         )
         failure = Result(error=final.failure[1]) if final.failure is not None else None
         outputs = []
-        offset = 0
-        for block in blocks:
-            states = final.steps[offset : offset + len(block)]
-            offset += len(block)
-            succeeded = [s.output for s in states if s.status == "succeeded"]
+        by_id = dict(zip(inner.plan, final.steps, strict=True))  # the plan may interleave
+        for block in blocks:  # a block's lastOutput: its last succeeded step in array order
+            succeeded = [by_id[s.id].output for s in block if by_id[s.id].status == "succeeded"]
             outputs.append(succeeded[-1] if succeeded else None)
         found.append((after, failure, outputs))
     return found

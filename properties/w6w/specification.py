@@ -157,6 +157,27 @@ def _declares_variables(case: Mapping[str, Any]) -> bool:
     return isinstance(document, dict) and bool(document.get("variables"))
 
 
+def _chained_branches(value: JSON) -> bool:
+    """Whether a parallel control somewhere has two branches, one of two steps or more."""
+    if isinstance(value, dict):
+        uses = value.get("uses")
+        branches = (
+            (value.get("with") or {}).get("branches")
+            if isinstance(value.get("with"), dict)
+            else None
+        )
+        if (
+            isinstance(uses, dict)
+            and uses.get("action") == "parallel"
+            and isinstance(branches, list)
+            and len(branches) >= 2
+            and any(isinstance(b, list) and len(b) >= 2 for b in branches)
+        ):
+            return True
+        return any(_chained_branches(v) for v in value.values())
+    return isinstance(value, list) and any(_chained_branches(v) for v in value)
+
+
 def _plans_differ(case: Mapping[str, Any]) -> bool:
     """Whether the two tie-breaks plan ``case``'s document differently (A-02 can matter).
 
@@ -166,6 +187,8 @@ def _plans_differ(case: Mapping[str, Any]) -> bool:
     scenario = case.get("scenario")
     if isinstance(scenario, dict) and scenario.get("calls"):
         return True
+    if _chained_branches(case.get("document")):
+        return True  # a parallel control's block: its chains' plan (controls.inner_run)
     document = case.get("document")
     if not isinstance(document, dict) or not document.get("edges"):
         return False  # W6W-PLAN-2: no edges, declared order under both
