@@ -425,6 +425,11 @@ def smaller(case: JSON) -> Iterator[JSON]:
     yield from _smaller_scenarios(case)
 
 
+# What a templated ``after`` is tried as when shrinking (properties/strategies/workfile_states:
+# the durations state-form cases draw).
+LITERAL_AFTER = ("1s", "500ms", "2s")
+
+
 def _smaller_documents(case: JSON, data: JSON) -> Iterator[tuple[JSON, JSON]]:
     """Smaller variants of one document, each with the scenario that goes with it (or None)."""
     count = len(_sites(data))
@@ -498,7 +503,8 @@ def _smaller_states(data: JSON) -> Iterator[JSON]:
     """A state-form document's own reductions (docs/workfile-stateful.md).
 
     A state no transition reaches; one of several exits (a subscription, the
-    timeout); a routed transition replaced by one of its cases or ``else``;
+    timeout); a templated ``after`` replaced by a literal duration; a routed
+    transition replaced by one of its cases or ``else``;
     a transition sent straight to a final state; an ``into`` member; an
     accepted value with every ``into`` that supplies it; an empty step list.
     """
@@ -527,6 +533,15 @@ def _smaller_states(data: JSON) -> Iterator[JSON]:
             variant = copy.deepcopy(data)
             del variant["states"][name]["timeout"]
             yield variant
+        timeout = state.get("timeout")
+        after = timeout.get("after") if isinstance(timeout, dict) else None
+        if isinstance(after, str) and "{{" in after:
+            # A deadline read from a binding, replaced by a literal one: the binding's
+            # step and its scripted result may then go too.
+            for literal in LITERAL_AFTER:
+                variant = copy.deepcopy(data)
+                variant["states"][name]["timeout"]["after"] = literal
+                yield variant
         for member in ("on_enter", "steps"):
             if state.get(member) == []:
                 variant = copy.deepcopy(data)
