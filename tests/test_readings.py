@@ -391,6 +391,7 @@ OTHER_READINGS = [
     ("workfile", "--bug absent-field-null", ("A-153", "null"), "workfile-stateful"),
     ("workfile", "--reading A-119=retryable", ("A-119", "retryable"), None),
     ("workfile", "--reading A-119=unknown", ("A-119", "unknown"), None),
+    ("workfile", "--reading A-121=cancelled", ("A-121", "cancelled"), None),
 ]
 
 
@@ -477,6 +478,39 @@ def test_a119_an_unclassified_code_is_fatal_only_under_fatal(reading):
     finally:
         engine.stop()
     assert strict.verdict == "reading" and strict.reading == (("A-119", reading),)
+    assert held.verdict == "divergence"
+
+
+# A-121's witness: an action inside a for_each aborts the run (on_fail: abort).
+A121 = {
+    "document": "steps:\n  - each:\n      wf.for_each:\n        items: [1]\n"
+    "        steps:\n          - a:\n              svc.get: {}\n              on_fail: abort\n",
+    "manifests": {
+        "svc": "connector: svc\nactions:\n  get:\n    effects: read\n"
+        "    errors:\n      svc.bad: fatal\n"
+    },
+    "scenario": {"attempts": {"each[0].a": [{"error": "svc.bad"}]}},
+    "schedule": [],
+}
+
+
+def test_a121_an_aborts_enclosing_construct_is_cancelled_only_under_cancelled():
+    # WF-POLICY-3: "on_fail: abort fails the run directly and bypasses enclosing failure
+    # policy"; the construct holding the step fails (A-121 a) or is cancelled (b).
+    def construct(**readings):
+        trace = execute(WORKFILE.prepare(A121, WORKFILE.options(readings)).semantics).trace
+        (ended,) = [e for e in trace if e["event"] == "step_finished" and e["step"] == "each"]
+        return ended["outcome"]
+
+    assert construct() == "failed"
+    assert construct(abort_chain="cancelled") == "cancelled"
+    engine = Engine(f"{sys.executable} {ENGINES / 'workfile_engine.py'} --reading A-121=cancelled")
+    try:
+        strict = judge(engine, WORKFILE, A121, None, Selection.of(WORKFILE, mode=DEFAULT))
+        held = judge(engine, WORKFILE, A121, None, Selection.of(WORKFILE, ["A-121=failed"]))
+    finally:
+        engine.stop()
+    assert strict.verdict == "reading" and strict.reading == (("A-121", "cancelled"),)
     assert held.verdict == "divergence"
 
 

@@ -42,6 +42,8 @@ reading wforacle's model does not (`wforacle readings --spec workfile`); not bug
 
   A-119=retryable, A-119=unknown a connector code its manifest does not classify is
                                  retryable / unknown (ambiguous), not fatal
+  A-121=cancelled                the constructs enclosing a step that aborts the run are
+                                 cancelled, not failed
 
 Seeded bugs (--bug NAME, repeatable):
 
@@ -218,7 +220,9 @@ BUGS = {
 # the reading wforacle's model does not (`wforacle readings --spec workfile`).  Not bugs.
 #   A-119=retryable / A-119=unknown   a connector code the manifest does not classify is
 #                                     retryable / unknown (ambiguous), not fatal
-READINGS = {"A-119=retryable", "A-119=unknown"}
+#   A-121=cancelled                   the constructs enclosing an aborting step are
+#                                     cancelled, not failed
+READINGS = {"A-119=retryable", "A-119=unknown", "A-121=cancelled"}
 INPUT_CODES = {"input.unknown", "input.type", "input.required"}
 MODIFIERS = {"when", "retry", "on_fail", "on_unknown", "catch", "timeout", "description"}
 VOID = {"wf.stop", "wf.fail", "wf.wait"}
@@ -1625,6 +1629,9 @@ class Executor:
             self.finish_step(path, outcome)
         elif t.kind == "fail" and path != t.origin:
             scope.outcome[st.id] = "cancelled"
+            self.finish_step(path, "cancelled")
+        elif t.kind == "abort" and path != t.origin and "A-121=cancelled" in self.bugs:
+            scope.outcome[st.id] = "cancelled"  # the other reading: the chain is cancelled
             self.finish_step(path, "cancelled")
         else:
             scope.outcome[st.id] = "failed"

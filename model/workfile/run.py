@@ -277,7 +277,9 @@ class Options:
     does not have is ``unequal`` to every match value (the model's choice),
     or reads as ``null`` so that a ``null`` match value matches it;
     ``unclassified`` A-119: a connector code the manifest does not classify
-    is ``fatal`` (the model's choice), ``retryable`` or ``unknown``.
+    is ``fatal`` (the model's choice), ``retryable`` or ``unknown``;
+    ``abort_chain`` A-121: the constructs enclosing an aborting step become
+    ``failed`` (the model's choice) or ``cancelled``.
     """
 
     absent_field: str = attrs.field(
@@ -285,6 +287,9 @@ class Options:
     )
     unclassified: str = attrs.field(
         default="fatal", validator=attrs.validators.in_(("fatal", "retryable", "unknown"))
+    )
+    abort_chain: str = attrs.field(
+        default="failed", validator=attrs.validators.in_(("failed", "cancelled"))
     )
 
 
@@ -1168,7 +1173,8 @@ def _fail(run: WorkfileRun, data: Data, frame: Data, loc: Loc, step: Step, error
         # An abort disposition ends the caller's run too, across every wf.call
         # (WF-UNK-11, WF-UNK-14); on_fail: abort ends the run the step is in.
         crossing = error.get("disposition") == "abort"
-        _end(data, loc, "failed", error, "failed", "abort", crossing)
+        chain = run.options.abort_chain  # A-121: the enclosing constructs fail, or cancel
+        _end(data, loc, "failed", error, chain, "abort", crossing)
         frame["state"] = "halted"
         return event
     if step.modifiers.on_fail == "continue":

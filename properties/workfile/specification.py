@@ -40,6 +40,15 @@ def _scripts_errors(case: Mapping[str, Any]) -> bool:
     return "error" in json.dumps(scenario) if isinstance(scenario, dict) else False
 
 
+def _may_abort(case: Mapping[str, Any]) -> bool:
+    """Whether A-121 can matter: an abort (``on_fail``, ``on_unknown``) in some construct.
+
+    Conservative: the texts name ``abort`` and a ``wf.`` construct.
+    """
+    texts = json.dumps([case.get("document"), case.get("workflows")])
+    return "abort" in texts and "wf." in texts
+
+
 # Where the text is open and the model takes the reading as a parameter (issue 18).
 READINGS = (
     Reading(
@@ -60,6 +69,16 @@ READINGS = (
         assumption="A-119",
         relevant=_scripts_errors,
         clauses=("WF-CLASS-5",),
+    ),
+    Reading(
+        "--abort-chain",
+        "abort_chain",
+        "Workfile, A-121: the constructs enclosing a step that aborts the run become failed "
+        "(default) or cancelled",
+        ("failed", "cancelled"),
+        assumption="A-121",
+        relevant=_may_abort,
+        clauses=("WF-POLICY-3", "WF-UNK-4"),
     ),
 )
 
