@@ -392,6 +392,7 @@ OTHER_READINGS = [
     ("workfile", "--reading A-119=retryable", ("A-119", "retryable"), None),
     ("workfile", "--reading A-119=unknown", ("A-119", "unknown"), None),
     ("workfile", "--reading A-121=cancelled", ("A-121", "cancelled"), None),
+    ("workfile", "--reading A-123=succeeded", ("A-123", "succeeded"), None),
 ]
 
 
@@ -511,6 +512,33 @@ def test_a121_an_aborts_enclosing_construct_is_cancelled_only_under_cancelled():
     finally:
         engine.stop()
     assert strict.verdict == "reading" and strict.reading == (("A-121", "cancelled"),)
+    assert held.verdict == "divergence"
+
+
+def test_a123_the_stop_step_succeeded_only_under_succeeded():
+    # WF-SOUT-5: "stopped — The step is a construct on the active containment chain of a
+    # successful wf.stop" (F-20: the wf.stop step itself is stopped, A-123 a, or succeeded).
+    case = {
+        "document": "steps:\n  - each:\n      wf.for_each:\n        items: [1]\n"
+        "        steps:\n          - s:\n              wf.stop: { reason: done }\n",
+        "manifests": {},
+        "scenario": {},
+        "schedule": [],
+    }
+
+    def outcomes(**readings):
+        trace = execute(WORKFILE.prepare(case, WORKFILE.options(readings)).semantics).trace
+        return {e["step"]: e["outcome"] for e in trace if e["event"] == "step_finished"}
+
+    assert outcomes() == {"each[0].s": "stopped", "each": "stopped"}
+    assert outcomes(stop_outcome="succeeded") == {"each[0].s": "succeeded", "each": "stopped"}
+    engine = Engine(f"{sys.executable} {ENGINES / 'workfile_engine.py'} --reading A-123=succeeded")
+    try:
+        strict = judge(engine, WORKFILE, case, None, Selection.of(WORKFILE, mode=DEFAULT))
+        held = judge(engine, WORKFILE, case, None, Selection.of(WORKFILE, ["A-123=stopped"]))
+    finally:
+        engine.stop()
+    assert strict.verdict == "reading" and strict.reading == (("A-123", "succeeded"),)
     assert held.verdict == "divergence"
 
 

@@ -44,6 +44,8 @@ reading wforacle's model does not (`wforacle readings --spec workfile`); not bug
                                  retryable / unknown (ambiguous), not fatal
   A-121=cancelled                the constructs enclosing a step that aborts the run are
                                  cancelled, not failed
+  A-123=succeeded                the wf.stop step itself succeeded; its enclosing
+                                 constructs are stopped
 
 Seeded bugs (--bug NAME, repeatable):
 
@@ -222,7 +224,8 @@ BUGS = {
 #                                     retryable / unknown (ambiguous), not fatal
 #   A-121=cancelled                   the constructs enclosing an aborting step are
 #                                     cancelled, not failed
-READINGS = {"A-119=retryable", "A-119=unknown", "A-121=cancelled"}
+#   A-123=succeeded                   the wf.stop step itself succeeded (not stopped)
+READINGS = {"A-119=retryable", "A-119=unknown", "A-121=cancelled", "A-123=succeeded"}
 INPUT_CODES = {"input.unknown", "input.type", "input.required"}
 MODIFIERS = {"when", "retry", "on_fail", "on_unknown", "catch", "timeout", "description"}
 VOID = {"wf.stop", "wf.fail", "wf.wait"}
@@ -1625,6 +1628,8 @@ class Executor:
             own = path == t.origin
             bug = "stop-enclosing-cancelled" in self.bugs
             outcome = "cancelled" if (bug and not own) else "stopped"
+            if own and "A-123=succeeded" in self.bugs:
+                outcome = "succeeded"  # the other reading: the stop step itself succeeded
             scope.outcome[st.id] = outcome
             self.finish_step(path, outcome)
         elif t.kind == "fail" and path != t.origin:

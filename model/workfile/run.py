@@ -279,7 +279,9 @@ class Options:
     ``unclassified`` A-119: a connector code the manifest does not classify
     is ``fatal`` (the model's choice), ``retryable`` or ``unknown``;
     ``abort_chain`` A-121: the constructs enclosing an aborting step become
-    ``failed`` (the model's choice) or ``cancelled``.
+    ``failed`` (the model's choice) or ``cancelled``; ``stop_outcome`` A-123:
+    the ``wf.stop`` step itself is ``stopped`` (the model's choice) or
+    ``succeeded``.
     """
 
     absent_field: str = attrs.field(
@@ -290,6 +292,9 @@ class Options:
     )
     abort_chain: str = attrs.field(
         default="failed", validator=attrs.validators.in_(("failed", "cancelled"))
+    )
+    stop_outcome: str = attrs.field(
+        default="stopped", validator=attrs.validators.in_(("stopped", "succeeded"))
     )
 
 
@@ -1414,10 +1419,15 @@ def _call_fails(run: WorkfileRun, data: Data, loc: Loc, failure: Data, why: str)
 
 
 def _stop(run: WorkfileRun, data: Data, loc: Loc) -> JSON:
-    """wf.stop: the step and its enclosing constructs become stopped (A-123)."""
+    """wf.stop: the step and its enclosing constructs become stopped (A-123).
+
+    Under A-123's other reading (``Options.stop_outcome``) the ``wf.stop``
+    step itself succeeded; its enclosing constructs are stopped all the same.
+    """
     frame = _at(data, loc)
     cur = frame["cur"]
-    data["outcomes"] = data["outcomes"].set(cur["path"], "stopped")
+    own = run.options.stop_outcome
+    data["outcomes"] = data["outcomes"].set(cur["path"], own)
     more = {"suppressed": cur["suppressed"]} if cur["suppressed"] else {}
     _end(
         data,
@@ -1432,7 +1442,7 @@ def _stop(run: WorkfileRun, data: Data, loc: Loc) -> JSON:
     )
     frame["cur"] = None
     frame["state"] = "halted"
-    return {"event": "step_finished", "step": cur["path"], "outcome": "stopped"}
+    return {"event": "step_finished", "step": cur["path"], "outcome": own}
 
 
 def _author_fail(run: WorkfileRun, data: Data, loc: Loc) -> JSON:

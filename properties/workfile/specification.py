@@ -80,6 +80,18 @@ READINGS = (
         relevant=_may_abort,
         clauses=("WF-POLICY-3", "WF-UNK-4"),
     ),
+    Reading(
+        "--stop-outcome",
+        "stop_outcome",
+        "Workfile, A-123: the wf.stop step itself is stopped (default) or succeeded; its "
+        "enclosing constructs are stopped either way",
+        ("stopped", "succeeded"),
+        assumption="A-123",
+        relevant=lambda case: (
+            "wf.stop" in json.dumps([case.get("document"), case.get("workflows")])
+        ),
+        clauses=("WF-SOUT-5", "WF-IWC-4"),
+    ),
 )
 
 
