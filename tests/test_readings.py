@@ -472,14 +472,7 @@ def test_a119_an_unclassified_code_is_fatal_only_under_fatal(reading):
 
     assert results() == ["fatal"]
     assert results(unclassified=reading)[0] == reading
-    engine = Engine(f"{sys.executable} {ENGINES / 'workfile_engine.py'} --reading A-119={reading}")
-    try:
-        strict = judge(engine, WORKFILE, A119, None, Selection.of(WORKFILE, mode=DEFAULT))
-        held = judge(engine, WORKFILE, A119, None, Selection.of(WORKFILE, ["A-119=fatal"]))
-    finally:
-        engine.stop()
-    assert strict.verdict == "reading" and strict.reading == (("A-119", reading),)
-    assert held.verdict == "divergence"
+    taken(WORKFILE, f"--reading A-119={reading}", A119, "A-119=fatal", ("A-119", reading))
 
 
 # A-121's witness: an action inside a for_each aborts the run (on_fail: abort).
@@ -505,14 +498,7 @@ def test_a121_an_aborts_enclosing_construct_is_cancelled_only_under_cancelled():
 
     assert construct() == "failed"
     assert construct(abort_chain="cancelled") == "cancelled"
-    engine = Engine(f"{sys.executable} {ENGINES / 'workfile_engine.py'} --reading A-121=cancelled")
-    try:
-        strict = judge(engine, WORKFILE, A121, None, Selection.of(WORKFILE, mode=DEFAULT))
-        held = judge(engine, WORKFILE, A121, None, Selection.of(WORKFILE, ["A-121=failed"]))
-    finally:
-        engine.stop()
-    assert strict.verdict == "reading" and strict.reading == (("A-121", "cancelled"),)
-    assert held.verdict == "divergence"
+    taken(WORKFILE, "--reading A-121=cancelled", A121, "A-121=failed", ("A-121", "cancelled"))
 
 
 def test_a123_the_stop_step_succeeded_only_under_succeeded():
@@ -532,14 +518,7 @@ def test_a123_the_stop_step_succeeded_only_under_succeeded():
 
     assert outcomes() == {"each[0].s": "stopped", "each": "stopped"}
     assert outcomes(stop_outcome="succeeded") == {"each[0].s": "succeeded", "each": "stopped"}
-    engine = Engine(f"{sys.executable} {ENGINES / 'workfile_engine.py'} --reading A-123=succeeded")
-    try:
-        strict = judge(engine, WORKFILE, case, None, Selection.of(WORKFILE, mode=DEFAULT))
-        held = judge(engine, WORKFILE, case, None, Selection.of(WORKFILE, ["A-123=stopped"]))
-    finally:
-        engine.stop()
-    assert strict.verdict == "reading" and strict.reading == (("A-123", "succeeded"),)
-    assert held.verdict == "divergence"
+    taken(WORKFILE, "--reading A-123=succeeded", case, "A-123=stopped", ("A-123", "succeeded"))
 
 
 def test_a153_an_absent_field_matches_null_only_under_null():
@@ -589,6 +568,23 @@ def _w6w_trace(case, **readings):
 
 def _named(trace):
     return [(e["event"], e.get("node")) for e in trace]
+
+
+def taken(spec, switch, case, pin, reading):
+    """The bundled engine of ``spec`` started with ``switch``, judged on ``case``: a
+    ``reading`` verdict under --readings default, a pass under any, a divergence when
+    held to the model's reading (``pin``).  Each judgement is returned: (default, any,
+    pinned)."""
+    engine = Engine(f"{sys.executable} {ENGINES / spec.example_engine} {switch}")
+    selections = (Selection.of(spec, mode=DEFAULT), Selection.of(spec), Selection.of(spec, [pin]))
+    try:
+        strict, anyway, held = (judge(engine, spec, case, None, s) for s in selections)
+    finally:
+        engine.stop()
+    assert strict.verdict == "reading" and strict.reading == (reading,), strict.to_json()
+    assert anyway.verdict == "pass" and anyway.reading == (reading,), anyway.to_json()
+    assert held.verdict == "divergence", held.to_json()
+    return strict, anyway, held
 
 
 def test_a81_an_any_join_cancels_a_ready_sibling_only_under_branch():
@@ -655,16 +651,7 @@ def test_a02_a_plan_breaking_ties_first_in_first_out_takes_the_fifo_reading():
         e.get("step") for e in _w6w_trace(A02, tie_break="fifo") if e["event"] == "step_started"
     ]
     assert (declared, fifo) == (["a", "c", "b"], ["a", "b", "c"])
-    engine = Engine(f"{sys.executable} {ENGINES / 'w6w_engine.py'} --reading A-02=fifo")
-    try:
-        strict = judge(engine, W6W, A02, None, Selection.of(W6W, mode=DEFAULT))
-        anyway = judge(engine, W6W, A02, None, Selection.of(W6W))
-        held = judge(engine, W6W, A02, None, Selection.of(W6W, ["A-02=declared"]))
-    finally:
-        engine.stop()
-    assert strict.verdict == "reading" and strict.reading == (("A-02", "fifo"),)
-    assert anyway.verdict == "pass" and anyway.reading == (("A-02", "fifo"),)
-    assert held.verdict == "divergence"
+    *_, held = taken(W6W, "--reading A-02=fifo", A02, "A-02=declared", ("A-02", "fifo"))
     # Held to the model's reading, the engine is told the rule it departs from.
     assert explained(W6W, A02, held, None).divergence.clauses[0] == "W6W-PLAN-5"
 
@@ -708,14 +695,7 @@ def test_a42_a_required_variable_must_be_supplied_only_under_supplied():
     (reading,) = [r for r in W6W.readings if r.assumption == "A-42"]
     assert reading.relevant(case)
     assert not reading.relevant({**case, "scenario": {"variables": {"ch": "#x"}}})
-    engine = Engine(f"{sys.executable} {ENGINES / 'w6w_engine.py'} --reading A-42=supplied")
-    try:
-        strict = judge(engine, W6W, case, None, Selection.of(W6W, mode=DEFAULT))
-        held = judge(engine, W6W, case, None, Selection.of(W6W, ["A-42=default"]))
-    finally:
-        engine.stop()
-    assert strict.verdict == "reading" and strict.reading == (("A-42", "supplied"),)
-    assert held.verdict == "divergence"
+    taken(W6W, "--reading A-42=supplied", case, "A-42=default", ("A-42", "supplied"))
 
 
 def test_a72_a_refused_run_is_canceled_only_under_canceled():
@@ -734,15 +714,8 @@ def test_a72_a_refused_run_is_canceled_only_under_canceled():
     }
     assert [e["status"] for e in _w6w_trace(case)] == ["failed"]
     assert [e["status"] for e in _w6w_trace(case, rejected_status="canceled")] == ["canceled"]
-    engine = Engine(f"{sys.executable} {ENGINES / 'w6w_engine.py'} --reading A-72=canceled")
-    try:
-        strict = judge(engine, W6W, case, None, Selection.of(W6W, mode=DEFAULT))
-        held = judge(engine, W6W, case, None, Selection.of(W6W, ["A-72=failed"]))
-    finally:
-        engine.stop()
-    assert strict.verdict == "reading" and strict.reading == (("A-72", "canceled"),)
+    strict, *_ = taken(W6W, "--reading A-72=canceled", case, "A-72=failed", ("A-72", "canceled"))
     assert strict.observation.state["status"] == "canceled"
-    assert held.verdict == "divergence"
 
 
 def test_a33_a_structured_value_in_a_string_is_string_v_only_under_string():
@@ -772,14 +745,7 @@ def test_a33_a_structured_value_in_a_string_is_string_v_only_under_string():
 
     assert message() == 'o={"k":"v"} l=[1,2]'
     assert message(structured="string") == "o=[object Object] l=1,2"
-    engine = Engine(f"{sys.executable} {ENGINES / 'w6w_engine.py'} --reading A-33=string")
-    try:
-        strict = judge(engine, W6W, case, None, Selection.of(W6W, mode=DEFAULT))
-        held = judge(engine, W6W, case, None, Selection.of(W6W, ["A-33=json"]))
-    finally:
-        engine.stop()
-    assert strict.verdict == "reading" and strict.reading == (("A-33", "string"),)
-    assert held.verdict == "divergence"
+    taken(W6W, "--reading A-33=string", case, "A-33=json", ("A-33", "string"))
 
 
 def test_a02_orders_a_parallel_controls_block_too():
@@ -848,19 +814,14 @@ A80 = {
 
 
 def test_a80_a_loop_running_its_last_iteration_first_takes_the_any_reading():
+    taken(HARNESS, "--reading A-80=any", A80, "A-80=sequence", ("A-80", "any"))
     engine = Engine(f"{sys.executable} {ENGINES / 'harness_engine.py'} --reading A-80=any")
     try:
-        strict = judge(engine, HARNESS, A80, None, Selection.of(HARNESS, mode=DEFAULT))
-        anyway = judge(engine, HARNESS, A80, None, Selection.of(HARNESS))
-        held = judge(engine, HARNESS, A80, None, Selection.of(HARNESS, ["A-80=sequence"]))
         one = copy.deepcopy(A80)
         one["document"] = one["document"].replace('maxConcurrency="2"', 'maxConcurrency="1"')
         sequential = judge(engine, HARNESS, one, None, Selection.of(HARNESS, mode=DEFAULT))
     finally:
         engine.stop()
-    assert strict.verdict == "reading" and strict.reading == (("A-80", "any"),)
-    assert anyway.verdict == "pass" and anyway.reading == (("A-80", "any"),)
-    assert held.verdict == "divergence"
     # HX-SCHED-4: with maxConcurrency="1" the order is the specification's, not a reading.
     assert sequential.verdict == "pass" and sequential.reading == ()
 
