@@ -664,12 +664,7 @@ def test_a_crash_is_judged_under_another_reading_with_that_readings_resume_point
     # was the default reading's.
     case = copy.deepcopy(A02)
     case["scenario"] = {"crashAfterCheckpoints": [4]}  # right after b's step_started
-    engine = Engine(f"{sys.executable} {ENGINES / 'w6w_engine.py'} --reading A-02=fifo")
-    try:
-        judgement = judge(engine, W6W, case, None, Selection.of(W6W))
-    finally:
-        engine.stop()
-    assert judgement.verdict == "pass" and judgement.reading == (("A-02", "fifo"),)
+    _, judgement, _ = taken(W6W, "--reading A-02=fifo", case, "A-02=declared", ("A-02", "fifo"))
     (crashed,) = [e for e in judgement.observation.trace if e["event"] == "crashed"]
     assert crashed["resumeAt"] == "b"  # the reading's own record (the default's says c)
 
@@ -777,12 +772,7 @@ def test_a02_orders_a_parallel_controls_block_too():
         assert ended["inner"][-1]["output"] is block_output
     (tie_break,) = [r for r in W6W.readings if r.assumption == "A-02"]
     assert tie_break.relevant(case)
-    engine = Engine(f"{sys.executable} {ENGINES / 'w6w_engine.py'} --reading A-02=fifo")
-    try:
-        anyway = judge(engine, W6W, case, None, Selection.of(W6W))
-    finally:
-        engine.stop()
-    assert anyway.verdict == "pass" and anyway.reading == (("A-02", "fifo"),)
+    taken(W6W, "--reading A-02=fifo", case, "A-02=declared", ("A-02", "fifo"))
 
 
 def _app(step_id):
