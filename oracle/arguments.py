@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import math
+from collections.abc import Callable
 from pathlib import Path
 
 
@@ -26,23 +27,22 @@ def positive_int(text: str) -> int:
 
 def positive_seconds(text: str) -> float:
     """A finite duration in seconds above zero (``--timeout``, ``--time-budget``)."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
-    if not math.isfinite(value) or value <= 0:
-        raise argparse.ArgumentTypeError(f"{text} is not a positive, finite number of seconds")
-    return value
+    return _seconds(text, lambda value: value > 0, "a positive, finite number of seconds")
 
 
 def nonnegative_seconds(text: str) -> float:
     """A finite duration in seconds, zero allowed (``--shrink-allowance 0``: no shrinking)."""
+    return _seconds(text, lambda value: value >= 0, "a finite number of seconds, 0 or more")
+
+
+def _seconds(text: str, allowed: Callable[[float], bool], what: str) -> float:
+    """A finite number of seconds that ``allowed`` admits; else a usage error naming ``what``."""
     try:
         value = float(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
-    if not math.isfinite(value) or value < 0:
-        raise argparse.ArgumentTypeError(f"{text} is not a finite number of seconds, 0 or more")
+    if not math.isfinite(value) or not allowed(value):
+        raise argparse.ArgumentTypeError(f"{text} is not {what}")
     return value
 
 

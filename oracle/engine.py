@@ -413,11 +413,7 @@ class Engine:
                     raise Fault("protocol", f"done with invocations outstanding: {outstanding}")
                 if not isinstance(message.get("state"), dict):
                     # docs/engine-protocol.schema.json: done's state is an object
-                    raise Fault(
-                        "protocol",
-                        f"done's state must be an object, not {_kind(message.get('state'))}: "
-                        f"{str(message)[:200]}",
-                    )
+                    raise Fault("protocol", f"done's state is not an object: {str(message)[:200]}")
                 return Observation(
                     tuple(trace),
                     tuple(invocations),
@@ -429,16 +425,6 @@ class Engine:
             else:
                 raise Fault("protocol", f"unknown message: {str(message)[:200]}")
         raise Fault("flood", f"more than {self.max_messages} messages in one run")
-
-
-def _kind(value: JSON) -> str:
-    """A JSON value's kind, as a fault names it."""
-    if value is None:
-        return "null"
-    for kinds, name in (((bool,), "a boolean"), ((str,), "a string"), ((list,), "an array")):
-        if isinstance(value, kinds):
-            return name
-    return "a number" if isinstance(value, int | float) else "an object"
 
 
 def _identifier(message: JSON, member: str) -> JSON:

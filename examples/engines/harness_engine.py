@@ -580,7 +580,7 @@ class Runtime:
             self.event("node_failed", node=n, error="loop_over_not_a_list")
             self.terminal(n, "FAILED", error="loop_over_not_a_list")
             return
-        traces, results, failure = [], [], None
+        ended, failure = {}, None  # iteration -> (its trace, its nodes' outputs)
         order = list(enumerate(items))
         if "A-80=any" in self.readings and self.nodes[n]["window"] != "1":
             order.reverse()  # the last iteration first, where HX-SCHED-4 fixes no order
@@ -596,19 +596,12 @@ class Runtime:
                 if "loop-last-failure" in self.bugs:
                     continue  # the seeded bug: later iterations still run
                 break
-            traces.append((index, body.sink))
-            results.append(
-                (
-                    index,
-                    {
-                        m: v["outputs"]
-                        for m, v in state["nodes"].items()
-                        if v["state"] == "SUCCEEDED"
-                    },
-                )
-            )
-        traces = [trace for _, trace in sorted(traces, key=lambda pair: pair[0])]
-        results = [outputs for _, outputs in sorted(results, key=lambda pair: pair[0])]
+            outputs = {
+                m: v["outputs"] for m, v in state["nodes"].items() if v["state"] == "SUCCEEDED"
+            }
+            ended[index] = (body.sink, outputs)
+        traces = [ended[index][0] for index in sorted(ended)]  # in sequence order
+        results = [ended[index][1] for index in sorted(ended)]
         if failure is not None:
             code, index, trace = failure
             self.event("node_failed", node=n, error=code, iteration=index, inner=[trace])

@@ -830,13 +830,12 @@ class Engine:
                 error = {"code": "missing_variable",
                          "message": f"required variable '{var['key']}' has no value",
                          "phase": "resolution", "retryable": False}
-                if "A-72=canceled" in self.bugs:  # the other reading: refused is canceled
-                    self.event("run_rejected", checkpointed=False, status="canceled",
-                               variable=var["key"], error=error)
-                    return {"runId": self.run_id, "status": "canceled", "steps": {}}
-                self.event("run_rejected", checkpointed=False, status="failed",
+                # A-72=canceled, the other reading: a refused run is canceled, with no error
+                status = "canceled" if "A-72=canceled" in self.bugs else "failed"
+                self.event("run_rejected", checkpointed=False, status=status,
                            variable=var["key"], error=error)
-                return {"runId": self.run_id, "status": "failed", "steps": {}, "error": error}
+                state = {"runId": self.run_id, "status": status, "steps": {}}
+                return {**state, "error": error} if status == "failed" else state
         self.variables = variables
         self.trigger = request.get("trigger", {"type": "manual"})
         self.secrets = request.get("secrets") or {}

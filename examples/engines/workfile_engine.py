@@ -218,13 +218,6 @@ BUGS = {
     "dry-stop-ignored",
     "absent-field-null",
 }
-# Readings, switched on with --reading ID=NAME: where the text is open, wf-lite can take
-# the reading wforacle's model does not (`wforacle readings --spec workfile`).  Not bugs.
-#   A-119=retryable / A-119=unknown   a connector code the manifest does not classify is
-#                                     retryable / unknown (ambiguous), not fatal
-#   A-121=cancelled                   the constructs enclosing an aborting step are
-#                                     cancelled, not failed
-#   A-123=succeeded                   the wf.stop step itself succeeded (not stopped)
 READINGS = {"A-119=retryable", "A-119=unknown", "A-121=cancelled", "A-123=succeeded"}
 INPUT_CODES = {"input.unknown", "input.type", "input.required"}
 MODIFIERS = {"when", "retry", "on_fail", "on_unknown", "catch", "timeout", "description"}

@@ -190,9 +190,11 @@ def _plain(value: Any) -> JSON:
         return value  # e.g. invocation counters: JSON renders them as they are
     if attrs.has(type(value)):
         return {f.name: _plain(getattr(value, f.name)) for f in attrs.fields(type(value))}
-    if isinstance(value, frozenset | collections.abc.Set):  # config.EdgeSet too
+    if isinstance(value, collections.abc.Set):  # frozensets, config.EdgeSet
         return sorted(_plain(v) for v in value)
-    if isinstance(value, tuple | list | collections.abc.Sequence):  # config's chunked ones
+    if isinstance(value, str):
+        return value  # a str subclass (scenario.Worded): text, not a sequence
+    if isinstance(value, collections.abc.Sequence):  # tuples, lists, config's chunked ones
         return [_plain(v) for v in value]
     if isinstance(value, dict):
         return {k: _plain(v) for k, v in value.items()}

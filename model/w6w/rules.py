@@ -111,11 +111,10 @@ def bind_variables(run: Run) -> tuple[dict[str, JSON], str | None]:
     for variable in run.workflow.variables:
         if variable.key in supplied:
             continue
-        if variable.required and missing is None and not default_satisfies:
-            missing = variable.key
         if variable.has_default:
             bound[variable.key] = variable.default
-        elif variable.required and missing is None:
+        satisfied = variable.has_default and default_satisfies
+        if variable.required and not satisfied and missing is None:
             missing = variable.key
     return bound, missing
 

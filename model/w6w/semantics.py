@@ -151,16 +151,16 @@ class W6wRun(Run):
         """A queued run with every step pending (a sub-block's: already running)."""
         invocations = self.layout.counts(self.start_invocations or (0 for _ in self.plan))
         steps = self.layout.steps(StepState() for _ in self.plan)
+        edges = self.layout.edges()
         if self.outer is not None:
             return Config(
                 status="running",
                 steps=steps,
                 invocations=invocations,
                 variables=self.outer.get("vars"),
-                activated=self.layout.edges(),
-                skipped=self.layout.edges(),
+                activated=edges,
+                skipped=edges,
             )
-        edges = self.layout.edges()
         return Config(steps=steps, invocations=invocations, activated=edges, skipped=edges)
 
     def canonical(self, event: JSON) -> JSON:

@@ -69,14 +69,22 @@ def _validate_many(documents: list[JSON], previous: JSON) -> list[Report]:
 
 
 def _plan(loaded: Loaded, tie_break: str) -> tuple[JSON, list[str]]:
+    order = _ordered(loaded.model, loaded.plan, tie_break)
+    return {"order": order}, [f"{n:>4}  {step_id}" for n, step_id in enumerate(order, start=1)]
+
+
+def _ordered(workflow: Any, declared: list[str] | None, tie_break: str) -> list[str]:
+    """The plan under A-02's ``tie_break``: validation's own, else Kahn's FIFO.
+
+    ``declared`` is validation's plan (its fast path), used when ties break by
+    declared order; None computes it.
+    """
     from wforacle.properties.w6w.plan import TieBreak, plan_order
 
     chosen = TieBreak(tie_break)
-    if chosen is TieBreak.DECLARED and loaded.plan is not None:
-        order = loaded.plan  # computed by validation with the fast path
-    else:
-        order = plan_order(loaded.model, chosen)
-    return {"order": order}, [f"{n:>4}  {step_id}" for n, step_id in enumerate(order, start=1)]
+    if chosen is TieBreak.DECLARED and declared is not None:
+        return declared
+    return plan_order(workflow, chosen)
 
 
 # -- the model -------------------------------------------------------------------------
@@ -116,16 +124,22 @@ def _if_controls(case: Mapping[str, JSON]) -> bool:
     return found(case.get("document"))
 
 
-def _required_defaults(case: Mapping[str, Any]) -> bool:
-    """Whether A-42 can matter: a required variable with a default that the run does not supply.
+def _calls(case: Mapping[str, Any]) -> bool:
+    """Whether the case's scenario supplies workflows to call.
 
-    Conservative for a case that may call a workflow (its variables are the
-    call's inputs).
+    A reading's relevance is then conservative: a called workflow's document
+    and inputs are not read here.
     """
     scenario = case.get("scenario")
-    scenario = scenario if isinstance(scenario, dict) else {}
-    if scenario.get("calls"):
+    return isinstance(scenario, dict) and bool(scenario.get("calls"))
+
+
+def _required_defaults(case: Mapping[str, Any]) -> bool:
+    """Whether A-42 can matter: a required variable with a default that the run does not supply."""
+    if _calls(case):
         return True
+    scenario = case.get("scenario")
+    scenario = scenario if isinstance(scenario, dict) else {}
     supplied = scenario.get("variables")
     supplied = supplied if isinstance(supplied, dict) else {}
     document = case.get("document")
@@ -150,8 +164,7 @@ def _templates(case: Mapping[str, Any]) -> bool:
 
 def _declares_variables(case: Mapping[str, Any]) -> bool:
     """Whether A-72 can matter: a run can be refused only over declared variables."""
-    scenario = case.get("scenario")
-    if isinstance(scenario, dict) and scenario.get("calls"):
+    if _calls(case):
         return True
     document = case.get("document")
     return isinstance(document, dict) and bool(document.get("variables"))
@@ -179,13 +192,8 @@ def _chained_branches(value: JSON) -> bool:
 
 
 def _plans_differ(case: Mapping[str, Any]) -> bool:
-    """Whether the two tie-breaks plan ``case``'s document differently (A-02 can matter).
-
-    Conservative for the workflows a case's scenario lets it call: any case
-    with ``calls`` may.
-    """
-    scenario = case.get("scenario")
-    if isinstance(scenario, dict) and scenario.get("calls"):
+    """Whether the two tie-breaks plan ``case``'s document differently (A-02 can matter)."""
+    if _calls(case):
         return True
     if _chained_branches(case.get("document")):
         return True  # a parallel control's block: its chains' plan (controls.inner_run)
@@ -193,7 +201,6 @@ def _plans_differ(case: Mapping[str, Any]) -> bool:
     if not isinstance(document, dict) or not document.get("edges"):
         return False  # W6W-PLAN-2: no edges, declared order under both
     from wforacle.properties.w6w import validate as rules
-    from wforacle.properties.w6w.plan import TieBreak, plan_order
 
     try:
         checked = rules.validate(copy.deepcopy(document))
@@ -201,7 +208,7 @@ def _plans_differ(case: Mapping[str, Any]) -> bool:
         return True
     if checked.plan is None or checked.workflow is None:
         return False
-    return checked.plan != plan_order(checked.workflow, TieBreak.FIFO)
+    return checked.plan != _ordered(checked.workflow, None, "fifo")
 
 
 READINGS = (
@@ -346,13 +353,9 @@ def _semantics(loaded: Loaded, scenario: JSON, options: Any, replay: JSON) -> An
     # A @w6w/call target is validated by the validator the model is given; the plan
     # breaks ties as the readings say (A-02).
     readings = options if options is not None else _options({})
-    checked = _validator(readings)
-    plan = loaded.plan
-    if readings.tie_break == "fifo":
-        from wforacle.properties.w6w.plan import TieBreak, plan_order
-
-        plan = plan_order(loaded.model, TieBreak.FIFO)
-    return W6wRun(loaded.model, plan, run_scenario, recorded, options=readings, validate=checked)
+    plan = _ordered(loaded.model, loaded.plan, readings.tie_break)
+    validate = _validator(readings)
+    return W6wRun(loaded.model, plan, run_scenario, recorded, options=readings, validate=validate)
 
 
 def _explore(run: Any, max_states: int, reduce: bool) -> Any:
@@ -403,12 +406,10 @@ def _validator(readings: Any) -> Callable[[JSON], Any]:
         return rules.validate
 
     def validate(document: JSON, previous: JSON = None) -> Any:
-        from wforacle.properties.w6w.plan import TieBreak, plan_order
-
         checked = rules.validate(document, previous)
         if checked.plan is None or checked.workflow is None:
             return checked
-        return attrs.evolve(checked, plan=plan_order(checked.workflow, TieBreak.FIFO))
+        return attrs.evolve(checked, plan=_ordered(checked.workflow, None, readings.tie_break))
 
     return validate
 

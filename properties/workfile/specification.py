@@ -15,7 +15,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -34,19 +34,18 @@ def _parts() -> ModuleType:
     return execution
 
 
-def _scripts_errors(case: Mapping[str, Any]) -> bool:
-    """Whether A-119 can matter: the scenario scripts an attempt's error (conservative)."""
-    scenario = case.get("scenario")
-    return "error" in json.dumps(scenario) if isinstance(scenario, dict) else False
+def _mentions(parts: tuple[str, ...], *words: str) -> Callable[[Mapping[str, Any]], bool]:
+    """A reading's relevance: the case's ``parts`` (as JSON text) hold every one of ``words``.
 
-
-def _may_abort(case: Mapping[str, Any]) -> bool:
-    """Whether A-121 can matter: an abort (``on_fail``, ``on_unknown``) in some construct.
-
-    Conservative: the texts name ``abort`` and a ``wf.`` construct.
+    Conservative (a word may stand anywhere), cheap, and exact enough to leave
+    a reading out of the combinations tried for a case that cannot reach it.
     """
-    texts = json.dumps([case.get("document"), case.get("workflows")])
-    return "abort" in texts and "wf." in texts
+
+    def relevant(case: Mapping[str, Any]) -> bool:
+        text = json.dumps([case.get(part) for part in parts])
+        return all(word in text for word in words)
+
+    return relevant
 
 
 # Where the text is open and the model takes the reading as a parameter (issue 18).
@@ -67,7 +66,7 @@ READINGS = (
         "(default), retryable or unknown (ambiguous)",
         ("fatal", "retryable", "unknown"),
         assumption="A-119",
-        relevant=_scripts_errors,
+        relevant=_mentions(("scenario",), "error"),  # a scripted error
         clauses=("WF-CLASS-5",),
     ),
     Reading(
@@ -77,7 +76,7 @@ READINGS = (
         "(default) or cancelled",
         ("failed", "cancelled"),
         assumption="A-121",
-        relevant=_may_abort,
+        relevant=_mentions(("document", "workflows"), "abort", "wf."),  # in a construct
         clauses=("WF-POLICY-3", "WF-UNK-4"),
     ),
     Reading(
@@ -87,9 +86,7 @@ READINGS = (
         "enclosing constructs are stopped either way",
         ("stopped", "succeeded"),
         assumption="A-123",
-        relevant=lambda case: (
-            "wf.stop" in json.dumps([case.get("document"), case.get("workflows")])
-        ),
+        relevant=_mentions(("document", "workflows"), "wf.stop"),
         clauses=("WF-SOUT-5", "WF-IWC-4"),
     ),
 )
