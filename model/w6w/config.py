@@ -29,7 +29,6 @@ reading of A-74.
 from __future__ import annotations
 
 import collections.abc
-import functools
 import hashlib
 import itertools
 from collections.abc import Iterable, Iterator, Sequence
@@ -50,7 +49,7 @@ EdgeKey = tuple[str, str, str]
 TERMINAL = frozenset({"succeeded", "failed", "skipped"})
 
 
-@attrs.frozen
+@attrs.frozen(slots=False)  # a __dict__: fast.evolve copies it in one call (issue 16)
 class StepState:
     """One StepExecution (RFC "StepExecution") as the run sees it."""
 
@@ -77,7 +76,7 @@ class StepState:
         """The input the action is invoked with (plaintext secrets included)."""
         return self.input if self.plaintext is None else self.plaintext
 
-    @functools.cached_property
+    @fast.cached
     def key(self) -> str:
         """Canonical text of every field (computed once: a StepState never changes).
 
@@ -86,12 +85,12 @@ class StepState:
         """
         return _step_key(self)
 
-    @functools.cached_property
+    @fast.cached
     def digest(self) -> int:
         """A 128-bit digest of ``key`` (BLAKE2b): what ``Steps.digest`` sums."""
         return int.from_bytes(hashlib.blake2b(self.key.encode(), digest_size=16).digest(), "big")
 
-    @functools.cached_property
+    @fast.cached
     def published(self) -> dict[str, JSON]:
         """The step's entry in the run scope's ``steps`` once it succeeded (``Run.scope``).
 
@@ -290,7 +289,7 @@ class Steps(tuple[StepState, ...]):
 
 
 # Plans longer than this keep their states (and counters) in chunks of CHUNK.
-BIG = 2048
+BIG = 512
 CHUNK_BITS = 8
 CHUNK = 1 << CHUNK_BITS
 
@@ -454,7 +453,7 @@ class Counts(tuple[int, ...]):
         return tally
 
 
-@attrs.frozen
+@attrs.frozen(slots=False)  # a __dict__, as StepState's
 class Config:
     """A configuration of one run (see the module notation)."""
 

@@ -4,7 +4,7 @@ Nothing here decides what a run may do.  It holds the tricks the explorer
 needs to visit a few thousand configurations a second:
 
 - ``evolve``: ``attrs.evolve`` for the positional-init records of config.py,
-  at a third of its cost;
+  at a fraction of its cost;
 - the configuration-key renderers: a canonical text of every field of a
   configuration, each field by a renderer chosen once by its type, with the
   JSON values memoised per object, hashable values cached and edge sets
@@ -23,7 +23,7 @@ import functools
 import hashlib
 import types
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import Any, Generic, TypeVar
 
 import attrs
 
@@ -36,15 +36,41 @@ _EVOLVERS: dict[type, Callable[[Any, dict[str, Any]], Any]] = {}
 _MASK = (1 << 128) - 1
 
 
+class cached(Generic[_T]):
+    """``functools.cached_property`` without its lock (Python 3.11 takes one per first read).
+
+    The value computed on the first read is stored in the instance's
+    ``__dict__``, where every later read finds it before this descriptor
+    (it defines no ``__set__``).  For records that never change and are
+    not shared between threads while their values are first computed.
+    """
+
+    def __init__(self, compute: Callable[[Any], _T]) -> None:
+        self.compute = compute
+        self.name = compute.__name__
+        self.__doc__ = compute.__doc__
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.name = name
+
+    def __get__(self, instance: Any, owner: type | None = None) -> _T:
+        if instance is None:
+            return self  # type: ignore[return-value]
+        value = instance.__dict__[self.name] = self.compute(instance)
+        return value
+
+
 def evolve(instance: _T, **changes: Any) -> _T:
-    """``attrs.evolve`` for the positional-init classes of config.py, at a third of its cost.
+    """``attrs.evolve`` for the positional-init classes of config.py, at a fraction of its cost.
 
     Each class gets a function compiled once from its attrs fields.  A plain
-    record (slotted, no validator, converter or init hook: its ``__init__``
-    only stores each field) is allocated, every slot copied from the
-    instance, then the changed ones stored; any other class is built by its
-    ``__init__``, every field passed positionally, from ``changes`` or the
-    instance.
+    record (no validator, converter or init hook: its ``__init__`` only
+    stores each field) is copied, then the changed fields stored: a record
+    keeping its fields in a ``__dict__`` (``StepState``, ``Config``: issue
+    16) by one copy of that dict, less the values its cached properties
+    computed from the old fields; a slotted one slot by slot.  Any other
+    class is built by its ``__init__``, every field passed positionally,
+    from ``changes`` or the instance.
     """
     evolver = _EVOLVERS.get(type(instance))
     if evolver is None:
@@ -54,14 +80,21 @@ def evolve(instance: _T, **changes: Any) -> _T:
 
 def _compile_evolver(cls: type) -> Callable[[Any, dict[str, Any]], Any]:
     names = [f.name for f in attrs.fields(cls)]
-    namespace: dict[str, Any] = {"cls": cls, "new": object.__new__}
-    if _plain_record(cls):
+    namespace: dict[str, Any] = {"cls": cls, "new": object.__new__, "store": object.__setattr__}
+    if _plain_record(cls) and "__slots__" not in vars(cls):
+        # One C-level dict copy; a frozen class's __setattr__ refuses, object's stores.
+        kinds = (cached, functools.cached_property)
+        computed = [n for n, v in vars(cls).items() if isinstance(v, kinds)]
+        body = "    d = i.__dict__.copy()\n    d.update(k)\n"
+        body += "".join(f"    d.pop({name!r}, None)\n" for name in computed)
+        body += "    o = new(cls)\n    store(o, '__dict__', d)\n    return o\n"
+    elif _plain_record(cls):
         # A slot's descriptor stores a value as __init__'s object.__setattr__ does.
-        store = {name: cls.__dict__[name].__set__ for name in names}
-        namespace.update(store=store, **{f"s{n}": store[name] for n, name in enumerate(names)})
+        slots = {name: cls.__dict__[name].__set__ for name in names}
+        namespace.update(slots=slots, **{f"s{n}": slots[name] for n, name in enumerate(names)})
         copied = "".join(f"    s{n}(o, i.{name})\n" for n, name in enumerate(names))
         body = f"    o = new(cls)\n{copied}    for name, value in k.items():\n"
-        body += "        store[name](o, value)\n    return o\n"
+        body += "        slots[name](o, value)\n    return o\n"
     else:
         arguments = ", ".join(f"k[{n!r}] if {n!r} in k else i.{n}" for n in names)
         body = f"    return cls({arguments})\n"
@@ -70,12 +103,16 @@ def _compile_evolver(cls: type) -> Callable[[Any, dict[str, Any]], Any]:
 
 
 def _plain_record(cls: type) -> bool:
-    """Whether an attrs class's ``__init__`` does nothing but store each field in its slot."""
+    """Whether an attrs class's ``__init__`` does nothing but store each field.
+
+    In its slot, or in its ``__dict__`` (a class without ``__slots__``).
+    """
+    slotted = "__slots__" in vars(cls)
     return (
         not hasattr(cls, "__attrs_pre_init__")
         and not hasattr(cls, "__attrs_post_init__")
         and all(
-            isinstance(cls.__dict__.get(f.name), types.MemberDescriptorType)
+            (not slotted or isinstance(cls.__dict__.get(f.name), types.MemberDescriptorType))
             and f.init
             and f.alias == f.name
             and f.validator is None
