@@ -30,12 +30,13 @@ only for a divergence's report.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Hashable, Iterator, Sequence
 from typing import Any, Generic, TypeVar
 
 import attrs
 
-from wforacle.model.kernel.budget import check as spent
+from wforacle.model.kernel import budget
 from wforacle.model.kernel.lts import Event, Semantics, Transition
 from wforacle.properties.specification import Divergence
 
@@ -158,8 +159,10 @@ def check(
     exercised: set[str] = set()
     canonical = _canonical(semantics)
     candidates = _candidates(semantics)
+    limit = budget.current()  # a time budget in force (check --time-budget) holds per event
     for index, observed in enumerate(trace):
-        spent()  # a time budget in force (check --time-budget) holds per event
+        if limit is not None and time.monotonic() > limit[1]:
+            raise budget.BudgetSpent(limit[0])
         observed = canonical(observed)
         matched: list[C] = []
         wanted = _comparand(observed)

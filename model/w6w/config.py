@@ -158,8 +158,8 @@ class Layout:
         return steps
 
     def edges(self) -> frozenset[EdgeKey]:
-        """An empty edge set: a persistent ``EdgeSet`` past ``BIG``, else a frozenset."""
-        return EdgeSet() if len(self.plan) > BIG else frozenset()  # type: ignore[return-value]
+        """An empty edge set: a persistent ``EdgeSet`` past ``BIG``, else an ``Edges``."""
+        return EdgeSet() if len(self.plan) > BIG else Edges.empty()  # type: ignore[return-value]
 
     def counts(self, counts: Iterable[int]) -> Counts:
         """Per-position counters with their digest (chunked past ``BIG``, as ``steps``)."""
@@ -290,7 +290,7 @@ class Steps(tuple[StepState, ...]):
 
 # Plans longer than this keep their states (and counters) in chunks of CHUNK.
 BIG = 512
-CHUNK_BITS = 8
+CHUNK_BITS = 7
 CHUNK = 1 << CHUNK_BITS
 
 
@@ -372,24 +372,58 @@ class ChunkedSteps(_Chunked):
     published = Steps.published
 
 
+class Edges(frozenset[EdgeKey]):
+    """A frozenset of edge keys that keeps its digest: Σ digest(edge) mod 2^128.
+
+    What ``activated`` and ``skipped`` hold in a run of up to ``BIG`` steps.
+    Equal to, and hashing as, the plain frozenset; ``|`` adds the digests of
+    the keys it adds, so a configuration's key does not sum every edge of
+    the set afresh (fast.py: ``render_edges``; the sum is the one
+    ``edge_set_key`` computes for a plain set).
+    """
+
+    __slots__ = ("digest",)
+    digest: int
+
+    @classmethod
+    def empty(cls) -> Edges:
+        """The empty set, digest 0."""
+        edges = cls()
+        edges.digest = 0
+        return edges
+
+    def __or__(self, other: Iterable[EdgeKey]) -> Edges:  # type: ignore[override]
+        added = [key for key in other if key not in self]
+        if not added:
+            return self
+        new = Edges(itertools.chain(self, added))
+        new.digest = fast.added_digest(self.digest, added)
+        return new
+
+
 class EdgeSet:
     """A persistent set of edge keys: adding k keys costs O(k log n), not O(n).
 
     What ``activated`` and ``skipped`` hold in a run whose plan is longer
     than ``BIG`` (a frozenset's ``|`` copies the whole set, so a chain of n
-    steps cost O(n²)); equal to a frozenset of the same keys.
+    steps cost O(n²)); equal to a frozenset of the same keys.  It keeps its
+    digest as ``Edges`` does.
     """
 
-    __slots__ = ("items",)
+    __slots__ = ("digest", "items")
 
-    def __init__(self, items: immutables.Map[EdgeKey, bool] | None = None) -> None:
+    def __init__(self, items: immutables.Map[EdgeKey, bool] | None = None, digest: int = 0) -> None:
         self.items = items if items is not None else immutables.Map()
+        self.digest = digest
 
     def __or__(self, other: Iterable[EdgeKey]) -> EdgeSet:
+        new = [key for key in other if key not in self.items]
+        if not new:
+            return self
         added = self.items.mutate()
-        for key in other:
+        for key in new:
             added[key] = True
-        return EdgeSet(added.finish())
+        return EdgeSet(added.finish(), fast.added_digest(self.digest, new))
 
     def __contains__(self, key: object) -> bool:
         return key in self.items

@@ -22,7 +22,7 @@ import collections.abc
 import functools
 import hashlib
 import types
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any, Generic, TypeVar
 
 import attrs
@@ -207,12 +207,26 @@ class _EdgeDigests(dict[tuple[str, ...], int]):
 _EDGE_DIGESTS = _EdgeDigests()
 
 
+def added_digest(digest: int, added: Iterable[tuple[str, ...]]) -> int:
+    """An edge set's digest with the keys ``added`` (none of them in the set) added."""
+    return (digest + sum(map(_EDGE_DIGESTS.__getitem__, added))) & _MASK
+
+
+def render_edges(edges: Any) -> str:
+    """An edge set's text in a key: the digest it keeps (config.Edges, EdgeSet), or its sum."""
+    digest = getattr(edges, "digest", None)
+    if digest is not None:
+        return f"#{digest:032x}"
+    return edge_set_key(edges)
+
+
 @functools.lru_cache(maxsize=65536)
-def _edge_set_key(edges: frozenset[tuple[str, str, str]]) -> str:
+def edge_set_key(edges: frozenset[tuple[str, str, str]]) -> str:
     """Σ digest(edge) mod 2^128: no sort, so an edge set of a long chain renders in O(n).
 
     A sum of random 128-bit values, as ``Steps.digest``: two distinct sets
-    collide with probability 2^-128.
+    collide with probability 2^-128.  The plain path of ``render_edges``,
+    for a set built by hand.
     """
     return f"#{sum(map(_EDGE_DIGESTS.__getitem__, edges)) & _MASK:032x}"
 
@@ -242,7 +256,7 @@ def _config_renderer(name: str) -> Renderer:
     if name == "steps":
         return _render_steps
     if name in ("activated", "skipped"):
-        return _edge_set_key
+        return render_edges
     if name == "invocations":
         return _render_counts
     if name in ("failure", "errors"):

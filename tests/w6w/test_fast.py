@@ -11,8 +11,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from wforacle.model.kernel.explore import explore
-from wforacle.model.w6w.config import Counts, Steps, StepState
-from wforacle.model.w6w.fast import evolve, plain_key
+from wforacle.model.w6w.config import Counts, Edges, EdgeSet, Steps, StepState
+from wforacle.model.w6w.fast import edge_set_key, evolve, plain_key, render_edges
 from wforacle.model.w6w.scenario import load_scenario
 from wforacle.model.w6w.semantics import Config, W6wRun, config_key, outcome
 from wforacle.oracle.check import matches
@@ -83,6 +83,14 @@ def test_steps_keep_their_derived_facts_current(data, doc):
         assert c.steps.published == fresh.published
         assert list(c.steps.published) == list(fresh.published)  # plan order
         assert c.invocations.digest == run.layout.counts(tuple(c.invocations)).digest
+        assert_edge_digests_current(c)
+
+
+def assert_edge_digests_current(c):
+    """Each edge set's kept digest is the sum ``edge_set_key`` computes afresh for its keys."""
+    for edges in (c.activated, c.skipped):
+        assert type(edges) in (Edges, EdgeSet)
+        assert render_edges(edges) == edge_set_key(frozenset(edges))
 
 
 @settings(max_examples=40, deadline=None)
@@ -191,6 +199,7 @@ def test_a_long_plans_chunked_states_run_as_a_short_plans_tuple(data, doc):
             assert (c.steps.running, c.steps.lead) == (fresh.running, fresh.lead)
             assert c.steps.digest == fresh.digest and c.steps.published == fresh.published
             assert c.invocations.digest == run.layout.counts(tuple(c.invocations)).digest
+            assert_edge_digests_current(c)
         for a, b in zip(short, long, strict=True):
             assert plain_key(a) == plain_key(b)  # field for field, sets as sorted lists
 
