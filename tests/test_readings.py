@@ -393,6 +393,7 @@ OTHER_READINGS = [
     ("workfile", "--reading A-119=unknown", ("A-119", "unknown"), None),
     ("workfile", "--reading A-121=cancelled", ("A-121", "cancelled"), None),
     ("workfile", "--reading A-123=succeeded", ("A-123", "succeeded"), None),
+    ("workfile", "--reading A-117=truthy", ("A-117", "truthy"), None),
 ]
 
 
@@ -519,6 +520,36 @@ def test_a123_the_stop_step_succeeded_only_under_succeeded():
     assert outcomes() == {"each[0].s": "stopped", "each": "stopped"}
     assert outcomes(stop_outcome="succeeded") == {"each[0].s": "succeeded", "each": "stopped"}
     taken(WORKFILE, "--reading A-123=succeeded", case, "A-123=stopped", ("A-123", "succeeded"))
+
+
+def test_a117_a_non_boolean_guard_is_tested_by_truthiness_only_under_truthy():
+    # WF-STEP-7: "No operation begins if guard or argument evaluation faults"; A-117: a
+    # guard takes booleans only (a "yes" faults) or any value by its truthiness.
+    def case(guard):
+        return {
+            "document": "steps:\n  - a:\n      wf.stop: { reason: done }\n"
+            f'      when: "{guard}"\n',
+            "manifests": {},
+            "scenario": {},
+            "schedule": [],
+        }
+
+    def ended(document, **readings):
+        trace = execute(WORKFILE.prepare(document, WORKFILE.options(readings)).semantics).trace
+        return [(e["event"], e.get("outcome")) for e in trace if e["event"] == "step_finished"]
+
+    truthy = {"truthiness": "truthy"}
+    # A string guard faults (the step fails, expression.type), or is true.
+    assert ended(case("{{ 'no' }}")) == [("step_finished", "failed")]
+    assert ended(case("{{ 'no' }}"), **truthy) == [("step_finished", "stopped")]
+    # Each falsy value skips the step under truthy; not, and, or and if test the same way.
+    for falsy in ("null", "0", "''", "[]", "{}", "not 1", "1 and 0", "0 or ''", "1 if 0 else 0"):
+        assert ended(case(f"{{{{ {falsy} }}}}"), **truthy) == [("step_finished", "skipped")]
+        assert ended(case(f"{{{{ {falsy} }}}}")) == [("step_finished", "failed")]
+    # and and or give booleans under both readings: a guard of true and false is false.
+    assert ended(case("{{ true and false }}")) == [("step_finished", "skipped")]
+    stop = case("{{ 'yes' }}")
+    taken(WORKFILE, "--reading A-117=truthy", stop, "A-117=booleans", ("A-117", "truthy"))
 
 
 def test_a153_an_absent_field_matches_null_only_under_null():

@@ -46,6 +46,9 @@ reading wforacle's model does not (`wforacle readings --spec workfile`); not bug
                                  cancelled, not failed
   A-123=succeeded                the wf.stop step itself succeeded; its enclosing
                                  constructs are stopped
+  A-117=truthy                   not, and, or, a conditional's test and a guard read
+                                 any value by its truthiness (null, false, 0, "", [],
+                                 {} are false), not booleans only
 
 Seeded bugs (--bug NAME, repeatable):
 
@@ -218,7 +221,14 @@ BUGS = {
     "dry-stop-ignored",
     "absent-field-null",
 }
-READINGS = {"A-119=retryable", "A-119=unknown", "A-121=cancelled", "A-123=succeeded"}
+READINGS = {
+    "A-119=retryable",
+    "A-119=unknown",
+    "A-121=cancelled",
+    "A-123=succeeded",
+    "A-117=truthy",
+}
+TRUTHY = False  # --reading A-117=truthy (main sets it: one reading per process)
 INPUT_CODES = {"input.unknown", "input.type", "input.required"}
 MODIFIERS = {"when", "retry", "on_fail", "on_unknown", "catch", "timeout", "description"}
 VOID = {"wf.stop", "wf.fail", "wf.wait"}
@@ -578,9 +588,11 @@ def select(value, key, literal_member):
 
 
 def boolean(v):
-    if not isinstance(v, bool):
-        raise Fault("expression.type")
-    return v
+    if isinstance(v, bool):
+        return v
+    if TRUTHY:  # A-117's other reading
+        return v not in (None, 0, "") and v != [] and v != {}
+    raise Fault("expression.type")
 
 
 def evaluate(tree, resolve):
@@ -2375,6 +2387,8 @@ def main():
     parser.add_argument("--bug", action="append", default=[], choices=sorted(BUGS))
     parser.add_argument("--reading", action="append", default=[], choices=sorted(READINGS))
     args = parser.parse_args()
+    global TRUTHY
+    TRUTHY = "A-117=truthy" in args.reading
     executor = Executor(set(args.bug) | set(args.reading))
     send({"type": "ready", "protocol": 1, "engine": "wf-lite"})
     while True:

@@ -13,7 +13,8 @@ What the excerpt leaves to the expression section (A-117):
   on a value that has no members (a number, a string, a boolean) they fault;
 * ``not``, ``and``, ``or`` and the test of ``… if … else …`` take booleans
   only, and a guard must be a boolean — a guard that says ``"yes"`` faults
-  rather than being read as true;
+  rather than being read as true (the reading ``truthy``, ``tested``, reads
+  it by its truthiness);
 * ``==``/``!=`` compare JSON values (``1 == 1.0``; ``true != 1``); ordering
   compares two numbers or two strings; ``in`` tests a list element, a
   substring or an object key;
@@ -86,45 +87,60 @@ def _number(value: JSON) -> bool:
     return isinstance(value, int | float) and not isinstance(value, bool)
 
 
-def _boolean(value: JSON, what: str) -> bool:
-    if not isinstance(value, bool):
-        raise _type_fault(f"{what} needs a boolean, not {_kind(value)}")
-    return value
+def tested(value: JSON, what: str, truthy: bool = False) -> bool:
+    """A value where a boolean is tested: ``not``, ``and``, ``or``, a conditional, a guard.
+
+    A-117: booleans only (a guard that says ``"yes"`` faults), or under the
+    reading ``truthy`` (``Options.truthiness``) any value by its truthiness:
+    null, false, 0, "", [] and {} are false, every other value true.
+    """
+    if isinstance(value, bool):
+        return value
+    if truthy:
+        return value not in (None, 0, "") and value != [] and value != {}
+    raise _type_fault(f"{what} needs a boolean, not {_kind(value)}")
 
 
-def evaluate(expr: Expr, env: Mapping[str, JSON]) -> JSON:
-    """The value of ``expr`` where ``env`` holds the visible bindings."""
+def evaluate(expr: Expr, env: Mapping[str, JSON], truthy: bool = False) -> JSON:
+    """The value of ``expr`` where ``env`` holds the visible bindings.
+
+    ``truthy``: A-117's other reading (``tested``); ``and`` and ``or`` give a
+    boolean under both readings, never an operand.
+    """
+
+    def value(e: Expr) -> JSON:
+        return evaluate(e, env, truthy)
+
     match expr:
-        case Lit(value):
-            return value
+        case Lit(literal):
+            return literal
         case Name(name):
             return env.get(name)
         case Member(subject, name):
-            return _select(evaluate(subject, env), name)
+            return _select(value(subject), name)
         case Index(subject, index):
-            return _select(evaluate(subject, env), evaluate(index, env))
+            return _select(value(subject), value(index))
         case Not(operand):
-            return not _boolean(evaluate(operand, env), "not")
+            return not tested(value(operand), "not", truthy)
         case Minus(operand):
-            value = evaluate(operand, env)
-            if not _number(value):
-                raise _type_fault(f"- needs a number, not {_kind(value)}")
-            return -value
+            number = value(operand)
+            if not _number(number):
+                raise _type_fault(f"- needs a number, not {_kind(number)}")
+            return -number
         case Bool("and", left, right):
-            return _boolean(evaluate(left, env), "and") and _boolean(evaluate(right, env), "and")
+            return tested(value(left), "and", truthy) and tested(value(right), "and", truthy)
         case Bool(_, left, right):
-            return _boolean(evaluate(left, env), "or") or _boolean(evaluate(right, env), "or")
+            return tested(value(left), "or", truthy) or tested(value(right), "or", truthy)
         case Cond(then, test, otherwise):
-            chosen = then if _boolean(evaluate(test, env), "if") else otherwise
-            return evaluate(chosen, env)
+            return value(then if tested(value(test), "if", truthy) else otherwise)
         case Binary(op, left, right):
-            return _binary(op, evaluate(left, env), evaluate(right, env))
+            return _binary(op, value(left), value(right))
         case Filter(name, subject, args):
-            return _filter(name, evaluate(subject, env), [evaluate(a, env) for a in args])
+            return _filter(name, value(subject), [value(a) for a in args])
         case Array(items):
-            return [evaluate(item, env) for item in items]
+            return [value(item) for item in items]
         case Object(pairs):
-            return {key: evaluate(value, env) for key, value in pairs}
+            return {key: value(member) for key, member in pairs}
     raise AssertionError(f"not an expression: {expr!r}")  # pragma: no cover - exhaustive
 
 
@@ -256,22 +272,26 @@ def stringify(value: JSON) -> str:
     return json.dumps(value, sort_keys=True, separators=(",", ":"))
 
 
-def render(parsed: Template, env: Mapping[str, JSON]) -> JSON:
+def render(parsed: Template, env: Mapping[str, JSON], truthy: bool = False) -> JSON:
     """A template's value: a whole-value marker keeps its type, otherwise text (A-101)."""
     whole = parsed.whole
     if whole is not None:
-        return evaluate(whole, env)
+        return evaluate(whole, env, truthy)
     return "".join(
-        part if isinstance(part, str) else stringify(evaluate(part, env)) for part in parsed.parts
+        part if isinstance(part, str) else stringify(evaluate(part, env, truthy))
+        for part in parsed.parts
     )
 
 
-def resolve(value: JSON, env: Mapping[str, JSON]) -> JSON:
-    """A JSON value with every template in it evaluated (arguments, projections, results)."""
+def resolve(value: JSON, env: Mapping[str, JSON], truthy: bool = False) -> JSON:
+    """A JSON value with every template in it evaluated (arguments, projections, results).
+
+    ``truthy``: A-117's reading (``tested``).
+    """
     if isinstance(value, str):
-        return render(template(value), env) if "{{" in value else value
+        return render(template(value), env, truthy) if "{{" in value else value
     if isinstance(value, dict):
-        return {key: resolve(member, env) for key, member in value.items()}
+        return {key: resolve(member, env, truthy) for key, member in value.items()}
     if isinstance(value, list):
-        return [resolve(item, env) for item in value]
+        return [resolve(item, env, truthy) for item in value]
     return value

@@ -70,7 +70,7 @@ from wforacle.model.workfile.document import (
     Workfile,
     walk,
 )
-from wforacle.model.workfile.evaluate import EvaluationFault, resolve
+from wforacle.model.workfile.evaluate import EvaluationFault, resolve, tested
 from wforacle.model.workfile.expr import ANY, template_refs
 from wforacle.model.workfile.manifest import ActionSpec, Manifests
 from wforacle.model.workfile.scenario import Scenario, static_path
@@ -281,7 +281,9 @@ class Options:
     ``abort_chain`` A-121: the constructs enclosing an aborting step become
     ``failed`` (the model's choice) or ``cancelled``; ``stop_outcome`` A-123:
     the ``wf.stop`` step itself is ``stopped`` (the model's choice) or
-    ``succeeded``.
+    ``succeeded``; ``truthiness`` A-117: ``not``, ``and``, ``or``, a
+    conditional's test and a guard take ``booleans`` only (the model's
+    choice), or any value by its truthiness (``truthy``).
     """
 
     absent_field: str = attrs.field(
@@ -295,6 +297,9 @@ class Options:
     )
     stop_outcome: str = attrs.field(
         default="stopped", validator=attrs.validators.in_(("stopped", "succeeded"))
+    )
+    truthiness: str = attrs.field(
+        default="booleans", validator=attrs.validators.in_(("booleans", "truthy"))
     )
 
 
@@ -327,6 +332,14 @@ class WorkfileRun:
         self.actions = frozenset(p for p, s in self.steps.items() if isinstance(s.body, Action))
         self.fails, self.halting = _halting(self)
         self._check_scenario()
+
+    def resolve(self, value: JSON, env: Mapping[str, JSON]) -> JSON:
+        """``value`` with its templates evaluated under this run's A-117 reading."""
+        return resolve(value, env, self.options.truthiness == "truthy")
+
+    def tested(self, value: JSON, what: str) -> bool:
+        """A guard's value tested under this run's A-117 reading (``evaluate.tested``)."""
+        return tested(value, what, self.options.truthiness == "truthy")
 
     def _roots(self) -> list[tuple[str, tuple[Step, ...]]]:
         """The step lists no step holds, by key: Core's root list (a state's lists: stateful.py)."""
@@ -795,16 +808,10 @@ def _reach(run: WorkfileRun, data: Data, frame: Data, loc: Loc) -> JSON:
         return Labelled("suppress", _suppress(data, frame, step, path))
     try:
         when = step.modifiers.when
-        if when is not ABSENT:
-            guard = resolve(when, env)
-            if not isinstance(guard, bool):
-                raise EvaluationFault("expression.type", "a when guard is a boolean (A-117)")
-            if not guard:
-                frame["pc"] += 1
-                data["outcomes"] = data["outcomes"].set(path, "skipped")
-                return Labelled(
-                    "skip", {"event": "step_finished", "step": path, "outcome": "skipped"}
-                )
+        if when is not ABSENT and not run.tested(run.resolve(when, env), "a when guard"):
+            frame["pc"] += 1
+            data["outcomes"] = data["outcomes"].set(path, "skipped")
+            return Labelled("skip", {"event": "step_finished", "step": path, "outcome": "skipped"})
         cur = _begin(run, step, path, frame)
     except EvaluationFault as fault:
         error = {"code": fault.code, "step": path}
@@ -833,10 +840,10 @@ def _begin(run: WorkfileRun, step: Step, path: str, frame: Data) -> Data:
     body = step.body
     cur: Data = {"path": path, "static": step.step_path}
     if isinstance(body, Action):
-        args = resolve(body.args, env)
+        args = run.resolve(body.args, env)
         cur.update(phase="dispatch", args=args, attempt=1, server=None)
     elif isinstance(body, ForEach):
-        items = resolve(body.items, env)
+        items = run.resolve(body.items, env)
         if not isinstance(items, list):
             raise EvaluationFault("expression.type", "wf.for_each items is an array (A-127)")
         if len(items) > MAX_ITERATIONS:
@@ -858,16 +865,16 @@ def _begin(run: WorkfileRun, step: Step, path: str, frame: Data) -> Data:
             ],
         )
     elif isinstance(body, Choose):
-        guards = [resolve(arm.when, env) for arm in body.arms]  # every arm guard (A-124)
-        for guard in guards:
-            if not isinstance(guard, bool):
-                raise EvaluationFault("expression.type", "a wf.choose arm guard is a boolean")
+        # Every arm guard is evaluated (A-124), each a boolean (A-117).
+        guards = [
+            run.tested(run.resolve(arm.when, env), "a wf.choose arm guard") for arm in body.arms
+        ]
         chosen = next((str(k) for k, g in enumerate(guards) if g), None)
         if chosen is None and body.otherwise is not None:
             chosen = "else"
         cur.update(phase="children", children=_arm(step, path, chosen, frame), selected=chosen)
     elif isinstance(body, Route):
-        subject = resolve(body.subject, env)
+        subject = run.resolve(body.subject, env)
         chosen = next(
             (str(v) for v, _ in body.cases if _same(v, subject)),
             "else" if body.otherwise is not None else None,
@@ -883,7 +890,7 @@ def _begin(run: WorkfileRun, step: Step, path: str, frame: Data) -> Data:
         # The inputs, established against the callee's contract before its run starts: a
         # mismatch is the call's own fault, never its handler's (WF-CATCH-16, A-140).
         callee = run.callees[step.step_path]
-        inputs, problem = establish(callee, resolve(body.inputs, env))
+        inputs, problem = establish(callee, run.resolve(body.inputs, env))
         if problem is not None:
             raise EvaluationFault(
                 problem["code"], f"the input {problem['input']!r} of {body.workflow!r}"
@@ -895,26 +902,26 @@ def _begin(run: WorkfileRun, step: Step, path: str, frame: Data) -> Data:
         )
         cur.update(phase="children", call=body.workflow, children=[child], failing=None)
     elif isinstance(body, Stop):
-        reason = resolve(body.reason, env)
-        result, withheld = _project(frame, body.result, run.scenario.dry_run)
+        reason = run.resolve(body.reason, env)
+        result, withheld = _project(run, frame, body.result, run.scenario.dry_run)
         cur.update(phase="stop", reason=reason, result=result, suppressed=withheld)
     elif isinstance(body, Fail):
-        reason = None if body.reason is ABSENT else resolve(body.reason, env)
+        reason = None if body.reason is ABSENT else run.resolve(body.reason, env)
         cur.update(phase="author_fail", reason=reason)
     elif isinstance(body, Wait):
         cur.update(phase="succeeded", value=None)
     elif isinstance(body, Render):
-        projection = resolve(body.projection, env)
+        projection = run.resolve(body.projection, env)
         assert body.template is not None  # a file is refused (A-131)
         scope = projection if isinstance(projection, dict) else {}
-        cur.update(phase="succeeded", value=_render(body.template, scope))
+        cur.update(phase="succeeded", value=_render(run, body.template, scope))
     else:  # pragma: no cover - refused at construction
         raise ModelLimit(f"{type(body).__name__} is not modelled")
     return cur
 
 
-def _render(text: str, scope: Mapping[str, JSON]) -> str:
-    value = resolve(text, scope)
+def _render(run: WorkfileRun, text: str, scope: Mapping[str, JSON]) -> str:
+    value = run.resolve(text, scope)
     return value if isinstance(value, str) else json.dumps(value, sort_keys=True)
 
 
@@ -1092,7 +1099,7 @@ def _handled(run: WorkfileRun, data: Data, loc: Loc) -> JSON:
             return Labelled("suppress_later", _suppress(data, frame, step, cur["path"]))
         env = {**inner["env"], **inner["scope"]}
         try:
-            value = None if handler.result is ABSENT else resolve(handler.result, env)
+            value = None if handler.result is ABSENT else run.resolve(handler.result, env)
         except EvaluationFault:
             value = _NO_RESULT
         if isinstance(step.body, Call):
@@ -1315,9 +1322,9 @@ def _join(run: WorkfileRun, data: Data, loc: Loc) -> JSON:
         frame["cur"] = None
         return Labelled("suppress_control", _suppress(data, frame, step, cur["path"]))
     try:
-        done = resolve(body.until, {**child["env"], **child["scope"]})
-        if not isinstance(done, bool):
-            raise EvaluationFault("expression.type", "wf.repeat until is a boolean")
+        done = run.tested(
+            run.resolve(body.until, {**child["env"], **child["scope"]}), "wf.repeat until"
+        )
     except EvaluationFault as fault:
         return _construct_fails(
             run, data, frame, loc, step, {"code": fault.code, "step": cur["path"]}
@@ -1387,7 +1394,7 @@ def _child_finished(run: WorkfileRun, data: Data, loc: Loc) -> JSON:
         callee = run.callees[step.step_path]
         try:
             outcome = "completed"
-            result, withheld = _project(child, callee.outputs, run.scenario.dry_run)
+            result, withheld = _project(run, child, callee.outputs, run.scenario.dry_run)
         except EvaluationFault as fault:
             outcome, error = "failed", {"code": fault.code}
     event["outcome"] = outcome
@@ -1570,7 +1577,7 @@ def _finish(run: WorkfileRun, data: Data) -> JSON:
             end = {"outcome": "failed", "error": root["error"]}
         else:
             try:
-                result, withheld = _project(root, run.workfile.outputs, run.scenario.dry_run)
+                result, withheld = _project(run, root, run.workfile.outputs, run.scenario.dry_run)
                 end = {"outcome": "completed", "result": result}
                 if withheld:
                     end["suppressed"] = withheld
@@ -1722,7 +1729,7 @@ def _member_paths(tree: JSON, prefix: str = "") -> list[str]:
     return found
 
 
-def _project(frame: Data, value: JSON, dry: bool) -> tuple[JSON, list[str]]:
+def _project(run: WorkfileRun, frame: Data, value: JSON, dry: bool) -> tuple[JSON, list[str]]:
     """Outputs or a stop result, entry by entry in a dry run (WF-PART-1..4, A-136).
 
     Each top-level member is checked whole before any part of it is
@@ -1734,9 +1741,9 @@ def _project(frame: Data, value: JSON, dry: bool) -> tuple[JSON, list[str]]:
     if value is ABSENT:
         return {}, []
     if not dry:
-        return resolve(value, env), []
+        return run.resolve(value, env), []
     if not isinstance(value, dict):
-        return (None, ["$"]) if _affected(frame, value) else (resolve(value, env), [])
+        return (None, ["$"]) if _affected(frame, value) else (run.resolve(value, env), [])
     result: dict[str, JSON] = {}
     withheld: list[str] = []
     for name, entry in value.items():
@@ -1744,7 +1751,7 @@ def _project(frame: Data, value: JSON, dry: bool) -> tuple[JSON, list[str]]:
             result[name] = None
             withheld.append(name)
         else:
-            result[name] = resolve(entry, env)
+            result[name] = run.resolve(entry, env)
     return result, sorted(withheld)
 
 

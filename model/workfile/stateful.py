@@ -38,7 +38,7 @@ from typing import Any, ClassVar
 from wforacle.model.kernel.lts import Transition as Move
 from wforacle.model.workfile.codes import PatternError, duration_ms
 from wforacle.model.workfile.document import ABSENT, Workfile
-from wforacle.model.workfile.evaluate import EvaluationFault, equal, resolve
+from wforacle.model.workfile.evaluate import EvaluationFault, equal
 from wforacle.model.workfile.expr import template_refs
 from wforacle.model.workfile.manifest import Manifests
 from wforacle.model.workfile.run import (
@@ -351,7 +351,7 @@ def _enter(run: StatefulRun, data: Data) -> JSON:
         for subscription in state.on:
             for value in (subscription.configuration, subscription.connection):
                 if value is not ABSENT:
-                    resolve(value, data["base"])
+                    run.resolve(value, data["base"])
     except EvaluationFault as fault:
         return _entry_fails(data, "enter_failed", fault.code)
     env = {**data["base"], **target["values"]}  # WFS-ENTRY-8
@@ -383,10 +383,10 @@ def _correlate(run: StatefulRun, data: Data) -> JSON:
     if dry and state.timeout is not None and _affected(root, state.timeout.after):
         return _dry_stop(run, data)  # WF-SCTL-3: timer deadlines
     try:
-        match = {s.name: resolve(s.match, env) for s in state.on}
+        match = {s.name: run.resolve(s.match, env) for s in state.on}
         deadline = None
         if state.timeout is not None:
-            deadline = _deadline(resolve(state.timeout.after, env), data["clock"])
+            deadline = _deadline(run.resolve(state.timeout.after, env), data["clock"])
     except EvaluationFault as fault:
         return _entry_fails(data, "correlate_failed", fault.code)
     _to_steps(data)
@@ -498,7 +498,7 @@ def _leave(
         while isinstance(transition, Routed):
             if dry and _affected(root, transition.subject):
                 return _dry_stop(run, data)  # WF-SCTL-3: transition subjects
-            subject = resolve(transition.subject, env)
+            subject = run.resolve(transition.subject, env)
             chosen = next((t for label, t in transition.cases if _same(label, subject)), None)
             assert chosen is not None or transition.otherwise is not None, (
                 "else is required (A-143)"
@@ -508,7 +508,7 @@ def _leave(
         if dry and _affected(root, transition.into):
             return _dry_stop(run, data)  # WF-SCTL-3: selected transition into projections
         target = run.states[transition.goto]
-        values = _accepted(target, resolve(transition.into, env))
+        values = _accepted(target, run.resolve(transition.into, env))
     except EvaluationFault as fault:
         return _entry_fails(data, "transition_failed", fault.code)
     to = f"{target.name}[{data['counts'].get(target.name, 0)}]"
@@ -573,7 +573,7 @@ def _dry_stop(run: StatefulRun, data: Data) -> JSON:
     frame = {"env": data["base"], "scope": {}, "supp": dict.fromkeys(entry_names, True)}
     end: Data = {"chain": "cancelled", "paths": [], "source": "stop"}
     try:
-        result, withheld = _project(frame, outputs, True)
+        result, withheld = _project(run, frame, outputs, True)
         end.update(outcome="stopped", reason=STOP_REASON, result=result)
         if withheld:
             end["suppressed"] = withheld

@@ -48,6 +48,16 @@ def _mentions(parts: tuple[str, ...], *words: str) -> Callable[[Mapping[str, Any
     return relevant
 
 
+def _any_word(parts: tuple[str, ...], *words: str) -> Callable[[Mapping[str, Any]], bool]:
+    """Whether any of ``words`` occurs in the case's ``parts`` (``_mentions``: all of them)."""
+
+    def relevant(case: Mapping[str, Any]) -> bool:
+        text = json.dumps([case.get(part) for part in parts])
+        return any(word in text for word in words)
+
+    return relevant
+
+
 # Where the text is open and the model takes the reading as a parameter (issue 18).
 READINGS = (
     Reading(
@@ -88,6 +98,18 @@ READINGS = (
         assumption="A-123",
         relevant=_mentions(("document", "workflows"), "wf.stop"),
         clauses=("WF-SOUT-5", "WF-IWC-4"),
+    ),
+    Reading(
+        "--truthiness",
+        "truthiness",
+        "Workfile, A-117: not, and, or, a conditional's test and a guard take booleans only "
+        "(default: any other value faults with expression.type) or any value by its "
+        'truthiness (null, false, 0, "", [] and {} false)',
+        ("booleans", "truthy"),
+        assumption="A-117",
+        # A guard, or an expression: only there is a value tested.
+        relevant=_any_word(("document", "workflows"), "when", "until", "{{"),
+        clauses=("WF-STEP-7", "WF-BIND-2"),
     ),
 )
 
