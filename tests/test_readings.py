@@ -382,6 +382,7 @@ OTHER_READINGS = [
     ("w6w", "--reading A-37=infix", ("A-37", "infix"), None),
     ("w6w", "--reading A-158=fails", ("A-158", "fails"), None),
     ("w6w", "--reading A-53=javascript", ("A-53", "javascript"), None),
+    ("w6w", "--reading A-71=edges", ("A-71", "edges"), None),
     ("harness", "--bug all-negative-skipped", ("A-61", "skipped"), None),
     ("harness", "--reading A-80=any", ("A-80", "any"), None),
     ("harness", "--reading A-81=running", ("A-81", "running"), None),
@@ -698,6 +699,42 @@ def test_a_crash_is_judged_under_another_reading_with_that_readings_resume_point
     _, judgement, _ = taken(W6W, "--reading A-02=fifo", case, "A-02=declared", ("A-02", "fifo"))
     (crashed,) = [e for e in judgement.observation.trace if e["event"] == "crashed"]
     assert crashed["resumeAt"] == "b"  # the reading's own record (the default's says c)
+
+
+def test_a71_a_replay_from_an_edgeless_step_reruns_the_chain_only_under_chain():
+    # W6W-FAN-11: "from replays that step plus all its graph descendants"; RFC
+    # Workflow.edges: "When absent, the engine treats steps as a linear chain".
+    original = {
+        "runId": "run_1",
+        "workflowId": "wf",
+        "status": "succeeded",
+        "output": "c0",
+        "variables": {},
+        "steps": {s: {"stepId": s, "status": "succeeded", "output": f"{s}0"} for s in "abc"},
+    }
+    case = {
+        "document": {
+            "manifestVersion": "2",
+            "id": "wf",
+            "name": "chain",
+            "steps": [{"id": s, "uses": {"app": "demo", "action": "run"}} for s in "abc"],
+        },
+        "scenario": {"steps": {s: {"attempts": [{"output": f"{s}1"}]} for s in "abc"}},
+        "replay": {"runState": original, "from": "b"},
+        "schedule": [],
+    }
+
+    def started(**readings):
+        return [e["step"] for e in _w6w_trace(case, **readings) if e["event"] == "step_started"]
+
+    assert started() == ["b", "c"]  # the implicit chain: c descends from b
+    assert started(replay_graph="edges") == ["b"]  # no declared edge: c keeps c0
+    (reading,) = [r for r in W6W.readings if r.assumption == "A-71"]
+    assert reading.relevant(case)
+    assert not reading.relevant({**case, "replay": {"runState": original}})  # no from
+    edged = {**case["document"], "edges": [{"from": "a", "to": "b"}, {"from": "b", "to": "c"}]}
+    assert not reading.relevant({**case, "document": edged})
+    taken(W6W, "--reading A-71=edges", case, "A-71=chain", ("A-71", "edges"))
 
 
 def test_a42_a_required_variable_must_be_supplied_only_under_supplied():

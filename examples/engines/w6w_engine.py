@@ -90,6 +90,8 @@ readings` lists them).  These are not bugs: a campaign under the default
                           step (secret_unavailable), as an empty secret part does
   A-53=javascript         an if control's condition is truthy as in JavaScript: [] and {}
                           choose the then block
+  A-71=edges              a replay from a step re-runs the steps its declared edges lead
+                          to: in a document without edges, that step alone
 """
 
 from __future__ import annotations
@@ -136,6 +138,7 @@ READINGS = {
     "A-37=infix",
     "A-158=fails",
     "A-53=javascript",
+    "A-71=edges",
 }
 CAP_MS = 300_000
 
@@ -810,7 +813,8 @@ class Engine:
                     self.recorded[step_id] = record
             start = request.get("from")
             if start is not None:
-                self.fresh = {start} | self.descendants(doc, start)
+                chain = "A-71=edges" not in self.bugs  # the implicit chain is the graph
+                self.fresh = {start} | self.descendants(doc, start, chain)
         self.run_id = request.get("runId", "run_1")
         self.suspensions = 0  # resumptions so far: a token's k is one more
         self.checkpoint = 0
@@ -1361,9 +1365,9 @@ class Engine:
                 first = False
 
     @staticmethod
-    def descendants(doc, step_id):
+    def descendants(doc, step_id, chain=True):
         edges = doc.get("edges") or []
-        if not edges:  # the implicit chain: each step leads to the next declared one
+        if not edges and chain:  # the implicit chain: each step leads to the next declared one
             ids = [s["id"] for s in doc["steps"]]
             edges = [{"from": a, "to": b} for a, b in itertools.pairwise(ids)]
         found, frontier = set(), [step_id]

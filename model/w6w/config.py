@@ -545,8 +545,13 @@ class Replay:
     metas: dict[str, JSON] = attrs.field(factory=dict, eq=False)
 
     @classmethod
-    def of(cls, run_state: JSON, workflow: Workflow, start: str | None = None) -> Replay:
-        """The replay of a recorded RunState, optionally from step ``start``."""
+    def of(
+        cls, run_state: JSON, workflow: Workflow, start: str | None = None, graph: str = "chain"
+    ) -> Replay:
+        """The replay of a recorded RunState, optionally from step ``start``.
+
+        ``graph``: A-71's reading (``Options.replay_graph``, ``descendants``).
+        """
         if not isinstance(run_state, dict):
             raise InvalidInput("a replayed RunState is a JSON object")
         records = run_state.get("steps", {})
@@ -564,11 +569,11 @@ class Replay:
         }
         fresh: frozenset[str] = frozenset()
         if start is not None:
-            fresh = frozenset({start} | descendants(workflow, start))
+            fresh = frozenset({start} | descendants(workflow, start, graph == "chain"))
         return cls(outputs, fresh, metas)
 
 
-def descendants(workflow: Workflow, step_id: str) -> set[str]:
+def descendants(workflow: Workflow, step_id: str, implicit_chain: bool = True) -> set[str]:
     """Every step reachable from ``step_id`` along edges of either lane.
 
     Without edges the graph is the implicit chain: RFC Workflow.edges "When
@@ -576,9 +581,11 @@ def descendants(workflow: Workflow, step_id: str) -> set[str]:
     (W6W-PLAN-2: "If edges is empty or absent → the plan is steps in declared
     order (implicit linear chain)"), so a step's descendants are the steps
     declared after it.  With edges, only the edges count (finding F-12).
+    ``implicit_chain`` False is A-71's other reading: only declared edges make
+    descendants, so an edgeless document's step has none.
     """
     successors: dict[str, list[str]] = {}
-    if not workflow.edges:
+    if not workflow.edges and implicit_chain:
         ids = [step.id for step in workflow.steps]
         successors = {a: [b] for a, b in itertools.pairwise(ids)}
     for edge in workflow.edges:
@@ -639,7 +646,10 @@ class Options:
     ``rejected_status`` A-72 — a run refused at its start ends ``failed``
     with its error (the model's choice) or ``canceled``; ``structured`` A-33 —
     an object or array in a string is JSON.stringify's text ("json") or
-    JavaScript's ``String(v)`` ("string": ``[object Object]``, ``1,2``).
+    JavaScript's ``String(v)`` ("string": ``[object Object]``, ``1,2``);
+    ``replay_graph`` A-71 — the graph whose descendants a replay ``from``
+    re-runs: an edgeless document's implicit chain ("chain") or only the
+    declared edges ("edges": an edgeless document has none).
     """
 
     launch: Launch = Launch.SEPARATE
@@ -667,6 +677,9 @@ class Options:
     )
     structured: str = attrs.field(
         default="json", validator=attrs.validators.in_(("json", "string"))
+    )
+    replay_graph: str = attrs.field(
+        default="chain", validator=attrs.validators.in_(("chain", "edges"))
     )
 
 

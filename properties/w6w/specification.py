@@ -134,6 +134,17 @@ def _calls(case: Mapping[str, Any]) -> bool:
     return isinstance(scenario, dict) and bool(scenario.get("calls"))
 
 
+def _edgeless_replay(case: Mapping[str, Any]) -> bool:
+    """A-71 can matter: a replay from a step of a document that declares no edges."""
+    replay, document = case.get("replay"), case.get("document")
+    return (
+        isinstance(replay, dict)
+        and replay.get("from") is not None
+        and isinstance(document, dict)
+        and not document.get("edges")
+    )
+
+
 def _required_defaults(case: Mapping[str, Any]) -> bool:
     """Whether A-42 can matter: a required variable with a default that the run does not supply."""
     if _calls(case):
@@ -305,6 +316,17 @@ READINGS = (
         clauses=("W6W-ENV-20", "W6W-ROOT-22"),
     ),
     Reading(
+        "--replay-graph",
+        "replay_graph",
+        "w6w, A-71: a replay from a step re-runs its descendants along the implicit chain of "
+        "an edgeless document (default: chain) or along declared edges only (edges: an "
+        "edgeless document's step has none)",
+        ("chain", "edges"),
+        assumption="A-71",
+        relevant=_edgeless_replay,
+        clauses=("W6W-FAN-11", "W6W-PLAN-2"),
+    ),
+    Reading(
         "--if-truthiness",
         "if_truthiness",
         "w6w, A-53: an if control's condition is truthy as JSONLogic has it (default: [] is "
@@ -344,15 +366,15 @@ def _semantics(loaded: Loaded, scenario: JSON, options: Any, replay: JSON) -> An
     from wforacle.model.w6w.semantics import Replay, W6wRun
 
     run_scenario = _scenario(scenario)
+    readings = options if options is not None else _options({})
     recorded = None
     if replay is not None:
         start = replay.get("from")
         if start is not None and start not in loaded.plan:
             raise InvalidCase(f"--replay-from {start}: no such step")
-        recorded = Replay.of(replay["runState"], loaded.model, start)
+        recorded = Replay.of(replay["runState"], loaded.model, start, readings.replay_graph)
     # A @w6w/call target is validated by the validator the model is given; the plan
     # breaks ties as the readings say (A-02).
-    readings = options if options is not None else _options({})
     plan = _ordered(loaded.model, loaded.plan, readings.tie_break)
     validate = _validator(readings)
     return W6wRun(loaded.model, plan, run_scenario, recorded, options=readings, validate=validate)
@@ -452,7 +474,7 @@ def prepare(case: JSON, options: Any = None) -> Prepared:
             result.workflow,
             result.plan,
             scenario,
-            Replay.of(request["runState"], result.workflow, start),
+            Replay.of(request["runState"], result.workflow, start, readings.replay_graph),
             options=readings,
             validate=checked,
         )
