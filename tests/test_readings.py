@@ -389,6 +389,7 @@ OTHER_READINGS = [
     ("harness", "--reading A-82=retried", ("A-82", "retried"), None),
     ("harness", "--reading A-87=incomparable", ("A-87", "incomparable"), None),
     ("harness", "--reading A-159=first", ("A-159", "first"), None),
+    ("harness", "--reading A-156=none", ("A-156", "none"), None),
     ("workfile", "--bug absent-field-null", ("A-153", "null"), "workfile-stateful"),
     ("workfile", "--reading A-119=retryable", ("A-119", "retryable"), None),
     ("workfile", "--reading A-119=unknown", ("A-119", "unknown"), None),
@@ -617,6 +618,30 @@ def taken(spec, switch, case, pin, reading):
     assert anyway.verdict == "pass" and anyway.reading == (reading,), anyway.to_json()
     assert held.verdict == "divergence", held.to_json()
     return strict, anyway, held
+
+
+def test_a156_a_compensation_is_invoked_with_no_inputs_only_under_none():
+    # HX-FAIL-3: "compensation runs per chapter 8" (not included); A-156 (2): a
+    # compensation target is invoked with the inputs HX-EXEC-2 binds (b) or none (a).
+    case = {
+        "document": '<harness id="h"><node id="one"/><node id="boom"/>'
+        '<node id="undo"><input name="why" value="&quot;rollback&quot;"/></node>'
+        '<edge from="one" to="boom"/><edge from="one" to="undo" type="compensation"/>'
+        "</harness>",
+        "scenario": {"nodes": {"boom": {"attempts": [{"error": {"code": "x"}}]}}},
+        "schedule": [],
+    }
+
+    def compensated(**readings):
+        trace = _harness_trace(case, **readings)
+        return [e["inputs"] for e in trace if e["event"] == "node_compensated"]
+
+    assert compensated() == [{"why": "rollback"}]
+    assert compensated(compensation_inputs="none") == [{}]
+    (reading,) = [r for r in HARNESS.readings if r.assumption == "A-156"]
+    assert reading.relevant(case)
+    assert not reading.relevant({**case, "document": case["document"].replace("<input", "<x")})
+    taken(HARNESS, "--reading A-156=none", case, "A-156=bound", ("A-156", "none"))
 
 
 def test_a81_an_any_join_cancels_a_ready_sibling_only_under_branch():

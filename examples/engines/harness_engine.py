@@ -64,6 +64,8 @@ readings --spec harness` lists them).  These are not bugs.
                            comparison with it is false, != included
   A-159=first              a decision whose guard is false still routes: only its first
                            case whose when holds is taken
+  A-156=none               a compensation target is invoked with no inputs (not the
+                           inputs its input elements bind)
 """
 
 from __future__ import annotations
@@ -90,7 +92,14 @@ BUGS = {
     "cancel-silently",
     "loop-last-failure",
 }
-READINGS = {"A-80=any", "A-81=running", "A-82=retried", "A-87=incomparable", "A-159=first"}
+READINGS = {
+    "A-80=any",
+    "A-81=running",
+    "A-82=retried",
+    "A-87=incomparable",
+    "A-159=first",
+    "A-156=none",
+}
 TERMINAL = ("SUCCEEDED", "FAILED", "SKIPPED", "CANCELLED")
 
 
@@ -410,7 +419,7 @@ class Runtime:
 
     def compensate(self, target):
         """Invoke a compensation target once, with the inputs that have a value."""
-        inputs, _ = self.resolve(target)
+        inputs = {} if "A-156=none" in self.readings else self.resolve(target)[0]
         self.invoke(target, inputs)
         send({"type": "wait"})
         message = receive()

@@ -64,6 +64,11 @@ class Options:
     skipped_decision: str = attrs.field(
         default="conditions", validator=attrs.validators.in_(("conditions", "first"))
     )
+    # A-156 (2): a compensation target is invoked with the inputs HX-EXEC-2 binds
+    # ("bound") or with none ("none": chapter 8, not included, may give it none).
+    compensation_inputs: str = attrs.field(
+        default="bound", validator=attrs.validators.in_(("bound", "none"))
+    )
 
 
 READINGS = Options()  # the chapter's readings, or the model's choice where it is open

@@ -724,14 +724,16 @@ def compensate(run: Run, c: Config) -> list[Transition[Config]]:
 
     It is invoked once, with the inputs HX-EXEC-2 binds (a required one
     with no value left out: steps 1–3 are not applied to a compensation,
-    A-156), and the event reports them as ``node_started`` does.
+    A-156), and the event reports them as ``node_started`` does.  Under
+    A-156's reading (2a), ``Options.compensation_inputs`` "none", it is
+    invoked with no inputs.
     """
     due = compensation_due(run, c) if c.status == "unwinding" else ()
     if not due:
         return []
     i = due[0]
     node = run.nodes[i]
-    inputs, _ = run.inputs(c, i)
+    inputs = run.inputs(c, i)[0] if run.options.compensation_inputs == "bound" else {}
     invocation = c.invocations[i] + 1
     result = run.scenario.result(node, invocation)
     ok = not (isinstance(result, dict) and "error" in result)

@@ -116,6 +116,16 @@ HARNESS = Specification(
             clauses=("HX-EXEC-1", "HX-JOIN-5", "HX-SCHED-4"),
             relevant=lambda case: _has(case, r"<decision") and _has(case, r"<guard"),
         ),
+        Reading(
+            "--compensation-inputs",
+            "compensation_inputs",
+            "A-156 (2): a compensation target is invoked with the inputs HX-EXEC-2 binds "
+            "(default: bound) or with none (none)",
+            ("bound", "none"),
+            assumption="A-156",
+            clauses=("HX-FAIL-3", "HX-EXEC-2"),
+            relevant=lambda case: _has(case, r"compensation") and _has(case, r"<input"),
+        ),
     ),
     readings_title="Harness readings",
     options=lambda chosen: _parts().options(chosen),
