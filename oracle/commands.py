@@ -498,8 +498,25 @@ def reading_lines(readings: Any, chosen: Selection) -> list[str]:
     verb = "passed under" if chosen.mode == ANY else "DEPEND ON (not bugs)"
     for found in readings:
         under = describe(found.departures)
-        lines.append(f"  {found.examples} example(s) {verb} {under}; the smallest:")
-        lines.append(f"    {_document_line(found.case['document'])}")
+        lines.append(f"  {found.examples} example(s) {verb} {under}; the smallest, as drawn:")
+        lines += _case_lines(found.case, "    ")
+    return lines
+
+
+def _case_lines(case: JSON, indent: str) -> list[str]:
+    """A case as a report shows it: its document (every line indented), scenario, schedule.
+
+    What judging it again needs (``wforacle shrink DOC --scenario FILE
+    --schedule FILE --engine CMD`` reads the three); ``--json`` holds it too.
+    """
+    document = case.get("document")
+    text = document if isinstance(document, str) else json.dumps(document, indent=2)
+    lines = [f"{indent}document:"]
+    lines += [f"{indent}  {line}" for line in str(text).rstrip("\n").splitlines()]
+    for member in ("scenario", "schedule", "replay"):
+        if case.get(member) not in (None, {}, []) or member == "scenario":
+            value = json.dumps(case.get(member) or {}, ensure_ascii=False, sort_keys=True)
+            lines.append(f"{indent}{member}: {value}")
     return lines
 
 
@@ -704,7 +721,12 @@ def cmd_protocol_selftest(args: argparse.Namespace) -> int:
     """Walk an adapter through the protocol, message by message, saying where it departs."""
     from wforacle.oracle.selftest import selftest
 
-    checks = selftest(specification(args.spec), args.engine, timeout=args.timeout)
+    spec = specification(args.spec)
+    if args.profile is not None and args.profile not in spec.suites:
+        raise UsageError(
+            f"{spec.name} has no profile {args.profile!r} (its profiles: {', '.join(spec.suites)})"
+        )
+    checks = selftest(spec, args.engine, timeout=args.timeout, profile=args.profile)
     for check in checks:
         print(f"{'ok  ' if check.ok else 'FAIL'} {check.name}: {check.detail}")
     failed = [c for c in checks if not c.ok]
@@ -884,6 +906,12 @@ def add_commands(add: Any) -> None:
     )
     selftest.add_argument(
         "--spec", default=DEFAULT, choices=names, help="the specification the engine implements"
+    )
+    selftest.add_argument(
+        "--profile",
+        choices=sorted({p for s in SPECIFICATIONS.values() for p in s.suites}),
+        help="only the checks of this fixture profile (workfile-stateful: state-form runs, "
+        "for an executor of the Stateful Profile alone)",
     )
     engine_option(selftest)
 

@@ -132,6 +132,7 @@ PROFILE_BUGS: dict[str, tuple[str, tuple[str, ...]]] = {
             "final-outputs-root-scope",
             "accepts-defaults-skipped",
             "dry-stop-ignored",
+            "match-ignored",
             # "absent-field-null" is A-153's other reading, not a bug (docs/readings.md).
         ),
     ),

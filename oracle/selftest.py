@@ -28,8 +28,10 @@ class Check:
     detail: str
 
 
-def selftest(spec: Specification, command: str, timeout: float = 10.0) -> list[Check]:
-    """Run the protocol checks of ``spec`` against ``command``."""
+def selftest(
+    spec: Specification, command: str, timeout: float = 10.0, profile: str | None = None
+) -> list[Check]:
+    """Run the protocol checks of ``spec`` against ``command`` (of its ``profile``'s cases)."""
     checks: list[Check] = []
     engine = Engine(command, timeout=timeout)
     try:
@@ -39,7 +41,7 @@ def selftest(spec: Specification, command: str, timeout: float = 10.0) -> list[C
     checks.append(
         Check("starts and says ready (protocol 1)", True, f"engine {engine.hello.get('engine')!r}")
     )
-    cases, concurrent = spec.selftest()
+    cases, concurrent = spec.selftest(profile)
     for name, case in cases:
         judgement = judge(engine, spec, {**case, "schedule": []})
         if judgement.verdict == "pass":

@@ -457,7 +457,11 @@ class Specification:
     example_engine: str = ""  # the bundled example engine under examples/engines/
     # protocol-selftest: named cases the engine must pass, and one case whose run
     # has two invocations outstanding together (so the oracle can order them).
-    selftest: Callable[[], tuple[tuple[tuple[str, JSON], ...], JSON]] = lambda: ((), None)
+    # A profile's own checks when given one (None: the default mix).
+    selftest: Callable[[str | None], tuple[tuple[tuple[str, JSON], ...], JSON]] = lambda _: (
+        (),
+        None,
+    )
     trace_line: Callable[[JSON], str] = lambda event: str(event)  # run's text output
     ends: Callable[[JSON], str] = lambda state: str(state)  # run's last text line
     allowed: str = "a run the specification allows"  # check's verdict wording

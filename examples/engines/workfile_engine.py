@@ -157,6 +157,8 @@ Seeded Stateful Profile bugs:
                                  of taking the default (WFS-ENTRY-4, WFS-ENTRY-5)
   dry-stop-ignored               an affected state control (after, a route subject, into) is
                                  evaluated anyway in a dry run: no implicit stop (WF-SCTL-4)
+  match-ignored                  eligibility ignores the match values: any event of the
+                                 subscription's trigger is delivered (WFS-TRANS-30)
   absent-field-null              not a bug but A-153's other reading (docs/readings.md): a match
                                  field absent from the payload reads as null, so a null match
                                  value matches it (WFS-TRANS-30)
@@ -220,6 +222,7 @@ BUGS = {
     "accepts-defaults-skipped",
     "dry-stop-ignored",
     "absent-field-null",
+    "match-ignored",
 }
 READINGS = {
     "A-119=retryable",
@@ -2211,6 +2214,8 @@ class Executor:
             wanted = entry.match.get(name)
             wanted = wanted if isinstance(wanted, dict) else {}
             absent_null = "absent-field-null" in self.bugs  # the seeded bug: absent reads null
+            if "match-ignored" in self.bugs:
+                wanted = {}  # the seeded bug: any event of the trigger is eligible
             if all((field in payload or absent_null) and equal(payload.get(field), value)
                    for field, value in wanted.items()):
                 names.append(name)

@@ -33,7 +33,7 @@ def _parts() -> ModuleType:
     return conformance
 
 
-def _selftest() -> Any:
+def _selftest(profile: str | None = None) -> Any:
     from wforacle.properties.harness.selftest import selftest
 
     return selftest()

@@ -887,7 +887,7 @@ def _trace_line(event: JSON) -> str:
     return f"{event['at']:>8} ms  {event['event']:<16} {detail}"
 
 
-def _selftest() -> Any:
+def _selftest(profile: str | None = None) -> Any:
     from wforacle.properties.w6w.selftest import selftest
 
     return selftest()

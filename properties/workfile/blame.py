@@ -291,7 +291,54 @@ def _waiting(o: JSON, p: JSON, run: Any) -> str | None:
     if o.get("by") == "timeout":
         return "WFS-TRANS-37"  # "An event accepted no later than the deadline wins over that
         # timeout"; the timer is due only once the clock is past its deadline
-    return "WFS-TRANS-28"  # "An event accepted before activation is not eligible"
+    return _ineligible(o, run) or "WFS-TRANS-28"  # "An event accepted before activation is
+    # not eligible for that subscription": what is left when a payload matches
+
+
+def _ineligible(o: JSON, run: Any) -> str | None:
+    """Why no event of the scenario is eligible for the subscription the engine left by.
+
+    Only what the case itself shows is read: the subscription's trigger and
+    its literal match values (a templated one may equal anything) against
+    every stimulus's trigger and payload.
+    """
+    from wforacle.model.workfile.evaluate import equal  # run-time == (A-117)
+
+    subscription = _subscription(run, o)
+    if subscription is None:
+        return None
+    triggered = [s for s in run.scenario.events if s.event == subscription.event]
+    if not triggered:
+        return "WFS-TRANS-34"  # "An event for which the current entry has no matching
+        # subscription does not change the run"
+    literal = {
+        field: value
+        for field, value in subscription.match.items()
+        if not (isinstance(value, str) and "{{" in value)
+    }
+    null = run.options.absent_field == "null"  # A-153
+
+    def matches(payload: JSON) -> bool:
+        return all(
+            (field in payload and equal(payload[field], value))
+            or (field not in payload and null and value is None)
+            for field, value in literal.items()
+        )
+
+    if not any(matches(s.payload) for s in triggered):
+        return "WFS-TRANS-30"  # "An event is eligible when every supplied match value equals
+        # the corresponding payload field"
+    return None
+
+
+def _subscription(run: Any, o: JSON) -> Any:
+    """The subscription ``o`` (an ``entry_exited``) names ``by``, in its entry's state."""
+    states = getattr(run, "states", None)
+    entry, by = o.get("entry"), o.get("by")
+    if not isinstance(states, dict) or not isinstance(entry, str) or not isinstance(by, str):
+        return None
+    state = states.get(entry.split("[", 1)[0])
+    return next((s for s in state.on if s.name == by), None) if state is not None else None
 
 
 def _in_entry(o: JSON, p: JSON, run: Any) -> str | None:
@@ -319,10 +366,28 @@ def _dispatch(o: JSON, p: JSON, run: Any) -> str | None:
 
 
 def _deliver(o: JSON, p: JSON, run: Any) -> str | None:
-    if o.get("event") == "entry_exited" and o.get("to") != p.get("to"):
+    if o.get("event") != "entry_exited":
+        return None
+    if o.get("by") == "timeout":
+        return "WFS-TRANS-37"  # "An event accepted no later than the deadline wins over that
+        # timeout"
+    if o.get("by") != p.get("by") or o.get("number") != p.get("number"):
+        if o.get("by") != p.get("by") and _ineligible(o, run) is not None:
+            return _ineligible(o, run)  # the engine's subscription could not match at all
+        return "WFS-TRANS-36"  # "The first eligible event or timeout selects the transition"
+    if o.get("to") != p.get("to"):
         return "WFS-ENTRY-12"  # "Entry positions are counted from zero separately for each
         # state"
     return None
+
+
+def _time_out(o: JSON, p: JSON, run: Any) -> str | None:
+    if o.get("event") != "entry_exited" or o.get("by") == "timeout":
+        return None
+    # The engine delivered an event where the timer was due: the event came after the
+    # deadline, or matched nothing.
+    return _ineligible(o, run) or "WFS-TRANS-36"  # "The first eligible event or timeout
+    # selects the transition"
 
 
 def _correlate(o: JSON, p: JSON, run: Any) -> str | None:
@@ -367,6 +432,7 @@ BLAME: dict[str, Blame] = {
     "transition_failed": _transition_failed,
     "dispatch": _dispatch,
     "deliver": _deliver,
+    "time_out": _time_out,
     "correlate": _correlate,
     "finish_state": _finish_state,
 }

@@ -486,6 +486,7 @@ def _smaller_documents(case: JSON, data: JSON) -> Iterator[tuple[JSON, JSON]]:
                 scenario["inputs"].pop(name, None)
             yield variant, scenario
     yield from ((variant, None) for variant in _smaller_states(data))
+    yield from _later_initial(data, case.get("scenario"))
     outputs = data.get("outputs")
     if isinstance(outputs, dict):
         for name in list(outputs):
@@ -587,6 +588,35 @@ def _smaller_states(data: JSON) -> Iterator[JSON]:
                     if not into:
                         del transition["into"]
             yield variant
+
+
+def _later_initial(data: JSON, scenario: JSON) -> Iterator[tuple[JSON, JSON]]:
+    """The run started in a state the initial one goes to, the way to it cut off.
+
+    For each non-final state ``T`` a transition of the initial state goes
+    to: ``initial: T`` with the scenario as it is, then without its first
+    stimulus and every later interruption one wait earlier (the stimulus
+    that made the initial state leave).  The initial state is then reached
+    by nothing, and goes next pass.
+    """
+    states = data.get("states")
+    initial = data.get("initial")
+    if not isinstance(states, dict) or not isinstance(states.get(initial), dict):
+        return
+    first: dict[str, Any] = {"states": {initial: states[initial]}}
+    targets = {t.get("goto") for _, t in _transitions(first)} - {initial, None}
+    for target in sorted(t for t in targets if isinstance(t, str)):
+        if not isinstance(states.get(target), dict) or states[target].get("final"):
+            continue
+        variant = copy.deepcopy(data)
+        variant["initial"] = target
+        yield variant, None
+        stimuli = scenario.get("events") if isinstance(scenario, dict) else None
+        if isinstance(stimuli, list) and stimuli:
+            rest = {**copy.deepcopy(scenario), "events": copy.deepcopy(stimuli[1:])}
+            if not rest["events"]:
+                del rest["events"]
+            yield copy.deepcopy(variant), _earlier(rest) or rest
 
 
 def _transitions(data: JSON) -> list[tuple[str, dict[str, Any]]]:

@@ -22,8 +22,14 @@ def _case(document: str, scenario: JSON | None = None, **workflows: str) -> JSON
     return case
 
 
-def selftest() -> tuple[tuple[tuple[str, JSON], ...], JSON]:
-    """protocol-selftest's cases, and one with two invocations outstanding together."""
+def selftest(profile: str | None = None) -> tuple[tuple[tuple[str, JSON], ...], JSON]:
+    """protocol-selftest's cases, and one with two invocations outstanding together.
+
+    ``workfile-stateful``: the state-form runs alone, for an executor of the
+    Stateful Profile that runs no Core document.
+    """
+    if profile == "workfile-stateful":
+        return STATE_FORM, None
     return SELFTEST, CONCURRENT
 
 
@@ -87,7 +93,7 @@ SELFTEST += (
 )
 
 # State-form runs (docs/workfile-stateful.md): stimuli at waits, idle waits, quiet.
-SELFTEST += (
+STATE_FORM: tuple[tuple[str, JSON], ...] = (
     (
         "a state-form run: an event accepted while on_enter's call is outstanding",
         {
@@ -111,7 +117,32 @@ SELFTEST += (
             "scenario": {},
         },
     ),
+    (
+        "a state-form run: an event whose payload the match excludes is not delivered",
+        {
+            "document": "initial: a\nstates:\n  a:\n"
+            "    on: { sig: { event: svc.signal, match: { ref: r1 }, goto: yes } }\n"
+            "    timeout: { after: 1s, goto: no }\n  yes: { final: true }\n  no: { final: true }\n",
+            "manifests": {"svc": STATE_MANIFEST},
+            "scenario": {
+                "events": [{"wait": 1, "at": 5, "event": "svc.signal", "payload": {"ref": "r2"}}]
+            },
+        },
+    ),
+    (
+        "a state-form run: an event accepted at the deadline wins over the timeout",
+        {
+            "document": "initial: a\nstates:\n  a:\n"
+            "    on: { sig: { event: svc.signal, match: { ref: r1 }, goto: yes } }\n"
+            "    timeout: { after: 1s, goto: no }\n  yes: { final: true }\n  no: { final: true }\n",
+            "manifests": {"svc": STATE_MANIFEST},
+            "scenario": {
+                "events": [{"wait": 1, "at": 1000, "event": "svc.signal", "payload": {"ref": "r1"}}]
+            },
+        },
+    ),
 )
+SELFTEST += STATE_FORM
 
 # Two branches: both attempts are outstanding together (WF-SCHED-1).
 CONCURRENT = _case(

@@ -133,10 +133,10 @@ def _conformance() -> Any:
     return conformance_cases()
 
 
-def _selftest() -> Any:
+def _selftest(profile: str | None = None) -> Any:
     from wforacle.properties.workfile.selftest import selftest
 
-    return selftest()
+    return selftest(profile)
 
 
 def _diagram(document: Any) -> Any:
@@ -331,7 +331,7 @@ WORKFILE = Specification(
     trace_line=lambda event: _parts().trace_line(event),
     ends=lambda state: _parts().ends(state),
     allowed="a run Workfile Core (and, for a state-form document, its Stateful Profile) allows",
-    selftest=lambda: _selftest(),
+    selftest=_selftest,
     conformance=lambda: _conformance(),
     diagram=_diagram,
     inputs=(

@@ -41,6 +41,7 @@ BREAKS = {
     "final-outputs-root-scope": "WFS-FORM-12",  # "outputs are evaluated in that final entry…"
     "accepts-defaults-skipped": "WFS-ENTRY-4",  # "An omitted name uses its declared default"
     "dry-stop-ignored": "WF-SCTL-4",  # "initiates an implicit dry-run stop"
+    "match-ignored": "WFS-TRANS-30",  # "every supplied match value equals the … field"
 }
 
 
@@ -48,6 +49,23 @@ BREAKS = {
 # shrank it to): judged against the seeded engine and explained as a campaign's
 # finding is, it is cited first by the clause the bug breaks (issue 18, part 4).
 CASES = {
+    "match-ignored": {
+        "document": (
+            "initial: a\n"
+            "states:\n"
+            "  a:\n"
+            "    'on':\n"
+            "      sig:\n"
+            "        event: svc.signal\n"
+            "        match:\n"
+            "          ref: r1\n"
+            "        goto: done\n"
+            "  done:\n"
+            "    final: true\n"
+        ),
+        "manifests": {"svc": STATE_MANIFEST},
+        "scenario": {"events": [{"wait": 1, "at": 0, "event": "svc.signal", "payload": {}}]},
+    },
     "accepts-defaults-skipped": {
         "document": (
             "initial: a\n"
@@ -560,3 +578,90 @@ def test_a_campaign_finds_shrinks_and_explains_each_seeded_profile_bug(bug, seed
     assert {m for m in ("cancel", "dryRun") if m in scenario} <= needs, finding.case
     # Not a false alarm: the correct executor passes the shrunk case.
     assert judge(correct, WORKFILE, finding.case).verdict == "pass"
+
+
+# -- the rule an engine's exit breaks, whatever engine (a stranger's, issue 18 part 4) ----
+
+TIE = {
+    "document": "initial: b\nstates:\n  b:\n"
+    "    'on': { sig: { event: svc.signal, match: { ref: r1 }, goto: done } }\n"
+    "    timeout: { after: 1s, goto: done }\n  done: { final: true }\n",
+    "manifests": {"svc": STATE_MANIFEST},
+    "scenario": {"events": [{"wait": 1, "at": 1000, "event": "svc.signal", "payload": {}}]},
+    "schedule": [],
+}
+
+
+def _blamed(case, observed, permitted):
+    from wforacle.properties.specification import Divergence
+    from wforacle.properties.workfile.blame import blame
+
+    run = WORKFILE.prepare(case, None).semantics
+    return blame(run, Divergence(0, observed, (permitted,), (), "differs"))
+
+
+def test_an_exit_by_the_timeout_where_an_event_at_the_deadline_wins_breaks_trans_37():
+    # WFS-TRANS-37: "An event accepted no later than the deadline wins over that timeout".
+    event = {**TIE["scenario"]["events"][0], "payload": {"ref": "r1"}}
+    matching = {**TIE, "scenario": {"events": [event]}}
+    exit_by = {"event": "entry_exited", "entry": "b[0]", "to": "done[0]"}
+    blamed = _blamed(matching, {**exit_by, "by": "timeout"}, {**exit_by, "by": "sig", "number": 0})
+    assert blamed[0] == "WFS-TRANS-37"
+
+
+def test_an_exit_by_an_event_no_payload_matches_breaks_trans_30_or_34():
+    # WFS-TRANS-30: "eligible when every supplied match value equals the corresponding
+    # payload field"; WFS-TRANS-34: an event no subscription matches "does not change the run".
+    by_sig = {"event": "entry_exited", "entry": "b[0]", "by": "sig", "number": 0, "to": "done[0]"}
+    timeout = {"event": "entry_exited", "entry": "b[0]", "by": "timeout", "to": "done[0]"}
+    assert _blamed(TIE, by_sig, timeout)[0] == "WFS-TRANS-30"  # the payload lacks ref
+    assert _blamed(TIE, by_sig, {"event": "quiet"})[0] == "WFS-TRANS-30"
+    other = {"events": [{"wait": 1, "at": 1000, "event": "svc.other", "payload": {}}]}
+    assert _blamed({**TIE, "scenario": other}, by_sig, {"event": "quiet"})[0] == "WFS-TRANS-34"
+    # A templated match value may equal anything: not decided by the case alone.
+    templated = TIE["document"].replace("ref: r1", "ref: '{{ inputs.x }}'")
+    assert _blamed({**TIE, "document": templated}, by_sig, {"event": "quiet"})[0] == "WFS-TRANS-28"
+
+
+def test_shrinking_starts_the_run_in_a_state_the_initial_one_leads_to():
+    # The stranger's timeout-at-a-tie case: three states and two events shrink to two and one
+    # (the initial state and the event that left it go; the later wait is one earlier).
+    from wforacle.properties.workfile.execution import smaller
+
+    case = {
+        **TIE,
+        "document": "initial: a\nstates:\n"
+        "  a:\n    'on': { sig: { event: svc.signal, match: { ref: r1 }, goto: b } }\n"
+        + TIE["document"].split("states:\n", 1)[1],
+        "scenario": {
+            "events": [
+                {"wait": 1, "at": 0, "event": "svc.signal", "payload": {"ref": "r1"}},
+                {"wait": 2, "at": 1000, "event": "svc.signal", "payload": {"ref": "r1"}},
+            ]
+        },
+    }
+    later = [c for c in smaller(case) if c["document"].startswith("initial: b")]
+    assert [c["scenario"]["events"] for c in later] == [
+        case["scenario"]["events"],
+        [{"wait": 1, "at": 1000, "event": "svc.signal", "payload": {"ref": "r1"}}],
+    ]
+
+
+def test_protocol_selftest_of_the_stateful_profile_sends_state_form_runs_only():
+    # A Stateful Profile executor that runs no Core document (a stranger's, issue 18) is
+    # walked through its own part of the protocol: stimuli, idle waits, quiet, the match
+    # values and the deadline's tie; a seeded bug fails the check of its clause.
+    from wforacle.oracle.selftest import selftest
+
+    command = f"{sys.executable} {ENGINE}"
+    checks = selftest(WORKFILE, command, profile="workfile-stateful")
+    assert [c.name for c in checks if not c.ok] == []
+    runs = [c.name for c in checks][1:-1]  # between the handshake and the shutdown
+    assert len(runs) == 4 and all(name.startswith("a state-form run") for name in runs)
+    for bug, check in (("match-ignored", "match excludes"), ("timeout-wins-tie", "deadline")):
+        failed = [
+            c.name
+            for c in selftest(WORKFILE, f"{command} --bug {bug}", profile="workfile-stateful")
+            if not c.ok
+        ]
+        assert any(check in name for name in failed), (bug, failed)  # its clause's check
