@@ -33,7 +33,8 @@ V = TypeVar("V")
 ANY, DEFAULT = "any", "default"
 MODES = (ANY, DEFAULT)
 # At most this many combinations are tried for one trace (2^6: every reading of
-# six two-way assumptions); a specification with more tries the smallest departures.
+# six two-way assumptions); a specification with more tries the smallest departures —
+# every single one and every pair always, however many that is (``alternatives``).
 MOST_COMBINATIONS = 64
 
 
@@ -99,11 +100,14 @@ class Selection:
             and (case is None or r.relevant is None or r.relevant(case))
         ]
         primary = self.primary()
-        combinations = sorted(
-            itertools.product(*[r.values for r in free]),
-            key=lambda values: sum(v != r.default for v, r in zip(values, free, strict=True)),
-        )
-        for values in combinations[1:MOST_COMBINATIONS]:
+
+        def departures(values: tuple[Any, ...]) -> int:
+            return sum(v != r.default for v, r in zip(values, free, strict=True))
+
+        combinations = sorted(itertools.product(*[r.values for r in free]), key=departures)
+        # Every single departure and every pair, then the larger ones up to the cap.
+        limit = max(MOST_COMBINATIONS, sum(1 for c in combinations if departures(c) <= 2))
+        for values in combinations[1:limit]:
             yield {**primary, **{r.dest: v for r, v in zip(free, values, strict=True)}}
 
     def rescue(

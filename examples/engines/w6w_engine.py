@@ -92,6 +92,8 @@ readings` lists them).  These are not bugs: a campaign under the default
                           choose the then block
   A-71=edges              a replay from a step re-runs the steps its declared edges lead
                           to: in a document without edges, that step alone
+  A-157=literal           a render part's content with an unterminated {{ is literal as a
+                          whole (as a with-value string is), its earlier markers unresolved
 """
 
 from __future__ import annotations
@@ -139,6 +141,7 @@ READINGS = {
     "A-158=fails",
     "A-53=javascript",
     "A-71=edges",
+    "A-157=literal",
 }
 CAP_MS = 300_000
 
@@ -733,7 +736,9 @@ class Resolution:
         return text
 
     def rendered(self, content):
-        segments, _ = parse_template(content, render=True)
+        segments, unterminated = parse_template(content, render=True)
+        if unterminated and "A-157=literal" in self.bugs:
+            return content  # the other reading: literal as a whole
         return "".join(s[1] if s[0] == "text" else self.part(s[2]) for s in segments)
 
 

@@ -649,7 +649,10 @@ class Options:
     JavaScript's ``String(v)`` ("string": ``[object Object]``, ``1,2``);
     ``replay_graph`` A-71 — the graph whose descendants a replay ``from``
     re-runs: an edgeless document's implicit chain ("chain") or only the
-    declared edges ("edges": an edgeless document has none).
+    declared edges ("edges": an edgeless document has none);
+    ``unterminated_render`` A-157 — a render part's content with an
+    unterminated ``{{`` resolves the markers before it ("rest") or is
+    literal as a whole ("literal").
     """
 
     launch: Launch = Launch.SEPARATE
@@ -680,6 +683,9 @@ class Options:
     )
     replay_graph: str = attrs.field(
         default="chain", validator=attrs.validators.in_(("chain", "edges"))
+    )
+    unterminated_render: str = attrs.field(
+        default="rest", validator=attrs.validators.in_(("rest", "literal"))
     )
 
 

@@ -25,6 +25,8 @@ import json
 from collections.abc import Collection, Mapping
 from typing import Any
 
+import attrs
+
 from wforacle.grammar.template import (
     Marker,
     Mode,
@@ -156,6 +158,26 @@ def _evaluate(logic: JSON, root: JSON, limits: Limits) -> JSON:
         ) from None
 
 
+@attrs.frozen
+class Readings:
+    """The readings resolution takes where the RFC is open (config.Options holds a run's).
+
+    ``chain_check`` A-37, ``bare_secret`` A-158, ``structured`` A-33 (see
+    config.Options); ``unterminated_render`` A-157: a render part's content
+    with a ``{{`` and no ``}}`` after it resolves the markers before it and
+    keeps the rest as written ("rest", the model's) or is literal as a whole
+    ("literal", as W6W-ROOT-12 has a with-value string).
+    """
+
+    chain_check: str = "part"
+    bare_secret: str = "empty"
+    structured: str = "json"
+    unterminated_render: str = "rest"
+
+
+MODEL = Readings()  # the model's own
+
+
 class Resolver:
     """Resolves ``with`` values against one run scope."""
 
@@ -163,16 +185,15 @@ class Resolver:
         self,
         scope: Mapping[str, JSON],
         limits: Limits = DEFAULT_LIMITS,
-        chain_check: str = "part",
-        bare_secret: str = "empty",
+        readings: Readings = MODEL,
         block: Collection[str] = (),
-        structured: str = "json",
     ) -> None:
         self.root = data_root(scope)
-        self.structured = structured  # A-33's reading (stringify)
+        self.readings = readings
+        self.structured = readings.structured  # A-33's reading (stringify)
         self.block = block  # the ids of the steps of the sub-block being run (_meta_read)
-        self.chain_check = chain_check  # A-37's reading (CHAIN_CHECKS)
-        self.bare_secret = bare_secret  # A-158's reading
+        self.chain_check = readings.chain_check  # A-37's reading (CHAIN_CHECKS)
+        self.bare_secret = readings.bare_secret  # A-158's reading
         secrets = scope.get("secrets")
         self.secrets: Mapping[str, JSON] = secrets if isinstance(secrets, dict) else {}
         self.limits = limits
@@ -339,8 +360,12 @@ class Resolver:
                 "render_ref_not_a_string",
                 f"render ref {quoted(ref)} resolves to {kind_of(found)}, not a string",
             )
-        # An unterminated {{ leaves the rest as text; the markers before it resolve (A-157).
+        # An unterminated {{ leaves the rest as text; the markers before it resolve (A-157),
+        # or, under its other reading, the content is literal as a whole.
         template = parse_template(found, Mode.RENDER)
+        if template.unterminated and self.readings.unterminated_render == "literal":
+            self.clauses.append("A-157")
+            return found
         # W6W-ENV-12 "One pass": the parts are resolved here and never re-enter
         # step 1; whatever they resolve to is not rendered again.
         return "".join(self.part(part) for part in template.parts)
@@ -476,21 +501,17 @@ def resolve_with(
     value: JSON,
     scope: Mapping[str, JSON],
     limits: Limits = DEFAULT_LIMITS,
-    chain_check: str = "part",
-    bare_secret: str = "empty",
-    structured: str = "json",
+    readings: Readings = MODEL,
 ) -> JSON:
-    """Resolve a step's ``with`` value against run scope ``scope`` (A-37's, A-158's readings)."""
-    return Resolver(scope, limits, chain_check, bare_secret, (), structured).value(value)
+    """Resolve a step's ``with`` value against run scope ``scope`` under ``readings``."""
+    return Resolver(scope, limits, readings).value(value)
 
 
 def resolve_recorded(
     value: JSON,
     scope: Mapping[str, JSON],
     limits: Limits = DEFAULT_LIMITS,
-    chain_check: str = "part",
-    bare_secret: str = "empty",
-    structured: str = "json",
+    readings: Readings = MODEL,
 ) -> tuple[JSON, JSON]:
     """A ``with`` value resolved twice: what the action receives, and what is recorded.
 
@@ -504,9 +525,7 @@ def resolve_recorded(
     else changes, and a missing secret fails both alike.  When no secret was
     read, both are the same object.
     """
-    invoked, resolved, _ = resolve_labelled(
-        value, scope, limits, chain_check, bare_secret, structured=structured
-    )
+    invoked, resolved, _ = resolve_labelled(value, scope, limits, readings)
     return invoked, resolved
 
 
@@ -514,10 +533,8 @@ def resolve_labelled(
     value: JSON,
     scope: Mapping[str, JSON],
     limits: Limits = DEFAULT_LIMITS,
-    chain_check: str = "part",
-    bare_secret: str = "empty",
+    readings: Readings = MODEL,
     block: Collection[str] = (),
-    structured: str = "json",
 ) -> tuple[JSON, JSON, tuple[str, ...]]:
     """``resolve_recorded``, and the clauses of the resolution features the value used.
 
@@ -527,7 +544,7 @@ def resolve_labelled(
     clause first.  ``block``: the ids of the sub-block's steps when the value is
     resolved in one (a read of their meta cites W6W-META-20).
     """
-    resolver = Resolver(scope, limits, chain_check, bare_secret, block, structured)
+    resolver = Resolver(scope, limits, readings, block)
     try:
         invoked = resolver.value(value)
     except ResolutionError as failure:
@@ -536,7 +553,5 @@ def resolve_labelled(
     if not resolver.read_secret:
         return invoked, invoked, clauses
     masked = {name: REDACTED for name, plain in resolver.secrets.items() if plain is not None}
-    masking = Resolver(
-        {**scope, "secrets": masked}, limits, chain_check, bare_secret, (), structured
-    )
+    masking = Resolver({**scope, "secrets": masked}, limits, readings)
     return invoked, masking.value(value), clauses

@@ -336,10 +336,8 @@ def start_step(run: Run, c: Config, i: int) -> list[Transition[Config]]:
         invoked, resolved, used = resolve_labelled(
             parameters,
             run.scope(c) if _reads_scope(parameters) else _NO_SCOPE,
-            chain_check=run.options.chain_check,
-            bare_secret=run.options.bare_secret,
+            readings=run.resolution,
             block=run.by_id if run.outer is not None else (),
-            structured=run.options.structured,
         )
     except ResolutionError as failure:
         invoked = resolved = None
@@ -644,9 +642,7 @@ def retry_step(run: Run, c: Config, i: int) -> list[Transition[Config]]:
             invoked, resolved = resolve_recorded(
                 controls.parameters(step),
                 run.scope(c),
-                chain_check=run.options.chain_check,
-                bare_secret=run.options.bare_secret,
-                structured=run.options.structured,
+                readings=run.resolution,
             )
             plaintext = None if invoked is resolved else invoked
             again.update(input=resolved, plaintext=plaintext)
@@ -953,9 +949,7 @@ def reroute_run(run: Run, c: Config) -> list[Transition[Config]]:
         resolved = resolve_with(
             with_value,
             scope,
-            chain_check=run.options.chain_check,
-            bare_secret=run.options.bare_secret,
-            structured=run.options.structured,
+            readings=run.resolution,
         )
         result = run.scenario.reroute
     except ResolutionError as failure:

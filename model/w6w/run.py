@@ -26,6 +26,7 @@ from wforacle.model.w6w.config import (
     Steps,
 )
 from wforacle.model.w6w.document import Edge, Step, When, Workflow
+from wforacle.model.w6w.resolve import Readings
 from wforacle.model.w6w.scenario import Scenario
 
 JSON = Any
@@ -102,6 +103,12 @@ class Run(abc.ABC):
             tuple(members[k]) for k in sorted(members)
         )
         self.layout = Layout(self.plan, self.strand, self.strands)
+
+    @functools.cached_property
+    def resolution(self) -> Readings:
+        """The readings resolving a with block takes: the run's (config.Options)."""
+        o = self.options
+        return Readings(o.chain_check, o.bare_secret, o.structured, o.unterminated_render)
 
     @functools.cached_property
     def every_step(self) -> dict[str, Step]:

@@ -173,6 +173,11 @@ def _templates(case: Mapping[str, Any]) -> bool:
     return _any_string(case, r"\{\{") or '"parts"' in json.dumps(case.get("document"))
 
 
+def _unterminated_render(case: Mapping[str, Any]) -> bool:
+    """Whether A-157 can matter: a render part, and a ``{{`` with no ``}}`` after it somewhere."""
+    return '"render"' in json.dumps(case.get("document")) and _any_string(case, r"\{\{(?!.*\}\})")
+
+
 def _declares_variables(case: Mapping[str, Any]) -> bool:
     """Whether A-72 can matter: a run can be refused only over declared variables."""
     if _calls(case):
@@ -325,6 +330,17 @@ READINGS = (
         assumption="A-71",
         relevant=_edgeless_replay,
         clauses=("W6W-FAN-11", "W6W-PLAN-2"),
+    ),
+    Reading(
+        "--unterminated-render",
+        "unterminated_render",
+        "w6w, A-157: a render part's content with a {{ and no }} after it resolves the markers "
+        "before it and keeps the rest as written (default: rest) or is literal as a whole, as "
+        "a with-value string is (literal)",
+        ("rest", "literal"),
+        assumption="A-157",
+        relevant=_unterminated_render,
+        clauses=("W6W-ENV-10", "W6W-ROOT-12"),
     ),
     Reading(
         "--if-truthiness",
