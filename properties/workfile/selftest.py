@@ -92,6 +92,20 @@ SELFTEST += (
     ),
 )
 
+
+def _race(at: int, ref: str) -> JSON:
+    """A state that waits for ``svc.signal`` with ``ref: r1`` or 1 s; one event at ``at``."""
+    return {
+        "document": "initial: a\nstates:\n  a:\n"
+        "    on: { sig: { event: svc.signal, match: { ref: r1 }, goto: yes } }\n"
+        "    timeout: { after: 1s, goto: no }\n  yes: { final: true }\n  no: { final: true }\n",
+        "manifests": {"svc": STATE_MANIFEST},
+        "scenario": {
+            "events": [{"wait": 1, "at": at, "event": "svc.signal", "payload": {"ref": ref}}]
+        },
+    }
+
+
 # State-form runs (docs/workfile-stateful.md): stimuli at waits, idle waits, quiet.
 STATE_FORM: tuple[tuple[str, JSON], ...] = (
     (
@@ -119,27 +133,11 @@ STATE_FORM: tuple[tuple[str, JSON], ...] = (
     ),
     (
         "a state-form run: an event whose payload the match excludes is not delivered",
-        {
-            "document": "initial: a\nstates:\n  a:\n"
-            "    on: { sig: { event: svc.signal, match: { ref: r1 }, goto: yes } }\n"
-            "    timeout: { after: 1s, goto: no }\n  yes: { final: true }\n  no: { final: true }\n",
-            "manifests": {"svc": STATE_MANIFEST},
-            "scenario": {
-                "events": [{"wait": 1, "at": 5, "event": "svc.signal", "payload": {"ref": "r2"}}]
-            },
-        },
+        _race(at=5, ref="r2"),
     ),
     (
         "a state-form run: an event accepted at the deadline wins over the timeout",
-        {
-            "document": "initial: a\nstates:\n  a:\n"
-            "    on: { sig: { event: svc.signal, match: { ref: r1 }, goto: yes } }\n"
-            "    timeout: { after: 1s, goto: no }\n  yes: { final: true }\n  no: { final: true }\n",
-            "manifests": {"svc": STATE_MANIFEST},
-            "scenario": {
-                "events": [{"wait": 1, "at": 1000, "event": "svc.signal", "payload": {"ref": "r1"}}]
-            },
-        },
+        _race(at=1000, ref="r1"),
     ),
 )
 SELFTEST += STATE_FORM
