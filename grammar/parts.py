@@ -21,9 +21,15 @@ JSON = Any
 
 @attrs.frozen
 class TextPart:
-    """A literal chunk, verbatim (W6W-ENV-1)."""
+    """A literal chunk, verbatim (W6W-ENV-1).
+
+    ``raw``: a ``value`` that is not a string, as the envelope carried it
+    (``value`` is then empty); it is stringified as any part's value is
+    (assumption A-163).
+    """
 
     value: str
+    raw: Any = attrs.field(default=None, eq=False)
     kind = "text"
 
 

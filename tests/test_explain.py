@@ -131,6 +131,27 @@ def test_the_w6w_shrinker_contracts_a_step_keeping_the_path_through_it():
     assert any("crashAfterCheckpoints" not in v["scenario"] for v in variants)
 
 
+def test_the_w6w_shrinker_drops_one_supplied_document_secret_or_variable_at_a_time():
+    # Issue 18 part 4 (a stranger's engine): a render part read one document of five, and
+    # the shrunk case kept all five, since removing "documents" whole loses the one needed.
+    scope = {"documents": {"a": {}, "b": {}, "c": {}}, "secrets": {"K": "s"}, "variables": {}}
+    case = {
+        "document": {
+            "manifestVersion": "2",
+            "id": "wf",
+            "name": "n",
+            "steps": [{"id": "s", "uses": {"app": "demo", "action": "run"}}],
+        },
+        "scenario": scope,
+        "schedule": [],
+    }
+    left = [sorted(v["scenario"].get("documents", {})) for v in W6W.smaller(case)]
+    assert ["b", "c"] in left and ["a", "c"] in left and ["a", "b"] in left
+    assert [] in left  # and the whole member, as before
+    # A single secret goes with its member; an empty member has no entry to drop.
+    assert sum(v["scenario"].get("secrets") == {} for v in W6W.smaller(case)) == 0
+
+
 def test_the_harness_shrinker_contracts_a_node_between_control_edges():
     from wforacle.properties.harness.specification import HARNESS
 

@@ -605,7 +605,8 @@ def read_part(raw):
     kind = raw.get("kind")
     if kind == "text":
         value = raw.get("value")
-        return ("text", "" if value is None else value if isinstance(value, str) else str(value))
+        # A value that is not a string is stringified as any part's is.
+        return ("text", "" if value is None else value if isinstance(value, str) else stringify(value))
     if kind in ("var", "secret", "render"):
         ref = raw.get("ref")
         return (kind, ref if isinstance(ref, str) else None)

@@ -43,7 +43,9 @@ def part_from_json(value: JSON) -> Part:
     kind = value.get("kind")
     if kind == "text":
         text = value.get("value")
-        return TextPart("" if text is None else text if isinstance(text, str) else str(text))
+        if text is None or isinstance(text, str):
+            return TextPart(text or "")
+        return TextPart("", raw=text)  # not a string: stringified when resolved (A-163)
     if kind in ("var", "secret", "render"):
         ref = value.get("ref")
         ref = ref if isinstance(ref, str) else None
@@ -58,7 +60,7 @@ def part_from_json(value: JSON) -> Part:
 def part_to_json(part: Part) -> JSON:
     """A part as the envelope carries it."""
     if isinstance(part, TextPart):
-        return {"kind": "text", "value": part.value}
+        return {"kind": "text", "value": part.value if part.raw is None else part.raw}
     if isinstance(part, VarPart | SecretPart | RenderPart):
         return {"kind": part.kind} if part.ref is None else {"kind": part.kind, "ref": part.ref}
     if isinstance(part, ExprPart):

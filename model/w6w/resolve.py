@@ -292,6 +292,10 @@ class Resolver:
     def part(self, part: Part) -> str:
         """One part's contribution."""
         if isinstance(part, TextPart):
+            if part.raw is not None:
+                # Not a string: stringified as every part's value is (W6W-ENV-20, A-163).
+                self.clauses.append("A-163")
+                return stringify(part.raw, self.structured)
             return part.value  # W6W-ENV-1: "The literal chunk, verbatim."
         if isinstance(part, VarPart):
             self._generic_root(part.ref)
@@ -382,6 +386,7 @@ class Resolver:
         if "{{" not in text:
             return text
         template = parse_template(text, Mode.EDITOR)
+        self._chain_clauses(template)
         if not is_root_anchored(template, self.chain_check):
             # The input object itself: byte-identical.  Labelled W6W-ROOT-2 when a
             # rooted marker is left alone because another is not (all-or-nothing),
@@ -408,6 +413,25 @@ class Resolver:
             self.clauses += ("W6W-ROOT-25", "W6W-ROOT-6")
         self.clauses += ("W6W-ROOT-9", "W6W-ROOT-1")
         return resolved
+
+    def _chain_clauses(self, template: Template) -> None:
+        """The chain rules a template's markers meet, most specific first.
+
+        W6W-CHAIN-5: a marker with a ``||`` / ``??`` the editor-mode arm did
+        not build (mixed operators, an empty or a ``secrets.`` operand) is an
+        ordinary path; W6W-CHAIN-8: a chain is rooted iff every var operand
+        names a rooted path (cited where an operand is not: it decided).
+        """
+        for marker in template.markers:
+            part = marker.part
+            if isinstance(part, VarPart) and has_chain_token(marker.body):
+                self.clauses.append("W6W-CHAIN-5")
+            elif (
+                isinstance(part, ExprPart)
+                and chain_var_refs(part.expr) is not None
+                and not marker_is_rooted(marker, self.chain_check)
+            ):
+                self.clauses.append("W6W-CHAIN-8")
 
 
 def _bare_secret(marker: Marker) -> bool:

@@ -508,11 +508,32 @@ def _path_marker(draw: st.DrawFn, ids: list[str]) -> str:
     return "{{ " + _path(draw, ids) + " }}"
 
 
+_BARE_SECRETS = st.sampled_from(("", "", "", "", "{{ secrets }}", "{{ secrets. }}"))
+_REFUSED_CHAINS = st.sampled_from(("mixed", "empty", "secret", "unrooted"))
+
+
 def _chain_marker(draw: st.DrawFn, ids: list[str]) -> str:
-    """A fallback chain whose first operand is often absent or falsy, so it falls back."""
+    """A fallback chain whose first operand is often absent or falsy, so it falls back.
+
+    One in six is not a chain the editor-mode arm builds, or not a rooted
+    one: it mixes ``||`` and ``??``, has an empty operand or one beginning
+    ``secrets.`` (W6W-CHAIN-4/5: the arm refuses it and the ordinary path
+    production reads the marker), or an unrooted operand (W6W-CHAIN-8: the
+    chain is rooted iff every operand is).
+    """
     operator = " || " if draw(_S0) else " ?? "
     last = json.dumps(draw(_LITERALS)) if draw(_S0) else _path(draw, ids, _CHAIN_LAST)
-    return "{{ " + _path(draw, ids, _CHAIN_FIRST) + operator + last + " }}"
+    first = _path(draw, ids, _CHAIN_FIRST)
+    if draw(_S25) == 5:
+        other = " ?? " if operator == " || " else " || "
+        refused = {
+            "mixed": first + operator + _path(draw, ids, _CHAIN_LAST) + other + last,
+            "empty": first + operator,
+            "secret": "secrets." + draw(_SECRET_NAMES) + operator + last,
+            "unrooted": "name" + operator + last,
+        }
+        return "{{ " + refused[draw(_REFUSED_CHAINS)] + " }}"
+    return "{{ " + first + operator + last + " }}"
 
 
 def _template(draw: st.DrawFn, ids: list[str]) -> str:
@@ -533,7 +554,10 @@ def _template(draw: st.DrawFn, ids: list[str]) -> str:
     if kind == 2:
         return draw(_TEXTS) + _chain_marker(draw, ids)
     if kind == 3:
-        return draw(_TEXTS) + "{{ secrets." + draw(_SECRET_NAMES) + " }}"
+        # Now and then a bare {{ secrets }} or {{ secrets. }}: a path marker on the generic
+        # data root, or a secret marker naming no secret (A-158's readings).
+        bare = draw(_BARE_SECRETS)
+        return draw(_TEXTS) + (bare or "{{ secrets." + draw(_SECRET_NAMES) + " }}")
     if kind == 4:
         return "{{ =" + json.dumps(_logic(draw, ids), separators=(",", ":")) + " }}"
     return draw(_TEXTS) + draw(_UNROOTED) + draw(_TEXTS) + ("{{ vars.name" if draw(_S0) else "")

@@ -583,8 +583,8 @@ def smaller(case: JSON) -> Iterator[JSON]:
     (with its edges and scenario script), a step contracted (its sources led
     to its targets), an edge, a step's optional field (retry, onError,
     fanOut, with), a with member or an envelope part (``_with_members``), a
-    scenario script or attempt or meta report or idempotent flag, the
-    schedule's last choice.
+    scenario script or attempt or meta report or idempotent flag, one of
+    several documents, secrets or variables, the schedule's last choice.
     """
     # Issue 18: a shrunk case kept crashAfterCheckpoints although no bug concerned
     # crashes, when the reduction's time ran out before it reached the features.
@@ -638,6 +638,14 @@ def smaller(case: JSON) -> Iterator[JSON]:
         if "idempotent" in scenario["steps"][step_id]:
             variant = copy.deepcopy(case)
             del variant["scenario"]["steps"][step_id]["idempotent"]
+            yield variant
+    # One entry of the scope the scenario supplies, where the finding needs another of
+    # them (a render part reads one document of five: a stranger's engine, issue 18).
+    for member in ("documents", "secrets", "variables"):
+        entries = scenario.get(member)
+        for name in list(entries) if isinstance(entries, dict) and len(entries) > 1 else ():
+            variant = copy.deepcopy(case)
+            del variant["scenario"][member][name]
             yield variant
     yield from without(case, ())  # the schedule's last choice
 

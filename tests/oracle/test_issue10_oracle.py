@@ -174,3 +174,27 @@ def test_a_run_refused_at_its_start_is_failed_in_the_engine_and_the_model():
     assert judgement.verdict == "pass", judgement.to_json()
     assert judgement.observation is not None
     assert judgement.observation.state["status"] == "failed"
+
+
+def test_the_example_engine_stringifies_a_text_parts_value_that_is_not_a_string():
+    # W6W-ENV-20, A-163: stringified as any part's value is, not the host's repr.
+    document = {
+        "manifestVersion": "2",
+        "id": "wf",
+        "name": "text",
+        "steps": [
+            {
+                "id": "a",
+                "uses": {"app": "demo", "action": "run"},
+                "with": {
+                    "t": {
+                        "type": "expr",
+                        "parts": [{"kind": "text", "value": v} for v in ({"x": 1}, 1.0, [True])],
+                    }
+                },
+            }
+        ],
+    }
+    judgement = judged({"document": document, "scenario": {}, "schedule": []})
+    assert judgement.verdict == "pass", judgement.to_json()
+    assert judgement.observation.invocations == (("a", {"t": '{"x":1}1[true]'}),)

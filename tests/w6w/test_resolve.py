@@ -404,3 +404,21 @@ def contains_marker(value):
     if isinstance(value, list):
         return any(contains_marker(v) for v in value)
     return isinstance(value, str) and "{{" in value
+
+
+@pytest.mark.parametrize(
+    ("value", "text"),
+    [
+        ([1, True, None], "[1,true,null]"),
+        (1.0, "1"),
+        (1e-7, "1e-7"),
+        (False, "false"),
+        ({"x": 1}, '{"x":1}'),
+        (None, ""),
+    ],
+)
+def test_a_text_parts_value_that_is_not_a_string_is_stringified_as_any_parts(value, text):
+    # W6W-ENV-20: an ExprValue "resolves to one string — always", a structured value
+    # "stringified before it is concatenated" (A-163: as every part's value is, A-33).
+    envelope = {"type": "expr", "parts": [{"kind": "text", "value": value}, {"kind": "text"}]}
+    assert resolve(envelope) == text
