@@ -332,6 +332,12 @@ class Resolver:
             return ""  # W6W-ENV-29: never a serialization of the scope
         return stringify(lookup(self.root, ref), self.structured)
 
+    def _nothing(self, part: Part) -> bool:
+        """Whether a template's var marker reads null or nothing."""
+        if not isinstance(part, VarPart) or not part.ref:
+            return False
+        return lookup(self.root, part.ref) in (None, UNDEFINED)
+
     def secret_part(self, ref: str | None) -> str:
         """A secret part: ``secrets[ref]``, read directly (W6W-ENV-22).
 
@@ -406,12 +412,17 @@ class Resolver:
         # one string; W6W-ROOT-10 an absent reference contributes ""; W6W-ROOT-24 a
         # missing secret fails (secret_part).
         resolved = "".join(self.part(part) for part in template.parts)
+        nothing = any(self._nothing(m.part) for m in template.markers)
         if any(m.body.strip().split(".", 1)[0] == "foreach" for m in template.markers):
             # W6W-ROOT-25: foreach is one of "the eight-member RunScope root set"; a
             # foreach body's scope has it (W6W-ROOT-6: the control "adds foreach.item
             # and foreach.index to the sub-block's run scope").
             self.clauses += ("W6W-ROOT-25", "W6W-ROOT-6")
-        self.clauses += ("W6W-ROOT-9", "W6W-ROOT-1")
+        # W6W-ROOT-10: "A reference that resolves to nothing contributes the empty string"
+        # (null and absent alike, A-33), after W6W-ROOT-9's "always a single string": an
+        # engine giving such a marker's value its type breaks the one, printing "null" the
+        # other.
+        self.clauses += ("W6W-ROOT-9", *(("W6W-ROOT-10",) if nothing else ()), "W6W-ROOT-1")
         return resolved
 
     def _chain_clauses(self, template: Template) -> None:

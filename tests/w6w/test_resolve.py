@@ -422,3 +422,16 @@ def test_a_text_parts_value_that_is_not_a_string_is_stringified_as_any_parts(val
     # "stringified before it is concatenated" (A-163: as every part's value is, A-33).
     envelope = {"type": "expr", "parts": [{"kind": "text", "value": value}, {"kind": "text"}]}
     assert resolve(envelope) == text
+
+
+@pytest.mark.parametrize("scope", [{"vars": {"name": None}}, {"vars": {}}])
+def test_a_marker_reading_nothing_cites_root_10(scope):
+    # W6W-ROOT-10: "A reference that resolves to nothing contributes the empty string" —
+    # the rule an engine printing "null" breaks (a stranger's engine, issue 18 part 4);
+    # after W6W-ROOT-9 ("always a single string"), which an untyped engine breaks.
+    from wforacle.model.w6w.resolve import resolve_labelled
+
+    _, resolved, used = resolve_labelled({"k": "Hi {{ vars.name }}"}, scope)
+    assert resolved == {"k": "Hi "} and used[:2] == ("W6W-ROOT-9", "W6W-ROOT-10")
+    _, _, used = resolve_labelled({"k": "Hi {{ vars.name }}"}, {"vars": {"name": "Ada"}})
+    assert "W6W-ROOT-10" not in used
