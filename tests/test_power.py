@@ -31,8 +31,10 @@ BUDGETS: dict[tuple[str, str], int] = {
     ("w6w", "retry-auth"): 5800,
     ("w6w", "uncapped-backoff"): 4700,
     ("w6w", "record-drops"): 900,
-    ("w6w", "last-output-by-time"): 2700,
-    ("w6w", "first-failure-by-time"): 4300,
+    # Raised when the generator began drawing refused and unrooted chains and bare secret
+    # markers (session 12: medians 150 and 308 over seeds 0-7, twenty of them).
+    ("w6w", "last-output-by-time"): 3000,
+    ("w6w", "first-failure-by-time"): 6200,
     ("w6w", "replay-reinvokes"): 1100,
     ("w6w", "resume-from-start"): 1200,
     # The expression layer: medians 13, 48, 6, 6, 43 and worst 50, 87, 8, 8, 191 over
