@@ -438,9 +438,18 @@ def explain(finding: Finding) -> str:
             "  (every permitted event is one the oracle records when it answers a wait: "
             "the model expected the engine to wait here)"
         )
-    for clause in d.clauses:
+    # The rule the engine broke comes first (oracle/explain.py); the first few are quoted,
+    # the rest — the other rules of what the model could do there — named.
+    for clause in d.clauses[:QUOTED]:
         lines.append(f"  {clause}: {clause_or_assumption(clause)}")
+    if d.clauses[QUOTED:]:
+        lines.append(
+            f"  also cited: {', '.join(d.clauses[QUOTED:])} (the --report page quotes them all)"
+        )
     return "\n".join(lines)
+
+
+QUOTED = 4  # the clauses a finding's explanation quotes whole
 
 
 def clause_or_assumption(clause: str) -> str:
