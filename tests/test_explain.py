@@ -233,6 +233,27 @@ def _reports(n):
 
 
 W6W_CASES = {
+    # W6W-RUNERR-2: "retry re-runs the whole graph, from the top, up to maxAttempts total,
+    # with the same backoff Step.retry uses".
+    "run-retry-no-wait": (
+        "W6W-RUNERR-2",
+        {
+            **_case([_step("a")], scenario={"steps": {"a": _fails("x")}}),
+            "document": {
+                **_case([_step("a")])["document"],
+                "retry": {"maxAttempts": 2, "delayMs": 1000},
+            },
+        },
+    ),
+    # W6W-RUNERR-5: a handled run succeeds and "appends the original failure to
+    # RunState.stepErrors".
+    "continue-no-step-error": (
+        "W6W-RUNERR-5",
+        {
+            **_case([_step("a")], scenario={"steps": {"a": _fails("x")}}),
+            "document": {**_case([_step("a")])["document"], "onError": "continue"},
+        },
+    ),
     # W6W-FIELD-24: "phase: "auth" errors are never retried."
     "retry-auth": ("W6W-FIELD-24", AUTH),
     # W6W-RETRY-9: "Never compute a wait longer than 300000 ms between two attempts of

@@ -31,16 +31,17 @@ BUDGETS: dict[tuple[str, str], int] = {
     ("w6w", "retry-auth"): 5800,
     ("w6w", "uncapped-backoff"): 4700,
     ("w6w", "record-drops"): 900,
-    # Raised when the generator began drawing refused and unrooted chains and bare secret
-    # markers (session 12: medians 150 and 308 over seeds 0-7, twenty of them).
-    ("w6w", "last-output-by-time"): 3000,
+    # Raised when the generator began drawing refused and unrooted chains, bare secret
+    # markers and the run-level handler (session 12: medians 202 and 292 over seeds 0-7,
+    # twenty of them).
+    ("w6w", "last-output-by-time"): 4100,
     ("w6w", "first-failure-by-time"): 6200,
     ("w6w", "replay-reinvokes"): 1100,
     ("w6w", "resume-from-start"): 1200,
     # The expression layer: medians 13, 48, 6, 6, 43 and worst 50, 87, 8, 8, 191 over
     # seeds 0..4 (docs/power.md); twenty medians, rounded up.
     ("w6w", "template-partial-root"): 1600,
-    ("w6w", "secret-generic-root"): 1500,
+    ("w6w", "secret-generic-root"): 3800,  # session 12: median 190 (twenty of them)
     ("w6w", "template-untyped"): 400,
     ("w6w", "render-two-pass"): 1000,
     ("w6w", "chain-first-only"): 5200,
@@ -55,6 +56,10 @@ BUDGETS: dict[tuple[str, str], int] = {
     ("w6w", "foreach-root-unknown"): 13000,
     ("w6w", "block-failure-ignored"): 1200,
     ("w6w", "parallel-no-drain"): 5200,
+    # The run-level handler (session 12): medians 56 and 12, worsts 201 and 114 over seeds
+    # 0-7 (docs/power.md).
+    ("w6w", "run-retry-no-wait"): 1200,
+    ("w6w", "continue-no-step-error"): 500,
     # Re-measured with loops in the catalogue and the stricter judge (cancellation events,
     # invoke inputs compared): seeds 0-7, Hypothesis 6.170.17, docs/power.md.  A budget the
     # measurement showed too small was raised (no-unreachability 500, cancel-non-idempotent

@@ -18,8 +18,11 @@ the durable RunState), and the canonical controls if, foreach and parallel
 (docs/controls.md: a sub-block runs as a run of its own, its events sent
 inside the control's step event as "inner"), and the wait control (the run
 suspends, drains and waits idle for the host's wake or quiet;
-docs/engine-protocol.md "Wait").  Not implemented: @w6w/call, the run-level
-ladder, a wait inside a sub-block.
+docs/engine-protocol.md "Wait"), and the run-level handler's retry (the
+whole graph again after the backoff, never on a resumed execution) and
+onError "continue" (Amendment 2026-08-21).  Not implemented: @w6w/call, the
+run-level reroute (no message delivers its target's result), a wait inside
+a sub-block.
 
 The expression layer (RFC "Expression markers", amendments 2026-08-11,
 2026-08-14, 2026-08-20 and 2026-10-12): `{"$": path}` (typed; absent is null),
@@ -66,6 +69,10 @@ campaign finds them:
                           branch's step failed (the block does not drain)
   wait-no-drain           a wait's suspension does not drain the run: other strands keep
                           launching steps (fuzz --profile w6w-wait)
+  run-retry-no-wait       the run-level retry restarts at once, without the backoff
+                          Step.retry uses (W6W-RUNERR-2)
+  continue-no-step-error  the run-level onError "continue" does not append the failure to
+                          stepErrors (W6W-RUNERR-5)
 
 Readings, switched on with --reading ID=NAME (repeatable): where the RFC is
 open, toyflow can take the reading wforacle's model does not (`wforacle
@@ -129,6 +136,8 @@ BUGS = {
     "block-failure-ignored",
     "parallel-no-drain",
     "wait-no-drain",
+    "run-retry-no-wait",
+    "continue-no-step-error",
 }
 READINGS = {
     "A-02=fifo",
@@ -822,6 +831,10 @@ class Engine:
                 chain = "A-71=edges" not in self.bugs  # the implicit chain is the graph
                 self.fresh = {start} | self.descendants(doc, start, chain)
         self.run_id = request.get("runId", "run_1")
+        self.doc = doc
+        self.run_attempt = 1  # the run-level retry's attempt (Amendment 2026-08-21)
+        self.resumed = False  # a crashed execution resumed never runs the ladder
+        self.handled = False  # the run-level onError continued the run (resume)
         self.suspensions = 0  # resumptions so far: a token's k is one more
         self.checkpoint = 0
         self.clock = 0
@@ -1007,6 +1020,7 @@ class Engine:
     def resume(self, message):
         """Rebuild the run from a durable RunState: terminal steps stay, running ones restart."""
         state = message["runState"]
+        self.resumed = True  # W6W-RUNERR-12: "Never run the authored ladder on a resumed execution"
         if "resume-from-start" in self.bugs:
             state = {}
         self.checkpoint = message.get("checkpoints", self.checkpoint)
@@ -1039,6 +1053,13 @@ class Engine:
                     self.failures.append((self.position[step_id], step_id, record["error"]))
                     self.draining = True
             self.assign(step_id, self.strand.get(step_id, 0))
+        # A failure the run-level onError continued is in stepErrors: the run was handled
+        # before the crash (run_continued was checkpointed); it only finishes, output null.
+        self.handled = any(
+            {"stepId": step_id, **error} in self.step_errors for _, step_id, error in self.failures
+        )
+        if self.handled:
+            self.failures = []
 
     def snapshot(self):
         steps = {}
@@ -1137,6 +1158,8 @@ class Engine:
         """
         if self.suspended and "wait-no-drain" not in self.bugs:
             return True
+        if self.parent is None and self.handled:
+            return True  # the run-level onError handled the run before a crash
         return self.draining and not (self.branches and "parallel-no-drain" in self.bugs)
 
     def launch(self):
@@ -1416,6 +1439,15 @@ class Engine:
         return state
 
     def finish(self):
+        if self.parent is None and self.handled:
+            state = self.end_state()
+            state.update(status="succeeded", output=None)
+            self.event("run_finished", status="succeeded", output=None)
+            return state
+        if self.failures and self.parent is None:
+            handled = self.run_level()
+            if handled is not None:
+                return handled
         state = self.end_state()
         if self.failures:
             chosen = self.failures[0] if "first-failure-by-time" in self.bugs else min(
@@ -1432,6 +1464,39 @@ class Engine:
             state.update(status="succeeded", output=output)
             self.event("run_finished", status="succeeded", output=output)
         return state
+
+    def run_level(self):
+        """The run-level handler, once the run drained on a failure (Amendment 2026-08-21).
+
+        retry re-runs the whole graph from the top (W6W-RUNERR-2) after the
+        step retry's backoff, capped (W6W-RETRY-9); once it is exhausted,
+        onError "continue" resolves the run with a null output and appends the
+        failure to stepErrors (W6W-RUNERR-4, -5).  A reroute target's result
+        no message delivers (docs/engine-protocol.md): not handled here.
+        None: the run fails as it would without a handler.
+        """
+        retry = self.doc.get("retry")
+        attempts = retry.get("maxAttempts", 1) if isinstance(retry, dict) else 1
+        if self.run_attempt < attempts and not self.resumed:
+            wait = self.wait(retry, self.run_attempt)
+            if "run-retry-no-wait" in self.bugs:
+                wait = 0
+            self.clock += wait
+            self.run_attempt += 1
+            # Reset first: the checkpoint run_restarted writes is the new attempt's state.
+            self.fresh_state(separate_roots=False)
+            self.event("run_restarted", status="running", attempt=self.run_attempt, waitMs=wait)
+            return self.loop()
+        if self.doc.get("onError") == "continue" and self.doc.get("reroute") is None:
+            _, step_id, error = min(self.failures)
+            if "continue-no-step-error" not in self.bugs:
+                self.step_errors.append({"stepId": step_id, **error})
+            self.event("run_continued", error=error)
+            state = self.end_state()
+            state.update(status="succeeded", output=None)
+            self.event("run_finished", status="succeeded", output=None)
+            return state
+        return None
 
     def event(self, name, checkpointed=True, **fields):
         event = {"event": name, "at": self.clock, **fields}

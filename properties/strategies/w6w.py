@@ -885,7 +885,22 @@ def engine_cases(draw: st.DrawFn, max_steps: int = 6) -> dict[str, Any]:
         # Replay the model's reference run, whole or from a step (RFC "Replay").
         ids = [step["id"] for step in document["steps"]]
         case["replay"] = {"from": draw(st.none() | st.sampled_from(ids))}
+    # The run-level handler (Amendment 2026-08-21) in about a quarter of the cases: the
+    # whole graph retried once more after a backoff, and/or a failed run continued with a
+    # null output (W6W-RUNERR-2/4/5).  Not reroute: no message delivers its target's result
+    # (docs/engine-protocol.md).
+    handler = draw(_RUN_HANDLERS)
+    if handler in ("retry", "both"):
+        document["retry"] = {"maxAttempts": 2, "delayMs": draw(_RUN_DELAYS)}
+        if draw(_S0):
+            document["retry"]["backoff"] = "exponential"
+    if handler in ("continue", "both"):
+        document["onError"] = "continue"
     return case
+
+
+_RUN_HANDLERS = st.sampled_from((None,) * 5 + ("retry", "continue", "both"))
+_RUN_DELAYS = st.sampled_from((0, 10, 1000))
 
 
 # -- the wait control over the protocol (profile ``w6w-wait``; A-55) ------------------------

@@ -170,6 +170,12 @@ def state_mismatch(states: list[JSON], seen: Observation) -> Divergence | None:
     expected = min(comparable, key=lambda e: len(_differing(e, observed)), default=None)
     differing = _differing(expected, observed) if expected is not None else []
     cited = [c for member in differing for c in FINAL_FIELDS[member]]
+    if "stepErrors" in differing and any(
+        isinstance(e, dict) and e.get("event") == "run_continued" for e in seen.trace
+    ):
+        # W6W-RUNERR-5: a run the run-level handler resolved "appends the original failure
+        # to RunState.stepErrors" — the rule, where the engine continued the run.
+        cited.insert(0, "W6W-RUNERR-5")
     rest = ("W6W-STATE-1", "W6W-FAN-10", "W6W-FIELD-13")
     return Divergence(
         len(seen.trace),

@@ -986,8 +986,10 @@ W6W = Specification(
         # leaves the step to onError, an error edge takes it.
         "routing": ("W6W-FIELD-13", "W6W-EDGE-5", "W6W-EDGE-6", "W6W-EDGE-7", "W6W-EDGE-2"),
         # W6W-FIELD-22: "Base delay … Exponential doubles each attempt"; W6W-RETRY-9: "cap
-        # every computed wait at 300000 ms" (retry_step cites the cap first when it applied).
-        "waitMs": ("W6W-FIELD-22", "W6W-RETRY-9"),
+        # every computed wait at 300000 ms" (retry_step cites the cap first when it applied);
+        # W6W-RUNERR-2: the run-level retry waits "with the same backoff Step.retry uses"
+        # (a run_restarted's waitMs: retry_run cites it first).
+        "waitMs": ("W6W-RUNERR-2", "W6W-FIELD-22", "W6W-RETRY-9"),
     },
     blame=_blame,
 )
