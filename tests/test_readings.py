@@ -1097,3 +1097,24 @@ def test_check_gives_up_within_its_time_budget(tmp_path):
     assert wforacle("check", *common).returncode == 0
     spent = wforacle("check", "--time-budget", "0.001", *common)
     assert spent.returncode == 2 and "cannot decide" in spent.stderr
+
+
+def test_the_readings_page_lists_exactly_the_registrys_parameters():
+    # docs/readings.md's table is what an engine author reads first (a stranger found it
+    # stale once): each specification's readings, option and values, the model's first.
+    import re
+
+    text = (ROOT / "docs" / "readings.md").read_text(encoding="utf-8")
+    rows = re.findall(
+        r"^\| (w6w|harness|workfile) \| (A-\d+)[^|]*\| `([^`]+)` \| ([^|]+) \|", text, re.M
+    )
+    documented = {
+        (spec, a, option, tuple(re.findall(r"`([^`]+)`", values)))
+        for spec, a, option, values in rows
+    }
+    registry = {
+        (name, r.assumption, r.flag, tuple(r.name(v) for v in r.values))
+        for name, spec in SPECIFICATIONS.items()
+        for r in spec.readings
+    }
+    assert documented == registry
