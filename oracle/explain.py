@@ -87,11 +87,20 @@ def _by_rule(
     observed = divergence.observed
     name = observed.get("event")
     if divergence.message == DIFFERS.format(name):
+        if any(e.get("event") == name and _same_unit(e, observed) for e in divergence.permitted):
+            return _nested(spec, semantics, _by_field(spec, divergence), trace)
+        # The model has this kind of event here, for other units only (it starts h, the
+        # engine x): why this unit may not is the specification's to say, as below.
+        blamed, reason = _why_not_here(spec, semantics, divergence, trace)
+        if blamed:
+            clauses = tuple(dict.fromkeys([*blamed, *divergence.clauses]))
+            return attrs.evolve(
+                divergence, clauses=clauses, message=f"{divergence.message}; {reason}"
+            )
         return _nested(spec, semantics, _by_field(spec, divergence), trace)
     if divergence.message != NO_EVENT.format(name) or not isinstance(name, str):
         return divergence
-    before = _before(spec, semantics, trace[: divergence.index]) if trace else ()
-    blamed, reason = spec.why_not(semantics, observed, before)
+    blamed, reason = _why_not_here(spec, semantics, divergence, trace)
     if blamed:
         # The specification says why the model never lets the unit do this (a Harness
         # node that no run makes READY): those clauses are the rule the engine broke.
@@ -112,6 +121,14 @@ def _by_rule(
     clauses = tuple(dict.fromkeys([*divergence.clauses, *extra]))
     message = f"{divergence.message}; the rule that makes one ({rules}) applies {where}"
     return attrs.evolve(divergence, clauses=clauses, message=message)
+
+
+def _why_not_here(
+    spec: Specification, semantics: Any, divergence: Divergence, trace: Sequence[JSON]
+) -> tuple[tuple[str, ...], str]:
+    """``spec.why_not`` for the engine's event, with the model's configurations at it."""
+    before = _before(spec, semantics, trace[: divergence.index]) if trace else ()
+    return spec.why_not(semantics, divergence.observed, before)
 
 
 def _nested(

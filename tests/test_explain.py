@@ -584,3 +584,74 @@ def test_a_divergence_inside_a_loop_iteration_is_explained_by_the_rule_it_breaks
     assert explained.clauses[0] == "HX-FAIL-3", explained.clauses
     assert "in iteration 0 of loop l, at its event 3" in explained.message
     assert explained.clauses.index("HX-FAIL-3") < explained.clauses.index("HX-SCHED-2")
+
+
+# -- a stranger's Harness runtime (issue 18 part 4): the rule an early start, a held-back
+# -- successor and a compensation of a node not owed one break ------------------------------
+
+
+def _hx_explained(document, trace, scenario=None):
+    from wforacle.oracle.check import check as check_trace
+    from wforacle.properties.harness.specification import HARNESS
+
+    case = {"document": document, "scenario": scenario or {}, "schedule": []}
+    semantics = HARNESS.prepare(case, None).semantics
+    verdict = check_trace(semantics, HARNESS.key, trace)
+    assert verdict.divergence is not None
+    return by_rule(HARNESS, semantics, verdict.divergence, trace)
+
+
+def _started(node):
+    return [{"event": "node_started", "node": node, "inputs": {}}]
+
+
+def _succeeded(node):
+    return [{"event": "node_succeeded", "node": node, "outputs": {}}]
+
+
+def test_a_node_started_before_its_all_join_is_satisfied_breaks_ready_1():
+    # HX-READY-1: "A node in PENDING becomes READY when its join condition over incoming
+    # edges is satisfied"; HX-JOIN-1: joinPolicy decides how (all: every edge).
+    document = _harness(
+        '<node id="s"/><node id="h"/><node id="x"/>',
+        '<edge from="s" to="x"/><edge from="h" to="x"/>',
+    )
+    trace = [{"event": "instance_started", "entry": ["s", "h"]}]
+    trace += _started("s") + _succeeded("s") + _started("x")
+    divergence = _hx_explained(document, trace)
+    assert divergence.clauses[:2] == ("HX-READY-1", "HX-JOIN-1"), divergence.clauses
+    assert "waits on the edge(s) from h" in divergence.message
+
+
+def test_an_instance_completed_with_a_skipped_nodes_successor_waiting_breaks_join_5():
+    # HX-JOIN-5: "SKIPPED means reached, and its guard was false — a terminal success
+    # whose control successors still run" (HX-EXEC-1).
+    document = _harness(
+        '<node id="n0"><guard>params.go == true</guard></node><node id="n1"/>',
+        '<edge from="n0" to="n1"/>',
+    )
+    trace = [
+        {"event": "instance_started", "entry": ["n0"]},
+        {"event": "node_skipped", "node": "n0"},
+        {"event": "instance_completed", "status": "completed"},
+    ]
+    divergence = _hx_explained(document, trace, {"params": {"go": False}})
+    assert divergence.clauses[:2] == ("HX-JOIN-5", "HX-EXEC-1"), divergence.clauses
+
+
+def test_compensating_a_node_that_did_not_succeed_breaks_fail_3():
+    # HX-FAIL-3 and A-64: unwinding runs the compensation targets of the SUCCEEDED nodes.
+    document = _harness(
+        '<node id="n0"><guard>params.go == true</guard></node><node id="n1"/><node id="c"/>',
+        '<edge from="n0" to="c" type="compensation"/>',
+    )
+    scenario = {"params": {"go": False}, "nodes": {"n1": {"attempts": [{"error": {"code": "x"}}]}}}
+    trace = [
+        {"event": "instance_started", "entry": ["n0", "n1"]},
+        {"event": "node_skipped", "node": "n0"},
+        *_started("n1"),
+        {"event": "node_failed", "node": "n1", "error": "x", "attempt": 1},
+        {"event": "node_compensated", "node": "c", "inputs": {}, "status": "SUCCEEDED"},
+    ]
+    divergence = _hx_explained(document, trace, scenario)
+    assert divergence.clauses[:2] == ("HX-FAIL-3", "A-64"), divergence.clauses

@@ -564,7 +564,66 @@ def why_not(run: Any, event: JSON, before: tuple[Any, ...] = ()) -> tuple[tuple[
     """
     if event.get("event") == "instance_completed":
         return _left_ready(run, before)
+    if event.get("event") == "node_compensated":
+        return _not_owed(run, event, before)
+    early = _not_yet_ready(run, event, before)
+    if early[0]:
+        return early
     return _never_ready(run, event)
+
+
+def _not_owed(run: Any, event: JSON, before: tuple[Any, ...]) -> tuple[tuple[str, ...], str]:
+    """The engine compensates a node no SUCCEEDED node owes a compensation to, here.
+
+    HX-FAIL-3: "compensation runs per chapter 8"; A-64: unwinding runs "the
+    compensation targets of the SUCCEEDED nodes": a target whose every
+    compensation source is, in every configuration at that point, anything
+    but SUCCEEDED (SKIPPED, FAILED, PENDING) is owed nothing.
+    """
+    from wforacle.model.harness.semantics import SUCCEEDED
+
+    name = event.get("node") if isinstance(event, dict) else None
+    if name not in getattr(run, "index", {}) or not before:
+        return (), ""
+    i = run.index[name]
+    sources = run.compensation_in.get(i, ())
+    if not sources or any(c.states[j] == SUCCEEDED for c in before for j in sources):
+        return (), ""
+    states = sorted({f"{run.nodes[j].id} {c.states[j]}" for c in before for j in sources})
+    reason = f"{name} compensates {', '.join(states)}: only SUCCEEDED nodes are compensated"
+    return ("HX-FAIL-3", "A-64"), f"{reason} (HX-FAIL-3, A-64)"
+
+
+def _not_yet_ready(run: Any, event: JSON, before: tuple[Any, ...]) -> tuple[tuple[str, ...], str]:
+    """The engine starts a node the model, at that point, still holds PENDING: its join waits.
+
+    HX-READY-1: "A node in PENDING becomes READY when its join condition
+    over its incoming edges is satisfied"; HX-JOIN-1: the node's joinPolicy
+    decides how (an ``all`` join needs every edge resolved).  In every
+    configuration consistent with the prefix (``before``) the node is
+    PENDING with an incoming edge still unresolved: the engine did not wait
+    for it.  ((), "") otherwise (the node is READY in one of them, or no
+    prefix is known).
+    """
+    from wforacle.model.harness.semantics import PENDING
+
+    name = event.get("node") if isinstance(event, dict) else None
+    if event.get("event") not in STARTS or name not in getattr(run, "index", {}) or not before:
+        return (), ""
+    i = run.index[name]
+    waiting: set[str] = set()
+    for c in before:
+        if c.states[i] != PENDING:
+            return (), ""
+        open_edges = [k for k in run.incoming[i] if c.edges[k] == "unresolved"]
+        if not open_edges:
+            return (), ""
+        waiting.update(run.nodes[run.links[k].source].id for k in open_edges)
+    join = run.nodes[i].join.value
+    clauses = ("HX-READY-1", "HX-JOIN-1", *(("HX-JOIN-2",) if join == "quorum" else ()))
+    sources = ", ".join(sorted(waiting))
+    reason = f"{name}'s {join} join still waits on the edge(s) from {sources}"
+    return clauses, f"{reason} ({', '.join(clauses)})"
 
 
 def _never_ready(run: Any, event: JSON) -> tuple[tuple[str, ...], str]:
@@ -627,10 +686,19 @@ def _left_ready(run: Any, before: tuple[Any, ...]) -> tuple[tuple[str, ...], str
 
 def _made_ready(run: Any, c: Any, i: int) -> tuple[str, ...]:
     """The clauses by which node ``i``'s join resolved in configuration ``c``."""
+    from wforacle.model.harness.semantics import SKIPPED
+
     negative = [k for k in run.incoming[i] if c.edges[k] == "negative"]
     unreached = [run.links[k].source for k in negative if run.links[k].source in c.unreached]
     if not unreached:
-        return ("HX-DONE-1",)
+        # HX-JOIN-5: "SKIPPED means reached, and its guard was false — a terminal state
+        # whose control successors proceed" (HX-EXEC-1): the engine held them back.
+        skipped = [
+            k
+            for k in run.incoming[i]
+            if c.edges[k] == "satisfied" and c.states[run.links[k].source] == SKIPPED
+        ]
+        return ("HX-JOIN-5", "HX-EXEC-1", "HX-DONE-1") if skipped else ("HX-DONE-1",)
     why = []
     for source in unreached:
         inbound = [run.links[k] for k in run.incoming[source]]
