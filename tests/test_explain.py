@@ -655,3 +655,18 @@ def test_compensating_a_node_that_did_not_succeed_breaks_fail_3():
     ]
     divergence = _hx_explained(document, trace, scenario)
     assert divergence.clauses[:2] == ("HX-FAIL-3", "A-64"), divergence.clauses
+
+
+def test_the_harness_shrinker_drops_a_nodes_input_or_output():
+    # A stranger's runtime: a shrunk case kept <output name="v"/> and a required input
+    # the bug did not need (issue 18 part 4: nothing the bug does not need).
+    from wforacle.properties.harness.specification import HARNESS
+
+    case = {
+        "document": _harness('<node id="a"><input name="k" value="1"/><output name="v"/></node>'),
+        "scenario": {},
+        "schedule": [],
+    }
+    documents = [v["document"] for v in HARNESS.smaller(case)]
+    assert any("<input" in d and "<output" not in d for d in documents)
+    assert any("<output" in d and "<input" not in d for d in documents)
