@@ -347,7 +347,8 @@ class Runtime:
                         "to": case["to"],
                         "type": "case",
                         "case": k,
-                        "condition": None,
+                        # A SKIPPED decision's case is a conditional edge: its when.
+                        "condition": case["when"],
                     }
                 )
         roots = [

@@ -116,9 +116,17 @@ class _Builder:
         extra = {"condition": condition} if condition else {}
         self.edge(source, target, "data", fromPort="v", toPort="v", **extra)
 
-    def decision(self, node_id: str, taken: str, other: str, when: str = GO) -> None:
+    def decision(
+        self, node_id: str, taken: str, other: str, when: str = GO, guarded: str | None = None
+    ) -> None:
+        """A decision routing to ``taken`` when ``when`` holds, else ``other``.
+
+        ``guarded``: the decision's own guard; false, the decision is SKIPPED
+        and its cases resolve as conditional edges (HX-EXEC-1, HX-JOIN-5, A-159).
+        """
+        own = guard(guarded) if guarded is not None else ""
         self.parts.append(
-            f'<decision id="{node_id}"><case to="{taken}" when="{_attribute(when)}"/>'
+            f'<decision id="{node_id}">{own}<case to="{taken}" when="{_attribute(when)}"/>'
             f'<case to="{other}"/></decision>'
         )
 
@@ -391,7 +399,11 @@ def _guards(draw: st.DrawFn, b: _Builder) -> None:
     if draw(st.booleans()):
         b.attempts["g0"] = [{"outputs": {"v": draw(values())}}]
     b.node("g1", guard(draw(expressions((*PARAMS, "g0.v")))))
-    b.decision("d", "t", "e", when=draw(expressions((*PARAMS, "g0.v"))))
+    # Half the decisions are guarded themselves: a false guard SKIPs the decision, and its
+    # cases then resolve as any SKIPPED node's conditional edges (A-159's readings).
+    when = draw(expressions((*PARAMS, "g0.v")))
+    guarded = draw(expressions()) if draw(st.booleans()) else None
+    b.decision("d", "t", "e", when=when, guarded=guarded)
     b.node("t")
     b.node("e")
     default = " default='0'" if draw(st.booleans()) else ""
