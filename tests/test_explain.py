@@ -670,3 +670,27 @@ def test_the_harness_shrinker_drops_a_nodes_input_or_output():
     documents = [v["document"] for v in HARNESS.smaller(case)]
     assert any("<input" in d and "<output" not in d for d in documents)
     assert any("<output" in d and "<input" not in d for d in documents)
+
+
+def test_a_handler_cancelled_while_unwinding_cites_a_85():
+    # HX-FAIL-3 and A-85: a node failing while the instance unwinds does not start its
+    # error-edge handler; the handler's node_cancelled names the assumption that decides
+    # it (an engine taking its other reading is told which open point it met).
+    from wforacle.properties.harness.specification import HARNESS
+
+    document = _harness(
+        '<node id="a"/><node id="b"/><node id="h"/>', '<edge from="b" to="h" type="error"/>'
+    )
+    failing = {"attempts": [{"error": {"code": "x"}}]}
+    case = {"document": document, "scenario": {"nodes": {"a": failing, "b": failing}}}
+    run = HARNESS.prepare({**case, "schedule": []}, None).semantics
+    seen, frontier, cited = set(), [run.initial()], {}
+    while frontier:
+        for t in run.enabled(frontier.pop()):
+            if t.event.get("event") == "node_cancelled":
+                cited[t.event["node"]] = t.clauses
+            key = HARNESS.key(t.target)
+            if key not in seen:
+                seen.add(key)
+                frontier.append(t.target)
+    assert cited["h"] == ("HX-FAIL-3", "A-85")
