@@ -658,6 +658,9 @@ def test_protocol_selftest_of_the_stateful_profile_sends_state_form_runs_only():
     assert [c.name for c in checks if not c.ok] == []
     runs = [c.name for c in checks][1:-1]  # between the handshake and the shutdown
     assert len(runs) == 4 and all(name.startswith("a state-form run") for name in runs)
+    # And the default checks are Core's alone: a Core executor need not run state forms.
+    core = [c.name for c in selftest(WORKFILE, command)]
+    assert not any("state-form" in name for name in core) and len(core) >= 9
     for bug, check in (("match-ignored", "match excludes"), ("timeout-wins-tie", "deadline")):
         failed = [
             c.name
