@@ -213,6 +213,10 @@ def _join(o: JSON, p: JSON, run: Any) -> str | None:
     extra = set(o.get("suppressed") or ()) - set(p.get("suppressed") or ())
     if o.get("outcome") == p.get("outcome") and extra:
         return "WF-SUPP-8"  # "steps skipped by when do not themselves introduce suppression"
+    missing = set(p.get("suppressed") or ()) - set(o.get("suppressed") or ())
+    if o.get("outcome") == p.get("outcome") and missing:
+        return "WF-SUPP-20"  # "Retained scopes and aggregates preserve suppression at each
+        # affected member" (a stranger's executor dropped a branch member's)
     return None
 
 

@@ -668,3 +668,15 @@ def test_protocol_selftest_of_the_stateful_profile_sends_state_form_runs_only():
             if not c.ok
         ]
         assert any(check in name for name in failed), (bug, failed)  # its clause's check
+
+
+def test_a_construct_that_drops_a_members_suppression_breaks_supp_20():
+    # WF-SUPP-20: "Retained scopes and aggregates preserve suppression at each affected
+    # member" (a stranger's executor dropped a dry-run branch member's); an extra one is
+    # WF-SUPP-8's.
+    from wforacle.properties.workfile.blame import BLAME
+
+    finished = {"event": "step_finished", "step": "a", "outcome": "succeeded"}
+    permitted = {**finished, "suppressed": ["a.s2"]}
+    assert BLAME["join"](finished, permitted, None) == "WF-SUPP-20"
+    assert BLAME["join"](permitted, finished, None) == "WF-SUPP-8"
