@@ -139,10 +139,7 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
 
     spec = specification(args.spec)
     allowance = SHRINK_ALLOWANCE if args.shrink_allowance is None else args.shrink_allowance
-    if args.profile is not None and args.profile not in spec.suites:
-        raise UsageError(
-            f"{spec.name} has no profile {args.profile!r} (its profiles: {', '.join(spec.suites)})"
-        )
+    _known_profile(spec, args.profile)
     chosen = selection(args, spec)
     engine = _engine(args, spec)
     first_saved: dict[str, Path] = {}
@@ -608,6 +605,14 @@ def cmd_fixtures(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _known_profile(spec: Specification, asked: str | None) -> None:
+    """A usage error when ``asked`` (``--profile``) is not one of ``spec``'s profiles."""
+    if asked is not None and asked not in spec.suites:
+        raise UsageError(
+            f"{spec.name} has no profile {asked!r} (its profiles: {', '.join(spec.suites)})"
+        )
+
+
 def _profile(spec: Specification, asked: str) -> str:
     """The profile asked for where ``spec`` has it, else its first.
 
@@ -722,10 +727,7 @@ def cmd_protocol_selftest(args: argparse.Namespace) -> int:
     from wforacle.oracle.selftest import selftest
 
     spec = specification(args.spec)
-    if args.profile is not None and args.profile not in spec.suites:
-        raise UsageError(
-            f"{spec.name} has no profile {args.profile!r} (its profiles: {', '.join(spec.suites)})"
-        )
+    _known_profile(spec, args.profile)
     checks = selftest(spec, args.engine, timeout=args.timeout, profile=args.profile)
     for check in checks:
         print(f"{'ok  ' if check.ok else 'FAIL'} {check.name}: {check.detail}")

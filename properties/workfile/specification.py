@@ -34,8 +34,12 @@ def _parts() -> ModuleType:
     return execution
 
 
-def _mentions(parts: tuple[str, ...], *words: str) -> Callable[[Mapping[str, Any]], bool]:
+def _mentions(
+    parts: tuple[str, ...], *words: str, test: Callable[[Any], bool] = all
+) -> Callable[[Mapping[str, Any]], bool]:
     """A reading's relevance: the case's ``parts`` (as JSON text) hold every one of ``words``.
+
+    ``test=any``: one of them is enough.
 
     Conservative (a word may stand anywhere), cheap, and exact enough to leave
     a reading out of the combinations tried for a case that cannot reach it.
@@ -43,17 +47,7 @@ def _mentions(parts: tuple[str, ...], *words: str) -> Callable[[Mapping[str, Any
 
     def relevant(case: Mapping[str, Any]) -> bool:
         text = json.dumps([case.get(part) for part in parts])
-        return all(word in text for word in words)
-
-    return relevant
-
-
-def _any_word(parts: tuple[str, ...], *words: str) -> Callable[[Mapping[str, Any]], bool]:
-    """Whether any of ``words`` occurs in the case's ``parts`` (``_mentions``: all of them)."""
-
-    def relevant(case: Mapping[str, Any]) -> bool:
-        text = json.dumps([case.get(part) for part in parts])
-        return any(word in text for word in words)
+        return test(word in text for word in words)
 
     return relevant
 
@@ -108,7 +102,7 @@ READINGS = (
         ("booleans", "truthy"),
         assumption="A-117",
         # A guard, or an expression: only there is a value tested.
-        relevant=_any_word(("document", "workflows"), "when", "until", "{{"),
+        relevant=_mentions(("document", "workflows"), "when", "until", "{{", test=any),
         clauses=("WF-STEP-7", "WF-BIND-2"),
     ),
 )
