@@ -91,21 +91,13 @@ def _by_rule(
             return _nested(spec, semantics, _by_field(spec, divergence), trace)
         # The model has this kind of event here, for other units only (it starts h, the
         # engine x): why this unit may not is the specification's to say, as below.
-        blamed, reason = _why_not_here(spec, semantics, divergence, trace)
-        if blamed:
-            clauses = tuple(dict.fromkeys([*blamed, *divergence.clauses]))
-            return attrs.evolve(
-                divergence, clauses=clauses, message=f"{divergence.message}; {reason}"
-            )
-        return _nested(spec, semantics, _by_field(spec, divergence), trace)
+        blamed = _why_not_here(spec, semantics, divergence, trace)
+        return blamed or _nested(spec, semantics, _by_field(spec, divergence), trace)
     if divergence.message != NO_EVENT.format(name) or not isinstance(name, str):
         return divergence
-    blamed, reason = _why_not_here(spec, semantics, divergence, trace)
-    if blamed:
-        # The specification says why the model never lets the unit do this (a Harness
-        # node that no run makes READY): those clauses are the rule the engine broke.
-        clauses = tuple(dict.fromkeys([*blamed, *divergence.clauses]))
-        return attrs.evolve(divergence, clauses=clauses, message=f"{divergence.message}; {reason}")
+    blamed = _why_not_here(spec, semantics, divergence, trace)
+    if blamed is not None:
+        return blamed
     found = _in_run(spec, semantics, observed)
     where = "at another point of this run, not here"
     if not found:
@@ -125,10 +117,20 @@ def _by_rule(
 
 def _why_not_here(
     spec: Specification, semantics: Any, divergence: Divergence, trace: Sequence[JSON]
-) -> tuple[tuple[str, ...], str]:
-    """``spec.why_not`` for the engine's event, with the model's configurations at it."""
+) -> Divergence | None:
+    """``divergence`` explained by ``spec.why_not``, or None when it says nothing.
+
+    The specification says why the model does not let the unit do this here
+    (a Harness node no run makes READY, or whose join still waits), from the
+    model's configurations at the event: those clauses are the rule the
+    engine broke, and come first.
+    """
     before = _before(spec, semantics, trace[: divergence.index]) if trace else ()
-    return spec.why_not(semantics, divergence.observed, before)
+    blamed, reason = spec.why_not(semantics, divergence.observed, before)
+    if not blamed:
+        return None
+    clauses = tuple(dict.fromkeys([*blamed, *divergence.clauses]))
+    return attrs.evolve(divergence, clauses=clauses, message=f"{divergence.message}; {reason}")
 
 
 def _nested(

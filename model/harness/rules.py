@@ -685,7 +685,6 @@ def report_unwinding_cancellation(run: Run, c: Config) -> list[Transition[Config
     """
     if c.status != "unwinding":
         return []  # report_branch_cancellation's case
-    handlers = {t for targets in run.errors_out.values() for t in targets}
     return [
         _reported(
             run,
@@ -694,7 +693,7 @@ def report_unwinding_cancellation(run: Run, c: Config) -> list[Transition[Config
             report_unwinding_cancellation.__name__,
             # The assumption that decides it, after the clause: a handler brought in by a
             # failure while unwinding (A-85), or a node READY when unwinding began (A-64).
-            ("HX-FAIL-3", "A-85" if j in handlers else "A-64"),
+            ("HX-FAIL-3", "A-85" if run.errors_in[j] else "A-64"),
         )
         for j in sorted(c.unreported)
     ]
