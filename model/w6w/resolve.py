@@ -198,6 +198,7 @@ class Resolver:
         self.secrets: Mapping[str, JSON] = secrets if isinstance(secrets, dict) else {}
         self.limits = limits
         self.read_secret = False  # whether a secret part contributed plaintext
+        self.read_nothing = False  # whether a var part read null or nothing (W6W-ROOT-10)
         # The clauses of the resolution features used, in the order met: what a step
         # start cites (the transition's label), so a campaign's coverage shows them.
         self.clauses: list[str] = []
@@ -330,13 +331,10 @@ class Resolver:
         """
         if not ref:
             return ""  # W6W-ENV-29: never a serialization of the scope
-        return stringify(lookup(self.root, ref), self.structured)
-
-    def _nothing(self, part: Part) -> bool:
-        """Whether a template's var marker reads null or nothing."""
-        if not isinstance(part, VarPart) or not part.ref:
-            return False
-        return lookup(self.root, part.ref) in (None, UNDEFINED)
+        found = lookup(self.root, ref)
+        if found is None or found is UNDEFINED:
+            self.read_nothing = True
+        return stringify(found, self.structured)
 
     def secret_part(self, ref: str | None) -> str:
         """A secret part: ``secrets[ref]``, read directly (W6W-ENV-22).
@@ -411,8 +409,9 @@ class Resolver:
         # W6W-ROOT-8 interpolation inside a larger string; W6W-ROOT-9 the result is
         # one string; W6W-ROOT-10 an absent reference contributes ""; W6W-ROOT-24 a
         # missing secret fails (secret_part).
+        self.read_nothing = False
         resolved = "".join(self.part(part) for part in template.parts)
-        nothing = any(self._nothing(m.part) for m in template.markers)
+        nothing = self.read_nothing
         if any(m.body.strip().split(".", 1)[0] == "foreach" for m in template.markers):
             # W6W-ROOT-25: foreach is one of "the eight-member RunScope root set"; a
             # foreach body's scope has it (W6W-ROOT-6: the control "adds foreach.item
