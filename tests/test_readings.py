@@ -427,6 +427,7 @@ OTHER_READINGS = [
     ("harness", "--bug all-negative-skipped", ("A-61", "skipped"), None),
     ("harness", "--reading A-80=any", ("A-80", "any"), None),
     ("harness", "--reading A-81=running", ("A-81", "running"), None),
+    ("harness", "--reading A-81=instant", ("A-81", "instant"), None),
     ("harness", "--reading A-82=retried", ("A-82", "retried"), None),
     ("harness", "--reading A-87=incomparable", ("A-87", "incomparable"), None),
     ("harness", "--reading A-159=first", ("A-159", "first"), None),
@@ -714,6 +715,34 @@ def test_an_any_join_cancels_a_node_that_became_ready_with_it_whatever_the_docum
             finally:
                 engine.stop()
             assert verdict.verdict == "pass", verdict.to_json()
+
+
+# y succeeds first (x waits for m); s's success readies m and the any join j at one
+# instant; cancelling m resolves m -> x negative, which readies x (its all join has y's
+# edge satisfied, HX-JOIN-3) and x could only reach j.  A-81: "branch" cancels x with
+# the branch; "instant" cancels the branch as it was when j fired, so x starts.
+A81_CASCADE = {
+    "document": '<harness id="h"><node id="a"/><node id="y"/><node id="s"/><node id="m"/>'
+    '<node id="x"/><node id="j" joinPolicy="any"/>'
+    '<edge from="a" to="y"/><edge from="a" to="s"/><edge from="s" to="m"/>'
+    '<edge from="s" to="j"/><edge from="y" to="x"/><edge from="m" to="x"/>'
+    '<edge from="x" to="j"/></harness>',
+    "scenario": {},
+    "schedule": [],
+}
+
+
+def test_a81_a_node_the_cancellation_readies_starts_only_under_instant():
+    branch = _named(_harness_trace(A81_CASCADE))
+    instant = _named(_harness_trace(A81_CASCADE, any_cancels="instant"))
+    running = _named(_harness_trace(A81_CASCADE, any_cancels="running"))
+    assert ("node_cancelled", "m") in branch and ("node_cancelled", "x") in branch
+    assert ("node_cancelled", "m") in instant and ("node_started", "x") in instant
+    assert ("node_cancelled", "x") not in instant
+    assert ("node_started", "m") in running and ("node_started", "x") in running
+    # Where nothing cascades, "instant" is "branch": m (READY with j) is cancelled.
+    assert _named(_harness_trace(A81, any_cancels="instant")) == _named(_harness_trace(A81))
+    taken(HARNESS, "--reading A-81=instant", A81_CASCADE, "A-81=branch", ("A-81", "instant"))
 
 
 # d's guard is false (SKIPPED) and both its cases hold: A-159 "conditions" takes both, as

@@ -57,6 +57,10 @@ readings --spec harness` lists them).  These are not bugs.
                            the last failing iteration in sequence order
   A-81=running             an any join cancels only the nodes of its branch that are
                            RUNNING (idempotent) or RETRYING: a READY one still starts
+  A-81=instant             an any join cancels its branch as it is the instant the
+                           join fires: a node of the branch that the cancellation
+                           itself readies (an all join whose other edge is
+                           satisfied) starts
   A-82=retried             an HX-4101 / HX-4102 failure is retried like a failed
                            invocation: each try counts an attempt, node_retrying while
                            attempts remain, and the last node_failed carries attempt
@@ -95,6 +99,7 @@ BUGS = {
 READINGS = {
     "A-80=any",
     "A-81=running",
+    "A-81=instant",
     "A-82=retried",
     "A-87=incomparable",
     "A-159=first",
@@ -692,8 +697,17 @@ class Runtime:
 
     def settle(self):
         fired = []  # the any joins that fired while settling: their READY nodes too
+        instant = "A-81=instant" in self.readings
+        deferred = []  # under A-81=instant: joins that fired, cancelling once settled
         changed = True
-        while changed:
+        while changed or deferred:
+            if not changed:
+                # Settled: the joins that fired cancel their branches as they are now;
+                # what the cancellation readies settles next, and none of these joins
+                # cancels it.
+                for n in deferred:
+                    self.cancel_siblings(n)
+                deferred, fired = [], []
             changed = False
             for n in self.order:
                 if self.state[n] != "PENDING" or n in self.unreached:
@@ -709,8 +723,11 @@ class Runtime:
                     changed = True
                     if self.nodes[n]["join"] == "any":
                         fired.append(n)
-                        self.cancel_siblings(n)
-                    elif "A-81=running" not in self.readings and any(
+                        if instant:
+                            deferred.append(n)
+                        else:
+                            self.cancel_siblings(n)
+                    elif not instant and "A-81=running" not in self.readings and any(
                         n in self.only_reaching(f) for f in fired
                     ):
                         # READY at the instant an any join it could only reach fired

@@ -42,9 +42,10 @@ class Options:
 
     all_negative: str = "pending"  # "pending" (HX-JOIN-3) or "skipped" (the earlier draft)
     # what `any` cancels — the whole branch, READY nodes too ("branch"), or only
-    # nodes RUNNING or RETRYING ("running").
+    # nodes RUNNING or RETRYING ("running"); or the branch as it is at the instant the
+    # join fires, a node the cancellation itself readies starting ("instant").
     any_cancels: str = attrs.field(
-        default="branch", validator=attrs.validators.in_(("branch", "running"))
+        default="branch", validator=attrs.validators.in_(("branch", "running", "instant"))
     )
     # whether an HX-4101 / HX-4102 failure (before execution) is retried.
     pre_execution_retry: bool = False

@@ -157,7 +157,8 @@ def cancel_branch(
 
     HX-CANCEL-1: READY, RETRYING and RUNNING idempotent nodes of the branch
     are CANCELLED (``Options(any_cancels="running")``: READY ones run,
-    A-81), each to be reported (``report_branch_cancellation``, A-156);
+    A-81; "instant": as "branch", ``settle``), each to be reported
+    (``report_branch_cancellation``, A-156);
     HX-CANCEL-2: a RUNNING non-idempotent one "let it finish and then
     discard the result".  Updates ``states``, ``edges``, ``discard`` and
     ``unreported``.
@@ -165,7 +166,7 @@ def cancel_branch(
     for j in run.branches.get(join_node, ()):
         if (
             states[j] == RETRYING
-            or (states[j] == READY and run.options.any_cancels == "branch")
+            or (states[j] == READY and run.options.any_cancels != "running")
             or (states[j] == RUNNING and run.nodes[j].idempotent)
         ):
             states[j] = CANCELLED
@@ -242,6 +243,46 @@ def settle(run: Run, c: Config) -> Config:
     READY in the same settling too, not only among those already READY —
     with ``s → m → j (any)`` and ``s → j``, ``m`` is cancelled whether the
     document lists it before or after ``j`` (it ran when listed after).
+
+    A node of the branch that the cancellation itself readies (its edges
+    resolve negative; an ``all`` join with another edge satisfied becomes
+    READY, HX-JOIN-3) is cancelled with the branch under A-81's "branch";
+    under "instant" the branch is what was READY, RETRYING or RUNNING at
+    the instant the join fired, and such a node starts (``_settle_instant``).
+    """
+    if run.options.any_cancels == "instant":
+        return _settle_instant(run, c)
+    return _settle(run, c, cancel=True)[0]
+
+
+def _settle_instant(run: Run, c: Config) -> Config:
+    """``settle`` under A-81's "instant": the branch as it was when the join fired.
+
+    Settle without cancelling, then cancel what the joins that fired reach
+    at that instant; what the cancellation resolves settles in the next
+    round, where only the joins that fire then cancel.
+    """
+    while True:
+        c, fired = _settle(run, c, cancel=False)
+        if not fired:
+            return c
+        states, edges = list(c.states), list(c.edges)
+        discard, unreported = set(c.discard), set(c.unreported)
+        for join_node in fired:
+            cancel_branch(run, join_node, states, edges, discard, unreported)
+        c = evolve(
+            c,
+            states=tuple(states),
+            edges=tuple(edges),
+            discard=frozenset(discard),
+            unreported=frozenset(unreported),
+        )
+
+
+def _settle(run: Run, c: Config, cancel: bool) -> tuple[Config, list[int]]:
+    """``settle``'s fixed point, and the ``any`` joins that fired in it.
+
+    The branches of those joins are cancelled as they fire only when ``cancel``.
     """
     fired: list[int] = []  # the any joins that fired in this settling
     changed = True
@@ -263,7 +304,7 @@ def settle(run: Run, c: Config) -> Config:
                 changed = True
                 if run.nodes[i].join is JoinPolicy.ANY:
                     fired.append(i)
-                for join_node in fired:
+                for join_node in fired if cancel else ():
                     cancel_branch(run, join_node, states, edges, discard, unreported)
             elif verdict == "unreachable":
                 mark_unreachable(run, i, states, edges, unreached)
@@ -276,7 +317,7 @@ def settle(run: Run, c: Config) -> Config:
             discard=frozenset(discard),
             unreported=frozenset(unreported),
         )
-    return c
+    return c, fired
 
 
 # -- executing a node: steps 1-3 of HX-EXEC, then RUNNING -----------------------------

@@ -70,8 +70,9 @@ HARNESS = Specification(
         Reading(
             "--any-cancels",
             "any_cancels",
-            "A-81: an any join cancels its whole branch or only running nodes",
-            ("branch", "running"),
+            "A-81: an any join cancels its whole branch (branch), only running nodes "
+            "(running), or the branch as it is when the join fires (instant)",
+            ("branch", "running", "instant"),
             assumption="A-81",
             clauses=("HX-CANCEL-1",),
             relevant=lambda case: _has(case, r"joinPolicy\s*=\s*[\"']any"),
