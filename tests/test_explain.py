@@ -694,3 +694,23 @@ def test_a_handler_cancelled_while_unwinding_cites_a_85():
                 seen.add(key)
                 frontier.append(t.target)
     assert cited["h"] == ("HX-FAIL-3", "A-85")
+
+
+def test_running_a_consumer_of_an_unreachable_sources_required_input_breaks_unreach_5():
+    # HX-UNREACH-5: a node "whose required input (no default) comes from an unreachable
+    # source" is itself unreachable: the engine ran it (and failed it HX-4101) instead.
+    document = _harness(
+        '<node id="src"/>'
+        '<decision id="d"><case to="p" when="params.go == true"/><case to="q"/></decision>'
+        '<node id="p"><output name=\'v\'/></node><node id="q"/>'
+        "<node id=\"c\"><input name='v' required='true'/></node>",
+        '<edge from="src" to="d"/><edge from="p" to="c" type="data" fromPort="v" toPort="v"/>'
+        '<edge from="q" to="c"/>',
+    )
+    trace = [{"event": "instance_started", "entry": ["src"]}]
+    trace += _started("src") + _succeeded("src")
+    trace += [{"event": "decision_routed", "node": "d", "to": "q"}]
+    trace += _started("q") + _succeeded("q")
+    trace += [{"event": "node_failed", "node": "c", "error": "HX-4101", "input": "v"}]
+    divergence = _hx_explained(document, trace, {"params": {"go": False}})
+    assert divergence.clauses[0] == "HX-UNREACH-5", divergence.clauses

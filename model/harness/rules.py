@@ -107,7 +107,7 @@ def join(run: Run, i: int, edges: Sequence[str], unreached: set[int]) -> str:
     satisfied = sum(edges[k] == "satisfied" for k in incoming)
     unresolved = sum(edges[k] == "unresolved" for k in incoming)
     node = run.nodes[i]
-    if _starved(run, i, edges, unreached):
+    if starved(run, i, edges, unreached):
         return "unreachable"
     if node.join is JoinPolicy.ANY:
         if satisfied >= 1:
@@ -125,7 +125,7 @@ def join(run: Run, i: int, edges: Sequence[str], unreached: set[int]) -> str:
     return "ready" if satisfied >= 1 else "unreachable"
 
 
-def _starved(run: Run, i: int, edges: Sequence[str], unreached: set[int]) -> bool:
+def starved(run: Run, i: int, edges: Sequence[str], unreached: set[int]) -> bool:
     """HX-UNREACH-5: a required input with no default "comes from an unreachable source".
 
     A source that FAILED, was CANCELLED or whose edge's condition is false was

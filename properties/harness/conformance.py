@@ -704,18 +704,20 @@ def _made_ready(run: Any, c: Any, i: int) -> tuple[str, ...]:
             if c.edges[k] == "satisfied" and c.states[run.links[k].source] == SKIPPED
         ]
         return ("HX-JOIN-5", "HX-EXEC-1", "HX-DONE-1") if skipped else ("HX-DONE-1",)
-    why = []
-    for source in unreached:
-        inbound = [run.links[k] for k in run.incoming[source]]
-        if not inbound:
-            why.append("HX-START-1")  # a root outside @entry, or a handler never called
-        elif any(link.type == "case" for link in inbound):
-            why.append("HX-UNREACH-3")  # a case target every decision routed elsewhere
-        elif inbound and all(c.edges[k] == "negative" for k in run.incoming[source]):
-            why.append("HX-UNREACH-4")
-        else:
-            why.append("HX-UNREACH-5")
+    why = [_why_unreached(run, c, source) for source in unreached]
     return tuple(dict.fromkeys(["HX-UNREACH-2", "HX-UNREACH-1", *why, "HX-DONE-1"]))
+
+
+def _why_unreached(run: Any, c: Any, source: int) -> str:
+    """The clause by which node ``source`` is unreachable in configuration ``c``."""
+    inbound = [run.links[k] for k in run.incoming[source]]
+    if not inbound:
+        return "HX-START-1"  # a root outside @entry, or a handler never called
+    if any(link.type == "case" for link in inbound):
+        return "HX-UNREACH-3"  # a case target every decision routed elsewhere
+    if all(c.edges[k] == "negative" for k in run.incoming[source]):
+        return "HX-UNREACH-4"
+    return "HX-UNREACH-5"
 
 
 def config_key(c: Any) -> str:
@@ -728,11 +730,22 @@ def config_key(c: Any) -> str:
 def _kept_pending(run: Any, c: Any, i: int) -> tuple[str, ...]:
     """The clauses that kept node ``i`` PENDING in the final configuration ``c``."""
     from wforacle.model.harness.document import JoinPolicy
+    from wforacle.model.harness.rules import starved
     from wforacle.model.harness.semantics import CANCELLED, FAILED, SKIPPED, SUCCEEDED
 
     incoming = run.incoming[i]
     if not incoming:
         return ("HX-START-1", "HX-START-2")  # a root outside @entry, or a handler never called
+    if starved(run, i, c.edges, c.unreached):
+        # HX-UNREACH-5: a required input with no default "comes from an unreachable
+        # source", whatever its other edges: the source's own reason follows.
+        sources = [
+            run.links[k].source
+            for k in incoming
+            if run.links[k].type == "data" and run.links[k].source in c.unreached
+        ]
+        why = [_why_unreached(run, c, source) for source in sources]
+        return tuple(dict.fromkeys(["HX-UNREACH-5", "HX-UNREACH-1", *why, "HX-DATA-3"]))
     reasons: list[str] = []
     for k in incoming:
         if c.edges[k] != "negative":
