@@ -126,6 +126,18 @@ def _fault(o: JSON, p: JSON, run: Any) -> str | None:
     return "WF-CATCH-15"  # "Faults in the handled step's own evaluation … are not eligible"
 
 
+def _reach(o: JSON, p: JSON, run: Any) -> str | None:
+    """The engine ended a construct or a wf.call whose member the model reaches next."""
+    ended, member = o.get("step"), p.get("step")
+    if o.get("event") != "step_finished" or not isinstance(ended, str):
+        return None
+    if isinstance(member, str) and member.startswith(ended + "."):
+        # "Constructs can refine this sequence for … child runs. Those refinements MUST
+        # preserve the enclosing list's ordering": a member runs inside its construct.
+        return "WF-STEP-13"
+    return None
+
+
 def _call_succeeded(o: JSON, p: JSON, run: Any) -> str | None:
     if o.get("outcome") == p.get("outcome") and o.get("suppressed") != p.get("suppressed"):
         return "WF-PART-5"  # "preserves each child's output-member suppression"
@@ -413,6 +425,7 @@ BLAME: dict[str, Blame] = {
     "child_failed": _child_failed,
     "fault": _fault,
     "call_succeeded": _call_succeeded,
+    "reach": _reach,
     "handle": _handle,
     "child_cancelled": _child_cancelled,
     "suppress": _suppress,

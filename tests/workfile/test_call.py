@@ -474,3 +474,20 @@ def test_a_handler_with_steps_runs_after_the_child_run_ended(child, scenario, co
     handled = [f for f in found if f["steps"].get("c.(catch).h") == "succeeded"]
     assert handled, found
     assert all(f["outcome"] == "completed" and f["steps"]["c"] == "succeeded" for f in handled)
+
+
+def test_a_call_finished_before_its_child_run_breaks_step_13():
+    # WF-STEP-13: "Constructs can refine this sequence for … child runs. Those
+    # refinements MUST preserve the enclosing list's ordering": an executor that ends
+    # the wf.call without running the child (a stranger's Core executor) broke that,
+    # not step evaluation (WF-STEP-1..3, the rule that starts the child's first step).
+    from wforacle.oracle.check import check
+    from wforacle.oracle.explain import by_rule
+    from wforacle.properties.workfile.specification import WORKFILE
+
+    semantics = WORKFILE.prepare(case(CALL, None, sub=SUB), None).semantics
+    found = trace(CALL, sub=SUB)
+    assert found[2]["step"] == "c.(run).a"  # the child's first step, right after the call's
+    early = [*found[:2], {"event": "step_finished", "step": "c", "outcome": "succeeded"}]
+    divergence = by_rule(WORKFILE, semantics, check(semantics, WORKFILE.key, early).divergence)
+    assert divergence.clauses[0] == "WF-STEP-13", divergence.clauses
