@@ -487,6 +487,27 @@ def test_continue_lets_every_iteration_finish_and_the_construct_succeeds():
     }
 
 
+def test_a_handlers_error_step_is_relative_to_the_scope_containing_the_handled_step():
+    # WF-CATCH-8: "error.step is the handled step's path relative to the scope
+    # containing that step": inside iteration each[1], the handled step is "a"; the
+    # events name it by its run-time path (docs/workfile-execution.md's example).
+    document = """
+    steps:
+      - each:
+          wf.for_each:
+            items: [1, 2]
+            steps:
+              - a:
+                  svc.send: {}
+                  catch:
+                    svc.fatal:
+                      steps: [ { h: { svc.get: { at: "{{ error.step }}" } } } ]
+    """
+    found = trace(document, {"attempts": {"each[1].a": [{"error": "svc.fatal"}]}})
+    assert [e["step"] for e in events(found, "handler_started")] == ["each[1].a"]
+    assert events(found, "attempt_started", "each[1].a.(catch).h")[0]["input"] == {"at": "a"}
+
+
 def test_a_retained_failed_scope_says_which_step_failed_relative_to_it():
     # WF-POLICY-14: "In a retained failed scope, error.step is the innermost
     # unhandled failure's step path relative to that iteration or branch scope."
