@@ -80,9 +80,21 @@ def _route(
     run: Run, step_id: str, lane: When, c: Config
 ) -> tuple[frozenset[EdgeKey], frozenset[EdgeKey]]:
     """Activate the step's edges of ``lane`` and skip the others (W6W-EDGE-4)."""
-    taken = {_key(e) for e in run.outbound[step_id] if e.when is lane}
-    other = {_key(e) for e in run.outbound[step_id] if e.when is not lane}
+    taken, other = _lanes(run, step_id, lane)
     return c.activated | taken, c.skipped | other
+
+
+def _lanes(run: Run, step_id: str, lane: When) -> tuple[tuple[EdgeKey, ...], tuple[EdgeKey, ...]]:
+    """The keys of the step's outbound edges of ``lane``, and of the others (computed once)."""
+    lanes = run.__dict__.setdefault("_lanes", {})
+    found = lanes.get((step_id, lane))
+    if found is None:
+        outbound = run.outbound[step_id]
+        found = lanes[step_id, lane] = (
+            tuple(dict.fromkeys(_key(e) for e in outbound if e.when is lane)),
+            tuple(dict.fromkeys(_key(e) for e in outbound if e.when is not lane)),
+        )
+    return found  # type: ignore[no-any-return]
 
 
 def _in_flight(c: Config) -> bool:
@@ -1092,6 +1104,33 @@ STEP_TABLE: dict[Due, tuple[StepRule, ...]] = {
     Due.DECIDE: (retry_step, fail_step),
     Due.SUSPENDED: (),
 }
+
+
+def may_fire(run: Run, rule: StepRule, i: int) -> bool:
+    """Whether ``rule`` can ever fire for plan position ``i`` of ``run`` (speed only).
+
+    A static part of the rule's own guard, read from the document, the plan
+    and the replay, which never change during a run: the rules check it
+    again, so this only spares the calls that would return nothing
+    (``W6wRun.rules_at``).  tests/w6w/test_fast.py checks, on generated
+    runs, that no rule left out of a row fires.
+    """
+    step_id = run.plan[i]
+    step = run.by_id[step_id]
+    if rule is skip_step:
+        return bool(run.inbound[step_id])
+    if rule is replay_step:
+        return _reused(run, step_id)
+    if rule is start_step:
+        return not _reused(run, step_id)
+    if rule is suspend_step:
+        return _is_wait(step)
+    if rule is complete:
+        return not _is_wait(step) and (step.is_control or step.is_call)
+    if rule is invoke:
+        return not _is_wait(step)
+    return True
+
 
 START_RULES: tuple[RunRule, ...] = RUN_TABLE[Where.QUEUED]
 RUN_RULES: tuple[RunRule, ...] = RUN_TABLE[Where.DRAINED]

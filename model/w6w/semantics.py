@@ -76,6 +76,7 @@ from wforacle.model.w6w.rules import fail_step as fail_step
 from wforacle.model.w6w.rules import finish_run as finish_run
 from wforacle.model.w6w.rules import invoke as invoke
 from wforacle.model.w6w.rules import is_retryable as is_retryable
+from wforacle.model.w6w.rules import may_fire as may_fire
 from wforacle.model.w6w.rules import mistyped_variable as mistyped_variable
 from wforacle.model.w6w.rules import reject_missing_variable as reject_missing_variable
 from wforacle.model.w6w.rules import reject_mistyped_variable as reject_mistyped_variable
@@ -243,7 +244,7 @@ class W6wRun(Run):
             i = running[0]  # the earliest in plan order
             stage = steps[i].stage
             assert stage is not None  # a running step is always at a stage
-            return [t for rule in STEP_TABLE[STAGES[stage]] for t in rule(self, c, i)]
+            return [t for rule in self.rules_at(STAGES[stage], i) for t in rule(self, c, i)]
         if not launching:
             return []
         members = self.strands[strand]
@@ -251,8 +252,16 @@ class W6wRun(Run):
         for rank in range(steps.lead[strand], len(members)):
             i = members[rank]
             if steps[i].status not in TERMINAL and self.ready(c, i):
-                return [t for rule in STEP_TABLE[Due.LAUNCH] for t in rule(self, c, i)]
+                return [t for rule in self.rules_at(Due.LAUNCH, i) for t in rule(self, c, i)]
         return []
+
+    def rules_at(self, due: Due, i: int) -> tuple[Rule, ...]:
+        """The rules of ``STEP_TABLE[due]`` that may fire for position ``i`` (``may_fire``)."""
+        rows = self.__dict__.setdefault("_rows", {})
+        row = rows.get((due, i))
+        if row is None:
+            row = rows[due, i] = tuple(r for r in STEP_TABLE[due] if may_fire(self, r, i))
+        return row  # type: ignore[no-any-return]
 
     def _checkpointed(self, c: Config, t: Transition[Config]) -> Transition[Config]:
         """Number the checkpoint a transition writes, and schedule a scripted crash.

@@ -16,7 +16,7 @@ from wforacle.model.w6w.fast import edge_set_key, evolve, plain_key, render_edge
 from wforacle.model.w6w.scenario import load_scenario
 from wforacle.model.w6w.semantics import Config, W6wRun, config_key, outcome
 from wforacle.oracle.check import matches
-from wforacle.properties.strategies.w6w import parallel_workflows, scenarios
+from wforacle.properties.strategies.w6w import parallel_workflows, scenarios, wait_cases
 from wforacle.properties.w6w.validate import validate
 
 
@@ -186,6 +186,7 @@ def test_a_long_plans_chunked_states_run_as_a_short_plans_tuple(data, doc):
     _, short, short_keys = _explored(doc, scenario)
     with pytest.MonkeyPatch.context() as patched:
         patched.setattr(config, "BIG", 0)
+        patched.setattr(config, "EDGES_BIG", 0)
         patched.setattr(config, "CHUNK_BITS", 1)
         patched.setattr(config, "CHUNK", 2)
         run, long, long_keys = _explored(doc, scenario)
@@ -215,3 +216,47 @@ def test_an_edge_set_is_a_persistent_set_equal_to_a_frozenset():
     assert two == frozenset({("a", "b", "success"), ("b", "c", "error")})
     assert two == (EdgeSet() | [("b", "c", "error"), ("a", "b", "success")])
     assert hash(two) == hash(frozenset(two))
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.data(), parallel_workflows(max_steps=5, controls=True))
+def test_no_rule_left_out_of_a_positions_row_fires_there(data, doc):
+    """``W6wRun.rules_at`` drops a rule for a position only where it never fires (may_fire):
+    on every configuration the explorer visits, fresh and replayed (from a step or
+    whole), each dropped rule offers nothing at every position."""
+    _rows_hold(data, doc, data.draw(scenarios(doc)))
+
+
+@settings(max_examples=15, deadline=None)
+@given(st.data(), wait_cases())
+def test_no_rule_left_out_of_a_wait_documents_rows_fires_there(data, case):
+    """The same, for documents with wait controls (suspend_step's)."""
+    _rows_hold(data, case["document"], case["scenario"])
+
+
+def _rows_hold(data, doc, scenario):
+    from wforacle.model.w6w.config import Replay
+    from wforacle.model.w6w.rules import STEP_TABLE
+
+    run, seen = visited(doc, scenario)
+    runs = [(run, seen)]
+    ended = explore(run, lambda c: outcome(run, c), config_key, max_states=400).outcomes
+    final = ended[0].value if ended else None
+    if isinstance(final, dict) and isinstance(final.get("steps"), dict):
+        start = data.draw(st.sampled_from([None, *run.plan]))
+        again = W6wRun(run.workflow, run.plan, run.scenario, Replay.of(final, run.workflow, start))
+        states: list[Config] = []
+
+        def key(c: Config) -> str:
+            states.append(c)
+            return config_key(c)
+
+        explore(again, lambda c: outcome(again, c), key, max_states=400)
+        runs.append((again, states))
+    for each, configs in runs:
+        for due, row in STEP_TABLE.items():
+            for i in range(len(each.plan)):
+                dropped = [r for r in row if r not in each.rules_at(due, i)]
+                for c in configs:
+                    for rule in dropped:
+                        assert rule(each, c, i) == [], (rule.__name__, i, c)
