@@ -84,15 +84,15 @@ def _route(
     return c.activated | taken, c.skipped | other
 
 
-def _lanes(run: Run, step_id: str, lane: When) -> tuple[tuple[EdgeKey, ...], tuple[EdgeKey, ...]]:
+def _lanes(run: Run, step_id: str, lane: When) -> tuple[frozenset[EdgeKey], frozenset[EdgeKey]]:
     """The keys of the step's outbound edges of ``lane``, and of the others (computed once)."""
     lanes = run.__dict__.setdefault("_lanes", {})
     found = lanes.get((step_id, lane))
     if found is None:
         outbound = run.outbound[step_id]
         found = lanes[step_id, lane] = (
-            tuple(dict.fromkeys(_key(e) for e in outbound if e.when is lane)),
-            tuple(dict.fromkeys(_key(e) for e in outbound if e.when is not lane)),
+            frozenset(_key(e) for e in outbound if e.when is lane),
+            frozenset(_key(e) for e in outbound if e.when is not lane),
         )
     return found  # type: ignore[no-any-return]
 

@@ -66,6 +66,7 @@ from wforacle.model.w6w.rules import VARIABLE_TYPES as VARIABLE_TYPES
 from wforacle.model.w6w.rules import WAIT_CEILING_MS as WAIT_CEILING_MS
 from wforacle.model.w6w.rules import Due as Due
 from wforacle.model.w6w.rules import Rule as Rule
+from wforacle.model.w6w.rules import StepRule as StepRule
 from wforacle.model.w6w.rules import Where as Where
 from wforacle.model.w6w.rules import abort_run as abort_run
 from wforacle.model.w6w.rules import bind_variables as bind_variables
@@ -255,7 +256,7 @@ class W6wRun(Run):
                 return [t for rule in self.rules_at(Due.LAUNCH, i) for t in rule(self, c, i)]
         return []
 
-    def rules_at(self, due: Due, i: int) -> tuple[Rule, ...]:
+    def rules_at(self, due: Due, i: int) -> tuple[StepRule, ...]:
         """The rules of ``STEP_TABLE[due]`` that may fire for position ``i`` (``may_fire``)."""
         rows = self.__dict__.setdefault("_rows", {})
         row = rows.get((due, i))
