@@ -211,8 +211,9 @@ class Resolver:
             if len(value) == 1 and "$" in value:
                 self._generic_root(value["$"])
                 self._meta_read(value["$"])
+                found = self.path_marker(value["$"])  # labels an absent path first
                 self.clauses.append("W6W-EXPR-1")
-                return self.path_marker(value["$"])
+                return found
             if len(value) == 1 and "$expr" in value:
                 self._logic_reads_secrets(value["$expr"])
                 self.clauses.append("W6W-EXPR-2")
@@ -282,7 +283,12 @@ class Resolver:
         if not isinstance(path, str) or path == "":
             return None
         found = lookup(self.root, path)
-        return None if found is UNDEFINED else found
+        if found is not UNDEFINED:
+            return found
+        parts = path.split(".")
+        meta = len(parts) >= 3 and parts[0] == "steps" and parts[2] == "meta"
+        self.clauses.append("W6W-META-24" if meta else "W6W-BIND-4")
+        return None
 
     # -- the envelope --------------------------------------------------------
 

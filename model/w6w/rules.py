@@ -371,11 +371,21 @@ def start_step(run: Run, c: Config, i: int) -> list[Transition[Config]]:
             "start_step",
             # The resolution features the with block used come first (resolve_labelled):
             # a step starting with another input broke one of those.
-            (*used, "W6W-FAN-4", "W6W-FAN-5", "W6W-PLAN-7", "W6W-STATE-4", "W6W-ENV-17"),
+            (
+                *used,
+                "W6W-FAN-4",
+                "W6W-FAN-5",
+                *run.joins[i],
+                "W6W-PLAN-7",
+                "W6W-STATE-4",
+                "W6W-ENV-17",
+            ),
             evolve(c, steps=_replace(c, i, started)),
         )
     ]
 
+
+STARTED = ("W6W-PLAN-7", "W6W-STATE-4", "W6W-ENV-17")  # what every step start cites last
 
 # A with block that reads nothing resolves to itself whatever the scope: building the
 # scope (the succeeded steps' outputs) for it would cost O(steps) per start (issue 19).

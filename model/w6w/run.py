@@ -103,6 +103,19 @@ class Run(abc.ABC):
             tuple(members[k]) for k in sorted(members)
         )
         self.layout = Layout(self.plan, self.strand, self.strands)
+        # Per position, the strand clauses that placed it, which a start cites: W6W-FAN-6
+        # ("When a parallel step completes, its newly-ready direct successors … S2…Sk
+        # each open a new strand") after a parallel source, W6W-FAN-7 ("A step with
+        # indegree > 1 runs once, on the strand of its earliest-plan-order inbound
+        # source") for a join.
+        parallel = {s.id for s in workflow.steps if s.fan_out.value == "parallel"}
+        self.joins: tuple[tuple[str, ...], ...] = tuple(
+            (
+                *(("W6W-FAN-6",) if any(e.from_ in parallel for e in self.inbound[s]) else ()),
+                *(("W6W-FAN-7",) if len(self.sources[i]) > 1 else ()),
+            )
+            for i, s in enumerate(self.plan)
+        )
 
     @functools.cached_property
     def resolution(self) -> Readings:

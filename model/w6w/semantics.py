@@ -34,6 +34,7 @@ extension control, or a wait inside a sub-block, is refused with
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 from wforacle.model.kernel.lts import Event, Transition
@@ -148,6 +149,15 @@ class W6wRun(Run):
                     f"step {step.id!r}: a wait inside a control's sub-block is not modelled "
                     "(assumption A-55)"
                 )
+
+    @functools.cached_property
+    def serialized(self) -> tuple[str, ...]:
+        """What a checkpoint cites: W6W-STATE-2, and W6W-FAN-8 where strands run together.
+
+        W6W-FAN-8: "Checkpoints are serialized: one call in flight at a time,
+        in completion order".
+        """
+        return ("W6W-STATE-2", "W6W-FAN-8") if self.parallel else ("W6W-STATE-2",)
 
     def initial(self) -> Config:
         """A queued run with every step pending (a sub-block's: already running)."""
@@ -286,7 +296,7 @@ class W6wRun(Run):
             signalled=t.target.signalled or number == self.scenario.cancel_after,
         )
         return Transition(
-            {**t.event, "checkpoint": number}, t.rule, (*t.clauses, "W6W-STATE-2"), target
+            {**t.event, "checkpoint": number}, t.rule, (*t.clauses, *self.serialized), target
         )
 
 
