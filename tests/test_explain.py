@@ -714,3 +714,86 @@ def test_running_a_consumer_of_an_unreachable_sources_required_input_breaks_unre
     trace += [{"event": "node_failed", "node": "c", "error": "HX-4101", "input": "v"}]
     divergence = _hx_explained(document, trace, {"params": {"go": False}})
     assert divergence.clauses[0] == "HX-UNREACH-5", divergence.clauses
+
+
+# A stranger's w6w engine (docs only) broke these; the explanation named another rule.
+def _w6w_explained(case, edit):
+    """The model's trace of ``case`` edited by ``edit`` (trace -> trace), explained."""
+    prepared = W6W.prepare(case, None)
+    trace = edit(execute(prepared.semantics).trace)
+    divergence = check(prepared.semantics, W6W.key, trace).divergence
+    assert divergence is not None
+    return by_rule(W6W, prepared.semantics, divergence, trace)
+
+
+def _moved(trace, name, step, before_name, before_step):
+    """``trace`` with the event (name, step) moved just before (before_name, before_step)."""
+    moved = next(e for e in trace if e["event"] == name and e.get("step") == step)
+    rest = [e for e in trace if e is not moved]
+    k = next(
+        n for n, e in enumerate(rest) if e["event"] == before_name and e.get("step") == before_step
+    )
+    return [*rest[:k], moved, *rest[k:]]
+
+
+def test_a_join_started_before_its_last_source_ended_breaks_fan_5_and_fan_7():
+    # W6W-FAN-5: "A step is ready when every inbound edge is resolved"; W6W-FAN-7: "A
+    # step with indegree > 1 runs once".  The engine started j when a ended, b running.
+    case = _case(
+        [*FAN[:1], _step("a1"), _step("b1"), _step("j")],
+        [("a", "a1"), ("a", "b1"), ("a1", "j"), ("b1", "j")],
+    )
+    divergence = _w6w_explained(
+        case, lambda t: _moved(t, "step_started", "j", "step_succeeded", "b1")
+    )
+    assert divergence.clauses[:2] == ("W6W-FAN-5", "W6W-FAN-7"), divergence.clauses
+    assert "not ready" in divergence.message
+
+
+def test_a_step_skipped_with_an_active_inbound_edge_breaks_edge_11():
+    # W6W-EDGE-11: "a step is skipped only when every inbound edge is skipped": c's edge
+    # from b is active (b succeeded); its error edge from a is skipped.
+    case = _case([_step("a"), _step("b"), _step("c")])
+    case["document"]["edges"] = [
+        {"from": "a", "to": "c", "when": "error"},
+        {"from": "b", "to": "c"},
+    ]
+
+    def skipped(trace):
+        started = next(e for e in trace if e["event"] == "step_started" and e["step"] == "c")
+        k = trace.index(started)
+        return [*trace[:k], {"event": "step_skipped", "step": "c", "at": started["at"]}]
+
+    divergence = _w6w_explained(case, skipped)
+    assert divergence.clauses[0] == "W6W-EDGE-11", divergence.clauses
+
+
+def test_a_replay_from_a_step_that_reuses_a_descendant_breaks_fan_11():
+    # W6W-FAN-11: "from replays that step plus all its graph descendants": b (after a)
+    # runs fresh; the engine replayed its recorded output.
+    case = _case([_step("a"), _step("b")], [("a", "b")], replay={"from": "a"})
+
+    def reused(trace):
+        started = next(e for e in trace if e["event"] == "step_started" and e["step"] == "b")
+        k = trace.index(started)
+        replayed = {"event": "step_replayed", "step": "b", "at": started["at"], "output": None}
+        return [*trace[:k], replayed]
+
+    divergence = _w6w_explained(case, reused)
+    assert divergence.clauses[0] == "W6W-FAN-11", divergence.clauses
+
+
+def test_a_replay_that_invokes_a_step_that_had_succeeded_breaks_replay_1():
+    # RFC "Replay" (W6W-REPLAY-1): a step that succeeded in the original run "uses the
+    # recorded StepExecution.output verbatim"; the engine started a again.
+    case = _case([_step("a"), _step("b")], [("a", "b")], replay={"from": "b"})
+
+    def rerun(trace):
+        replayed = next(e for e in trace if e["event"] == "step_replayed")
+        k = trace.index(replayed)
+        started = {"event": "step_started", "step": "a", "at": replayed["at"], "attempt": 1}
+        return [*trace[:k], {**started, "input": {}}]
+
+    divergence = _w6w_explained(case, rerun)
+    assert divergence.clauses[0] == "W6W-REPLAY-1", divergence.clauses
+    assert "reuses the recorded output" in divergence.message

@@ -333,7 +333,7 @@ def why_not(run: W6wRun, event: JSON, before: tuple[Any, ...]) -> tuple[tuple[st
         return (), ""
     name = event.get("event")
     if name in LAUNCHES:
-        answers = {_not_here(run, c, run.position[step]) for c in before}
+        answers = {_not_here(run, c, run.position[step], name) for c in before}
         return answers.pop() if len(answers) == 1 else ((), "")
     return _control_attempt(run, event, before)
 
@@ -373,7 +373,7 @@ def _control_attempt(
     return (), ""
 
 
-def _not_here(run: W6wRun, c: Any, i: int) -> tuple[tuple[str, ...], str]:
+def _not_here(run: W6wRun, c: Any, i: int, name: str) -> tuple[tuple[str, ...], str]:
     from wforacle.model.w6w.config import TERMINAL
 
     step, state = run.plan[i], c.steps[i]
@@ -382,8 +382,10 @@ def _not_here(run: W6wRun, c: Any, i: int) -> tuple[tuple[str, ...], str]:
             f"{step} had ended ({state.status}) before the crash; the run resumes from "
             "the first non-terminal step"
         )
-    if state.status != "pending" or not run.ready(c, i):
+    if state.status != "pending":
         return (), ""
+    if not run.ready(c, i):
+        return _not_ready(run, c, i)
     if c.failure is not None:
         # W6W-FAN-9: "On a plain fail … the engine stops launching new steps, lets
         # in-flight steps finish, then finalizes."
@@ -399,6 +401,9 @@ def _not_here(run: W6wRun, c: Any, i: int) -> tuple[tuple[str, ...], str]:
             f"the wait {', '.join(waits)} suspended the run: it drains, launching no new "
             "step, and then suspends"
         )
+    other = _launched_otherwise(run, c, i, name)
+    if other[0]:
+        return other
     earlier = [
         t.event["step"]
         for t in run.enabled(c)
@@ -412,6 +417,70 @@ def _not_here(run: W6wRun, c: Any, i: int) -> tuple[tuple[str, ...], str]:
         f"{step} and {earlier[0]} are both ready and no edge orders them: the plan's tie "
         f"is broken by declared step order, {earlier[0]} first"
     )
+
+
+def _not_ready(run: W6wRun, c: Any, i: int) -> tuple[tuple[str, ...], str]:
+    """A step launched while an inbound source has not ended: it was not ready.
+
+    W6W-FAN-5: "A step is ready when every inbound edge is resolved (its
+    source reached a terminal status, or the edge was skipped)", and W6W-FAN-7
+    for a join ("A step with indegree > 1 runs once"); without a parallel
+    step, W6W-FAN-4: "the plan's order, one step at a time".
+    """
+    from wforacle.model.w6w.config import TERMINAL
+
+    waiting = [run.plan[j] for j in run.sources[i] if c.steps[j].status not in TERMINAL]
+    if not waiting:
+        return (), ""
+    if not run.parallel:
+        clauses: tuple[str, ...] = ("W6W-FAN-4",)
+    else:
+        clauses = ("W6W-FAN-5", *(("W6W-FAN-7",) if len(run.sources[i]) > 1 else ()))
+    states = ", ".join(f"{run.plan[j]} {c.steps[j].status}" for j in run.sources[i])
+    return clauses, (
+        f"{run.plan[i]} is not ready: its inbound source(s) {', '.join(waiting)} have not "
+        f"ended ({states}), and a step is ready when every inbound edge is resolved"
+    )
+
+
+def _launched_otherwise(run: W6wRun, c: Any, i: int, name: str) -> tuple[tuple[str, ...], str]:
+    """A ready step launched the wrong way: skipped with an active edge, replayed or not.
+
+    W6W-EDGE-11: "a step is skipped only when every inbound edge is
+    skipped".  W6W-FAN-11: replay "from" re-runs "that step plus all its
+    graph descendants"; RFC "Replay" (W6W-REPLAY-1): a step that succeeded in
+    the original run reuses its recorded output, one "pending or failed"
+    runs fresh.
+    """
+    from wforacle.model.w6w.rules import _all_inbound_skipped, _reused
+
+    step = run.plan[i]
+    if name == "step_skipped" and not _all_inbound_skipped(run, c, step):
+        live = [e.from_ for e in run.inbound[step] if (e.from_, e.to, e.when.value) in c.activated]
+        because = f": the edge from {live[0]} is active" if live else ""
+        return ("W6W-EDGE-11", "W6W-EDGE-4"), (
+            f"{step} has an inbound edge that is not skipped{because}; a step is skipped "
+            "only when every inbound edge is skipped"
+        )
+    replay = run.replay
+    if replay is None or _all_inbound_skipped(run, c, step):
+        return (), ""
+    if name == "step_replayed" and not _reused(run, step):
+        if step in replay.fresh:
+            return ("W6W-FAN-11",), (
+                f"the replay re-runs its from step and all its graph descendants; {step} is "
+                "one of them, so it runs fresh"
+            )
+        return ("W6W-REPLAY-1", "W6W-REPLAY-2"), (
+            f"{step} did not succeed in the original run: a step that was pending or failed "
+            "runs fresh"
+        )
+    if name == "step_started" and _reused(run, step):
+        return ("W6W-REPLAY-1", "W6W-REPLAY-2"), (
+            f"{step} succeeded in the original run and the replay does not re-run it: it "
+            "reuses the recorded output, not invoking the action"
+        )
+    return (), ""
 
 
 def nested(
