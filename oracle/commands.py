@@ -83,7 +83,8 @@ def reproduce_case(args: argparse.Namespace, engine: str, case: Path) -> str:
 def rerun_campaign(args: argparse.Namespace, engine: str) -> str:
     """The command line that runs the same campaign again (same seed, same examples)."""
     words = ["wforacle", "fuzz", "--spec", args.spec, "--engine", engine, "--seed", str(args.seed)]
-    words += ["--examples", str(args.examples)]
+    if args.examples != UNBOUNDED_EXAMPLES:
+        words += ["--examples", str(args.examples)]
     if args.time_budget is not None:
         words += ["--time-budget", f"{args.time_budget:g}"]
     if args.shrink_allowance is not None:
@@ -125,6 +126,10 @@ def _write_report(args: argparse.Namespace, page: Callable[[], str]) -> Path | N
         ) from None
 
 
+DEFAULT_EXAMPLES = 500  # fuzz without --examples or --time-budget
+UNBOUNDED_EXAMPLES = 10**9  # fuzz --time-budget S alone: the budget ends the search
+
+
 def cmd_fuzz(args: argparse.Namespace) -> int:
     """A seeded campaign: generate, drive, check, shrink, reduce, explain, save."""
     from wforacle.oracle.fuzz import (
@@ -138,6 +143,10 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
     )
 
     spec = specification(args.spec)
+    if args.examples is None:
+        # --time-budget alone bounds the campaign by time (a stranger's 120 s budget had
+        # stopped at the default 500 examples in 2.7 s).
+        args.examples = DEFAULT_EXAMPLES if args.time_budget is None else UNBOUNDED_EXAMPLES
     allowance = SHRINK_ALLOWANCE if args.shrink_allowance is None else args.shrink_allowance
     _known_profile(spec, args.profile)
     chosen = selection(args, spec)
@@ -162,7 +171,8 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
                 case, judgement = sharded.first_seen
                 first_saved["path"] = save_unshrunk(spec, case, judgement, Path(args.save))
         else:
-            with progress_bar("examples", args.examples, quiet=args.json) as update:
+            total = None if args.examples == UNBOUNDED_EXAMPLES else args.examples
+            with progress_bar("examples", total, quiet=args.json) as update:
                 result = campaign(
                     spec,
                     engine,
@@ -193,7 +203,10 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
         asked = [
             ("engine", engine.command),
             ("seed", str(args.seed)),
-            ("examples asked", str(args.examples)),
+            (
+                "examples asked",
+                "no cap" if args.examples == UNBOUNDED_EXAMPLES else str(args.examples),
+            ),
             ("time budget", "none" if args.time_budget is None else f"{args.time_budget:g} s"),
             ("profile", args.profile or "the campaign's default"),
             ("readings", chosen.mode),
@@ -316,6 +329,9 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
                     print(_document_line(text))
             print("scenario:", json.dumps(result.finding.case["scenario"], ensure_ascii=False))
             print("schedule:", json.dumps(result.finding.case.get("schedule", [])))
+            for part in spec.layout.inline:
+                if part in result.finding.case:
+                    print(f"{part}:", json.dumps(result.finding.case[part], ensure_ascii=False))
             if saved:
                 again = " (the same case an earlier run saved; unchanged)" if existed else ""
                 print(f"saved as a regression fixture: {saved}{again}")
@@ -818,7 +834,11 @@ def add_commands(add: Any) -> None:
         "as first found); a finding whose shrinking it stopped says so",
     )
     fuzz.add_argument("--spec", default=DEFAULT, choices=names, help="specification")
-    fuzz.add_argument("--examples", type=positive_int, default=500, help="examples to try")
+    fuzz.add_argument(
+        "--examples",
+        type=positive_int,
+        help=f"examples to try (default {DEFAULT_EXAMPLES}; with --time-budget alone, no limit)",
+    )
     fuzz.add_argument(
         "--time-budget", type=positive_seconds, help="stop trying new examples after S seconds"
     )

@@ -224,6 +224,9 @@ class Layout:
     # Of those, the parts a finding's explanation prints beside the minimal document
     # (Workfile: the child workflows the shrinker reduced; not the fixed manifests).
     shown: tuple[str, ...] = ()
+    # Case parts printed on one line after the schedule, when present (w6w: a replay's
+    # ``from``): what reproducing the minimal case needs beside the document.
+    inline: tuple[str, ...] = ()
 
 
 @attrs.frozen

@@ -968,7 +968,7 @@ W6W = Specification(
     protocol=_protocol,
     screen=_screen,
     compare=_compare,
-    layout=Layout("document.json", _dump, _read_fixture, optional=("replay",)),
+    layout=Layout("document.json", _dump, _read_fixture, optional=("replay",), inline=("replay",)),
     smaller=smaller,
     size=_size,
     plan=_plan,
