@@ -328,6 +328,7 @@ class Engine:
         interrupts = dict(protocol.interrupts(prepared))
         idle = protocol.idle(prepared)
         waits = 0
+        owed: JSON = None  # the checkpoint number whose checkpoint message must come next
 
         def answer(unit: str) -> dict[str, JSON]:
             """The scenario's result for the unit's next invocation."""
@@ -341,10 +342,28 @@ class Engine:
                 raise Fault(
                     "protocol", f"a message type that is not a string: {str(message)[:200]}"
                 )
+            if kind == "checkpoint":
+                owed = None
+            elif owed is not None and kind != "log":
+                raise Fault(
+                    "protocol",
+                    f"no checkpoint message after the event with checkpoint {owed!r}: this run "
+                    'says "checkpoints" (true, or the K a resume started from), and then every '
+                    "checkpointed event but run_finished is followed by its checkpoint message, "
+                    f"a resumed run's too (docs/engine-protocol.md, Crashes and resume); got "
+                    f"{str(message)[:200]}",
+                )
             if kind == "event":
                 if not isinstance(message.get("event"), dict):
                     raise Fault("protocol", f"an event message without an event object: {message}")
                 trace.append(message["event"])
+                number = message["event"].get("checkpoint")
+                if (
+                    crashes
+                    and number is not None
+                    and message["event"].get("event") != "run_finished"
+                ):
+                    owed = number
             elif kind == "invoke":
                 call = _identifier(message, "call")
                 qualify = protocol.qualify

@@ -54,6 +54,8 @@ campaign finds them:
   first-failure-by-time   the reported failure is the first to happen, not the first by plan
   replay-reinvokes        replay calls the actions of steps that succeeded in the original run
   resume-from-start       after a crash, the run starts over instead of resuming its durable state
+  resume-no-checkpoints   a resumed run sends no checkpoint messages (resume's "checkpoints"
+                          is a number, not true), so a second scripted crash never comes
   template-partial-root   a string mixing rooted and unrooted {{ }} markers resolves its rooted ones
   secret-generic-root     secrets are on the generic data root: {"$": "secrets.K"} reads a secret
   template-untyped        a string that is one {{ }} marker resolves to the typed value, not a string
@@ -124,6 +126,7 @@ BUGS = {
     "first-failure-by-time",
     "replay-reinvokes",
     "resume-from-start",
+    "resume-no-checkpoints",
     "template-partial-root",
     "secret-generic-root",
     "template-untyped",
@@ -1024,6 +1027,8 @@ class Engine:
         if "resume-from-start" in self.bugs:
             state = {}
         self.checkpoint = message.get("checkpoints", self.checkpoint)
+        if "resume-no-checkpoints" in self.bugs:
+            self.checkpoints = False
         self.record = {s: {"status": "pending"} for s in self.order}
         self.skipped = set()
         self.strand = {s: 0 for s in self.order if not self.inbound[s]}

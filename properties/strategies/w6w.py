@@ -878,7 +878,10 @@ def engine_cases(draw: st.DrawFn, max_steps: int = 6) -> dict[str, Any]:
         # The host crashes after a checkpoint and resumes the run (W6W-CONCEPT-3) -
         # not where a control can run beside another strand (A-161; drawn all the same,
         # so that every other case stays what the seed made it).
-        crash = [draw(_S19)]
+        # An even K crashes the resumed run again two checkpoints later: a resumed run
+        # still writes its checkpoints (a stranger's engine stopped, and no case showed it).
+        k = draw(_S19)
+        crash = [k, k + 2] if k % 2 == 0 else [k]
         if not control_beside_strand(document):
             scenario["crashAfterCheckpoints"] = crash
     elif draw(_S15) == 0:

@@ -583,7 +583,8 @@ def smaller(case: JSON) -> Iterator[JSON]:
     (with its edges and scenario script), a step contracted (its sources led
     to its targets), an edge, a step's optional field (retry, onError,
     fanOut, with), a with member or an envelope part (``_with_members``), a
-    scenario script or attempt or meta report or idempotent flag, one of
+    scenario script or attempt or meta report or idempotent flag, one crash
+    of several, one of
     several documents, secrets or variables, the schedule's last choice.
     """
     # Issue 18: a shrunk case kept crashAfterCheckpoints although no bug concerned
@@ -592,6 +593,16 @@ def smaller(case: JSON) -> Iterator[JSON]:
         if isinstance(case["scenario"], dict) and feature in case["scenario"]:
             variant = copy.deepcopy(case)
             del variant["scenario"][feature]
+            yield variant
+    crashes = (
+        case["scenario"].get("crashAfterCheckpoints")
+        if isinstance(case["scenario"], dict)
+        else None
+    )
+    if isinstance(crashes, list) and len(crashes) > 1:
+        for k in reversed(range(len(crashes))):  # one crash of several
+            variant = copy.deepcopy(case)
+            del variant["scenario"]["crashAfterCheckpoints"][k]
             yield variant
     if "replay" in case:  # a replay is a feature of the case a finding may not need either
         yield {k: v for k, v in copy.deepcopy(case).items() if k != "replay"}

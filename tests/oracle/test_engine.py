@@ -451,3 +451,25 @@ def test_a_crash_is_injected_after_a_checkpoint_and_the_engine_resumes():
         if verdict == "pass":
             crashed = [e for e in judgement.observation.trace if e["event"] == "crashed"]
             assert crashed == [{"event": "crashed", "afterCheckpoint": 4, "resumeAt": "b"}]
+
+
+def test_a_resumed_run_that_sends_no_checkpoint_messages_is_a_protocol_fault():
+    # docs/engine-protocol.md: a resumed run's checkpoints are still required (resume's
+    # "checkpoints" is the K it resumed from).  A stranger's engine stopped sending them;
+    # its second scripted crash never came, explained as a wrong event.
+    steps = [{"id": s, "uses": {"app": "demo", "action": "run"}} for s in "abc"]
+    case = {
+        "document": {"manifestVersion": "2", "id": "wf", "name": "three", "steps": steps},
+        "scenario": {"crashAfterCheckpoints": [2, 4]},
+        "schedule": [],
+    }
+    from wforacle.oracle.fuzz import judge_case
+
+    for bugs, verdict in (((), "pass"), (("resume-no-checkpoints",), "fault")):
+        engine = Engine(toyflow(*bugs))
+        try:
+            judgement = judge_case(W6W, engine, case)
+        finally:
+            engine.stop()
+        assert judgement.verdict == verdict, judgement.to_json()
+    assert judgement.fault.kind == "protocol" and "no checkpoint message" in judgement.fault.message

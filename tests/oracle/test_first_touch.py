@@ -46,7 +46,8 @@ def test_fuzz_help_names_its_examples_and_timeout_defaults(capsys, monkeypatch):
     with pytest.raises(SystemExit):
         main(["fuzz", "--help"])
     text = " ".join(capsys.readouterr().out.split())
-    assert "(default: 500)" in text and "(default: 10.0)" in text
+    assert "(default 500; with --time-budget alone, no limit)" in text
+    assert "(default: 10.0)" in text
 
 
 def test_the_repository_ships_harness_examples_the_readme_names():
