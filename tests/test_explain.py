@@ -131,6 +131,33 @@ def test_the_w6w_shrinker_contracts_a_step_keeping_the_path_through_it():
     assert any("crashAfterCheckpoints" not in v["scenario"] for v in variants)
 
 
+def test_the_w6w_shrinker_makes_a_control_a_plain_step_and_drops_one_crash_of_several():
+    # A stranger's report: shrunk cases kept an if where an app step shows the bug, and
+    # (new) a second crash goes on its own.
+    block = [{"id": "in", "uses": {"app": "demo", "action": "run"}}]
+    control = _if(*block, fanOut="parallel")
+    case = _case(
+        [_step("a"), control],
+        [("a", "c")],
+        {"steps": {"in": {"attempts": [{"output": 1}]}}, "crashAfterCheckpoints": [2, 4]},
+    )
+    variants = list(W6W.smaller(case))
+    plain = [
+        v
+        for v in variants
+        if len(v["document"]["steps"]) == 2 and v["document"]["steps"][1]["uses"]["app"] == "demo"
+    ]
+    assert [v["document"]["steps"][1] for v in plain] == [
+        {"id": "c", "fanOut": "parallel", "uses": {"app": "demo", "action": "run"}},
+        block[0],  # or its block step in its place, the edge from a leading to it
+    ]
+    assert "in" not in plain[0]["scenario"]["steps"]  # the block's script goes with it
+    assert plain[1]["document"]["edges"] == [{"from": "a", "to": "in"}]
+    assert plain[1]["scenario"]["steps"] == {"in": {"attempts": [{"output": 1}]}}
+    crashes = [v["scenario"].get("crashAfterCheckpoints") for v in variants]
+    assert [2] in crashes and [4] in crashes
+
+
 def test_the_w6w_shrinker_drops_one_supplied_document_secret_or_variable_at_a_time():
     # Issue 18 part 4 (a stranger's engine): a render part read one document of five, and
     # the shrunk case kept all five, since removing "documents" whole loses the one needed.

@@ -584,7 +584,7 @@ def smaller(case: JSON) -> Iterator[JSON]:
     to its targets), an edge, a step's optional field (retry, onError,
     fanOut, with), a with member or an envelope part (``_with_members``), a
     scenario script or attempt or meta report or idempotent flag, one crash
-    of several, one of
+    of several, a control made a plain app step (``_plain_steps``), one of
     several documents, secrets or variables, the schedule's last choice.
     """
     # Issue 18: a shrunk case kept crashAfterCheckpoints although no bug concerned
@@ -621,6 +621,7 @@ def smaller(case: JSON) -> Iterator[JSON]:
         yield variant
     yield from _contracted(case)
     yield from _blocks(case)
+    yield from _plain_steps(case)
     for k in reversed(range(len(edges))):
         variant = copy.deepcopy(case)
         del variant["document"]["edges"][k]
@@ -659,6 +660,48 @@ def smaller(case: JSON) -> Iterator[JSON]:
             del variant["scenario"][member][name]
             yield variant
     yield from without(case, ())  # the schedule's last choice
+
+
+def _plain_steps(case: JSON) -> Iterator[JSON]:
+    """A control or @w6w/call step made a plain app step, or replaced by a block step.
+
+    A finding about the graph (a join, a skip, a replay, a resume) needs a
+    step there, not a control (a stranger's report: shrunk cases kept an
+    ``if`` where an app step would show the bug).  The step keeps its id,
+    edges, fanOut, retry and onError; its block steps' scripts go with it.
+    """
+    from wforacle.properties.strategies.w6w import all_steps
+
+    for k, step in enumerate(case["document"]["steps"]):
+        uses = step.get("uses") or {}
+        if uses.get("app") not in ("@w6w/control", "@w6w/call"):
+            continue
+        if uses.get("action") == "wait":
+            continue  # a wait suspends the run: what it does is the finding's business
+        variant = copy.deepcopy(case)
+        plain = {key: value for key, value in step.items() if key not in ("uses", "with")}
+        variant["document"]["steps"][k] = {**plain, "uses": {"app": "demo", "action": "run"}}
+        scripts = variant["scenario"].get("steps", {})
+        inner = all_steps([step])[1:]
+        for gone in inner:
+            scripts.pop(gone.get("id"), None)
+        yield variant
+        # Or one of its block steps in its place (a bug of a step that a control's
+        # block holds, shown by the step alone): the control's edges lead to it.
+        for lifted in inner:
+            if (lifted.get("uses") or {}).get("app") == "@w6w/control" or "id" not in lifted:
+                continue
+            variant = copy.deepcopy(case)
+            variant["document"]["steps"][k] = copy.deepcopy(lifted)
+            for edge in variant["document"].get("edges") or []:
+                for end in ("from", "to"):
+                    if edge.get(end) == step["id"]:
+                        edge[end] = lifted["id"]
+            scripts = variant["scenario"].get("steps", {})
+            for gone in inner:
+                if gone is not lifted:
+                    scripts.pop(gone.get("id"), None)
+            yield variant
 
 
 def _blocks(case: JSON) -> Iterator[JSON]:

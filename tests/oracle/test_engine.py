@@ -251,6 +251,12 @@ def minimal(bug: str, case: dict) -> None:
     assert ("crashAfterCheckpoints" in scenario) == (bug == "resume-from-start"), scenario
     assert ("replay" in case) == (bug == "replay-reinvokes"), case
     assert not {"cancelAfterCheckpoint", "resumes", "calls"} & set(scenario), scenario
+    # No control where a plain app step shows the bug (a stranger's report: shrunk cases
+    # kept an if or a foreach): only the control bugs keep one.
+    controls = [
+        s for s in case["document"]["steps"] if (s.get("uses") or {}).get("app") == "@w6w/control"
+    ]
+    assert bool(controls) == (bug in CONTROL_FIRST or bug == "wait-no-drain"), controls
 
 
 @pytest.mark.parametrize("bug", sorted(EXPRESSION_FIRST))
