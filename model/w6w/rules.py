@@ -375,7 +375,7 @@ def start_step(run: Run, c: Config, i: int) -> list[Transition[Config]]:
                 *used,
                 "W6W-FAN-4",
                 "W6W-FAN-5",
-                *run.joins[i],
+                *run.placement[i],
                 "W6W-PLAN-7",
                 "W6W-STATE-4",
                 "W6W-ENV-17",

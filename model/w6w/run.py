@@ -103,16 +103,23 @@ class Run(abc.ABC):
             tuple(members[k]) for k in sorted(members)
         )
         self.layout = Layout(self.plan, self.strand, self.strands)
-        # Per position, the strand clauses that placed it, which a start cites: W6W-FAN-6
+        # Per position, the clauses that placed the step, which its start cites: W6W-FAN-6
         # ("When a parallel step completes, its newly-ready direct successors … S2…Sk
         # each open a new strand") after a parallel source, W6W-FAN-7 ("A step with
         # indegree > 1 runs once, on the strand of its earliest-plan-order inbound
-        # source") for a join.
+        # source") for a join; and the plan's order: W6W-PLAN-2 without edges ("the
+        # plan is steps in declared order"), W6W-PLAN-5 where the sort had a tie ("Ties
+        # broken by declared step order"; a DAG's order is unique exactly when an edge
+        # joins each two consecutive steps of it).
         parallel = {s.id for s in workflow.steps if s.fan_out.value == "parallel"}
-        self.joins: tuple[tuple[str, ...], ...] = tuple(
+        linked = {(e.from_, e.to) for e in workflow.edges}
+        tied = any(pair not in linked for pair in zip(self.plan, self.plan[1:], strict=False))
+        order = ("W6W-PLAN-2",) if not workflow.edges else ("W6W-PLAN-5",) if tied else ()
+        self.placement: tuple[tuple[str, ...], ...] = tuple(
             (
                 *(("W6W-FAN-6",) if any(e.from_ in parallel for e in self.inbound[s]) else ()),
                 *(("W6W-FAN-7",) if len(self.sources[i]) > 1 else ()),
+                *order,
             )
             for i, s in enumerate(self.plan)
         )
