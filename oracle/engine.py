@@ -317,6 +317,8 @@ class Engine:
         started = time.perf_counter()
         request = prepared.request
         crashes = protocol.crashes(prepared)
+        abort_at = protocol.aborts(prepared)
+        required = bool(crashes) or abort_at is not None  # checkpoint messages owed
         self.write(request)
         trace: list[JSON] = []
         invocations: list[tuple[str, JSON]] = []
@@ -359,7 +361,7 @@ class Engine:
                 trace.append(message["event"])
                 number = message["event"].get("checkpoint")
                 if (
-                    crashes
+                    required
                     and number is not None
                     and message["event"].get("event") != "run_finished"
                 ):
@@ -421,6 +423,13 @@ class Engine:
                 crashed.append((len(trace), number, state))
                 trace.append(protocol.crashed(prepared, number, state))
                 self.write({**request, "type": "resume", "runState": state, "checkpoints": number})
+            elif (
+                kind == "checkpoint" and abort_at is not None and message.get("number") == abort_at
+            ):
+                # The host's abort signal fires after checkpoint K (W6W-HOST-3): answered
+                # in place of the ack; the engine launches no new step from here.
+                durable.append(message.get("state"))
+                self.write({"type": "abort", "call": message.get("call")})
             elif kind in protocol.acknowledged:
                 if kind == "checkpoint":
                     durable.append(message.get("state"))

@@ -61,6 +61,8 @@ BUGS: dict[str, tuple[str, ...]] = {
         # The run-level handler over the protocol (Amendment 2026-08-21; issue 18, part 2):
         "run-retry-no-wait",  # W6W-RUNERR-2: "with the same backoff Step.retry uses"
         "continue-no-step-error",  # W6W-RUNERR-5: the failure is appended to stepErrors
+        # The host's abort signal over the protocol (docs/engine-protocol.md, "Abort"):
+        "abort-ignored",  # W6W-HOST-3: "polls between steps and aborts cleanly on signal"
     ),
     "harness": (
         # "all-negative-skipped" is A-61's other reading (the earlier draft), not a bug.

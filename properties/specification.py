@@ -179,6 +179,9 @@ class Protocol:
     acknowledged: frozenset[str] = frozenset()  # message types answered with ``ack``
     withdraw: str | None = None  # the message with which an engine withdraws a call
     crashes: Callable[[Prepared], frozenset[int]] = lambda prepared: frozenset()
+    # The checkpoint K whose checkpoint message the oracle answers ``abort`` instead of
+    # ``ack`` (w6w: the host's abort signal fires after checkpoint K, W6W-HOST-3), or None.
+    aborts: Callable[[Prepared], int | None] = lambda prepared: None
     # The model's ``crashed`` event after checkpoint K whose durable state is given.
     crashed: Callable[[Prepared, int, JSON], JSON] | None = None
     # The engine's waits (1-based) at which the oracle interrupts the run instead

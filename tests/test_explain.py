@@ -322,6 +322,12 @@ W6W_CASES = {
     # W6W-REPLAY-1: "Replay re-executes a completed or failed run without re-invoking
     # actions."
     "replay-reinvokes": ("W6W-REPLAY-1", _case([_step("a")], replay={"from": None})),
+    # W6W-HOST-3: "the engine polls between steps and aborts cleanly on signal": the
+    # signal fires after checkpoint 3 (a's end); the engine starts b all the same.
+    "abort-ignored": (
+        "W6W-HOST-3",
+        _case([_step("a"), _step("b")], scenario={"cancelAfterCheckpoint": 3}),
+    ),
     # W6W-CONCEPT-3: "If the engine crashes mid-run, the host reads the RunState back and
     # resumes from the first non-terminal step."  Checkpoint 4 is a's end.
     "resume-from-start": (

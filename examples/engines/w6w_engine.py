@@ -54,6 +54,7 @@ campaign finds them:
   first-failure-by-time   the reported failure is the first to happen, not the first by plan
   replay-reinvokes        replay calls the actions of steps that succeeded in the original run
   resume-from-start       after a crash, the run starts over instead of resuming its durable state
+  abort-ignored           the host's abort signal (abort, answering a checkpoint) is ignored
   resume-no-checkpoints   a resumed run sends no checkpoint messages (resume's "checkpoints"
                           is a number, not true), so a second scripted crash never comes
   template-partial-root   a string mixing rooted and unrooted {{ }} markers resolves its rooted ones
@@ -127,6 +128,7 @@ BUGS = {
     "replay-reinvokes",
     "resume-from-start",
     "resume-no-checkpoints",
+    "abort-ignored",
     "template-partial-root",
     "secret-generic-root",
     "template-untyped",
@@ -838,6 +840,7 @@ class Engine:
         self.run_attempt = 1  # the run-level retry's attempt (Amendment 2026-08-21)
         self.resumed = False  # a crashed execution resumed never runs the ladder
         self.handled = False  # the run-level onError continued the run (resume)
+        self.aborted = False  # the host's abort signal fired (W6W-HOST-3)
         self.suspensions = 0  # resumptions so far: a token's k is one more
         self.checkpoint = 0
         self.clock = 0
@@ -1082,7 +1085,7 @@ class Engine:
         while True:
             self.launch()
             if not self.outstanding:
-                if self.suspended and not self.failures:
+                if self.suspended and not self.failures and not self.aborted:
                     suspension = self.wake()
                     if suspension is None:
                         continue  # resumed
@@ -1163,6 +1166,8 @@ class Engine:
         """
         if self.suspended and "wait-no-drain" not in self.bugs:
             return True
+        if self.parent is None and self.aborted:
+            return True  # W6W-FAN-9: "On … an abort the engine stops launching new steps"
         if self.parent is None and self.handled:
             return True  # the run-level onError handled the run before a crash
         return self.draining and not (self.branches and "parallel-no-drain" in self.bugs)
@@ -1444,6 +1449,15 @@ class Engine:
         return state
 
     def finish(self):
+        if self.parent is None and self.aborted:
+            # W6W-HOST-3: "aborts cleanly on signal", once in-flight steps finished; the
+            # abort wins over a failure (whose error the RunState keeps) and the handler.
+            state = self.end_state()
+            state["status"] = "canceled"
+            if self.failures:
+                state["error"] = min(self.failures)[2]
+            self.event("run_finished", status="canceled")
+            return state
         if self.parent is None and self.handled:
             state = self.end_state()
             state.update(status="succeeded", output=None)
@@ -1519,6 +1533,8 @@ class Engine:
             reply = receive()
             if reply.get("type") == "crash":
                 raise Crash()
+            if reply.get("type") == "abort" and "abort-ignored" not in self.bugs:
+                self.aborted = True  # polled between steps: nothing new launches
 
 
 def main():

@@ -892,6 +892,10 @@ def engine_cases(draw: st.DrawFn, max_steps: int = 6) -> dict[str, Any]:
     # whole graph retried once more after a backoff, and/or a failed run continued with a
     # null output (W6W-RUNERR-2/4/5).  Not reroute: no message delivers its target's result
     # (docs/engine-protocol.md).
+    if "crashAfterCheckpoints" not in scenario and "replay" not in case and draw(_S15) == 0:
+        # The host's abort signal after checkpoint K (W6W-HOST-3), answered over the
+        # protocol as abort in place of the checkpoint's ack (docs/engine-protocol.md).
+        scenario["cancelAfterCheckpoint"] = draw(_S19)
     handler = draw(_RUN_HANDLERS)
     if handler in ("retry", "both"):
         document["retry"] = {"maxAttempts": 2, "delayMs": draw(_RUN_DELAYS)}

@@ -386,6 +386,13 @@ def _not_here(run: W6wRun, c: Any, i: int, name: str) -> tuple[tuple[str, ...], 
         return (), ""
     if not run.ready(c, i):
         return _not_ready(run, c, i)
+    if c.signalled:
+        # W6W-HOST-3: "the engine polls between steps and aborts cleanly on signal";
+        # W6W-FAN-9: "On … an abort the engine stops launching new steps".
+        return ("W6W-HOST-3", "W6W-FAN-9"), (
+            "the host's abort signal fired (the oracle answered a checkpoint with abort): "
+            "the run launches no new step, lets in-flight steps finish, then ends canceled"
+        )
     if c.failure is not None:
         # W6W-FAN-9: "On a plain fail … the engine stops launching new steps, lets
         # in-flight steps finish, then finalizes."

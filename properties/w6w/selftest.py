@@ -51,6 +51,20 @@ SELFTEST = (
             "scenario": {"steps": {"a": {"attempts": [{"output": 42}]}}},
         },
     ),
+    (
+        "a crash after checkpoint 3 (checkpoint, crash, crashed, resume)",
+        {
+            "document": _doc(_step("a"), _step("b")),
+            "scenario": {"crashAfterCheckpoints": [3]},
+        },
+    ),
+    (
+        "the abort signal after checkpoint 3 ends the run canceled (checkpoint, abort)",
+        {
+            "document": _doc(_step("a"), _step("b")),
+            "scenario": {"cancelAfterCheckpoint": 3},
+        },
+    ),
 )
 
 # A fan-out: both successors' invocations are outstanding together (W6W-FAN-5).

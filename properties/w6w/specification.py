@@ -508,7 +508,7 @@ def prepare(case: JSON, options: Any = None) -> Prepared:
         message.update(
             type="replay", runState=files["replay"]["runState"], **{"from": files["replay"]["from"]}
         )
-    if scenario.crashes:
+    if scenario.crashes or scenario.cancel_after is not None:
         message["checkpoints"] = True
     return Prepared(run, message, files)
 
@@ -857,6 +857,7 @@ def _protocol() -> Protocol:
         answer=_answer,
         acknowledged=frozenset({"checkpoint", "schedule"}),
         crashes=lambda prepared: prepared.semantics.scenario.crashes,
+        aborts=lambda prepared: prepared.semantics.scenario.cancel_after,
         crashed=_crashed,
         interrupts=_wakes,
         idle=_quiet,
@@ -1044,6 +1045,9 @@ W6W = Specification(
         # W6W-RUNERR-2: the run-level retry waits "with the same backoff Step.retry uses"
         # (a run_restarted's waitMs: retry_run cites it first).
         "waitMs": ("W6W-RUNERR-2", "W6W-FIELD-22", "W6W-RETRY-9"),
+        # A run's canceled status is the abort's (W6W-HOST-3: "aborts cleanly on signal");
+        # W6W-STATE-2's text names "status" too, but only as a checkpointed change.
+        "status": ("W6W-HOST-3",),
     },
     blame=_blame,
 )
