@@ -1511,6 +1511,11 @@ class Engine:
             if "continue-no-step-error" not in self.bugs:
                 self.step_errors.append({"stepId": step_id, **error})
             self.event("run_continued", error=error)
+            if self.aborted:
+                # The abort signal fired at run_continued's checkpoint: it still wins, and
+                # the run ends canceled with the handled failure in stepErrors.
+                self.failures = []
+                return self.finish()
             state = self.end_state()
             state.update(status="succeeded", output=None)
             self.event("run_finished", status="succeeded", output=None)
