@@ -432,6 +432,7 @@ OTHER_READINGS = [
     ("harness", "--reading A-87=incomparable", ("A-87", "incomparable"), None),
     ("harness", "--reading A-159=first", ("A-159", "first"), None),
     ("harness", "--reading A-156=none", ("A-156", "none"), None),
+    ("harness", "--reading A-85=run", ("A-85", "run"), None),
     ("workfile", "--bug absent-field-null", ("A-153", "null"), "workfile-stateful"),
     ("workfile", "--reading A-119=retryable", ("A-119", "retryable"), None),
     ("workfile", "--reading A-119=unknown", ("A-119", "unknown"), None),
@@ -743,6 +744,29 @@ def test_a81_a_node_the_cancellation_readies_starts_only_under_instant():
     # Where nothing cascades, "instant" is "branch": m (READY with j) is cancelled.
     assert _named(_harness_trace(A81, any_cancels="instant")) == _named(_harness_trace(A81))
     taken(HARNESS, "--reading A-81=instant", A81_CASCADE, "A-81=branch", ("A-81", "instant"))
+
+
+def test_a85_a_handler_of_a_node_failing_while_unwinding_runs_only_under_run():
+    # HX-FAIL-2: "all are traversed. The failure is handled"; A-64: unwinding starts no
+    # node.  hx-lite invokes a and b, a's failure comes first and unwinds the instance;
+    # b fails then: its handler h1 is cancelled (A-85 "cancelled") or runs ("run").
+    case = {
+        "document": '<harness id="h"><node id="a"/><node id="b"/><node id="h1"/>'
+        '<edge from="b" to="h1" type="error"/></harness>',
+        "scenario": {
+            "nodes": {
+                "a": {"attempts": [{"error": {"code": "x"}}]},
+                "b": {"attempts": [{"error": {"code": "y"}}]},
+            }
+        },
+        "schedule": [],
+    }
+    (reading,) = [r for r in HARNESS.readings if r.assumption == "A-85"]
+    assert reading.relevant(case)
+    assert not reading.relevant({**case, "document": case["document"].replace("error", "x")})
+    strict, _, _ = taken(HARNESS, "--reading A-85=run", case, "A-85=cancelled", ("A-85", "run"))
+    names = [(e["event"], e.get("node")) for e in strict.observation.trace]
+    assert ("node_started", "h1") in names and ("node_cancelled", "h1") not in names
 
 
 # d's guard is false (SKIPPED) and both its cases hold: A-159 "conditions" takes both, as

@@ -70,6 +70,8 @@ readings --spec harness` lists them).  These are not bugs.
                            case whose when holds is taken
   A-156=none               a compensation target is invoked with no inputs (not the
                            inputs its input elements bind)
+  A-85=run                 the error-edge targets of a node that fails while the
+                           instance unwinds run (they are not cancelled)
 """
 
 from __future__ import annotations
@@ -104,6 +106,7 @@ READINGS = {
     "A-87=incomparable",
     "A-159=first",
     "A-156=none",
+    "A-85=run",
 }
 TERMINAL = ("SUCCEEDED", "FAILED", "SKIPPED", "CANCELLED")
 
@@ -462,7 +465,9 @@ class Runtime:
         """Start every READY node (each invocation outstanding at once); a READY loop
         only once nothing else is in flight, since its iterations run here and now."""
         started = False
-        while not self.unwinding:
+        # While unwinding nothing new starts -- but, under A-85=run, the handlers of a node
+        # that failed then (the only READY nodes while unwinding).
+        while not self.unwinding or "A-85=run" in self.readings:
             ready = [n for n in self.order if self.state[n] == "READY"]
             tasks = [n for n in ready if self.nodes[n]["kind"] != "loop"]
             if tasks:
@@ -682,7 +687,7 @@ class Runtime:
             if self.error_edges.get(n):
                 for target in self.error_edges[n]:
                     if self.state[target] == "PENDING":
-                        if self.unwinding:
+                        if self.unwinding and "A-85=run" not in self.readings:
                             # nothing new starts while unwinding: the handler is cancelled
                             self.cancel(target)
                         else:

@@ -70,6 +70,13 @@ class Options:
     compensation_inputs: str = attrs.field(
         default="bound", validator=attrs.validators.in_(("bound", "none"))
     )
+    # A-85: the error-edge targets of a node that fails while the instance unwinds are
+    # CANCELLED like every READY node ("cancelled"), or run: HX-FAIL-2's "all are
+    # traversed … the failure is handled" wins over A-64's "unwinding starts no node"
+    # for them alone ("run").
+    unwinding_handlers: str = attrs.field(
+        default="cancelled", validator=attrs.validators.in_(("cancelled", "run"))
+    )
 
 
 READINGS = Options()  # the chapter's readings, or the model's choice where it is open

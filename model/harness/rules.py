@@ -663,9 +663,12 @@ def handle_failure(run: Run, c: Config, i: int) -> Config:
 
     HX-FAIL-2: "all are traversed. The failure is handled".  While unwinding
     nothing new starts (A-64), so a handler reached then is CANCELLED at
-    once, never left READY (HX-DONE-1; A-85).
+    once, never left READY (HX-DONE-1; A-85).  Under A-85's other reading
+    (``Options(unwinding_handlers="run")``) it is READY and runs, the one
+    node that starts while unwinding (semantics.py ``_enabled``).
     """
-    handler = READY if c.status == "running" else CANCELLED
+    runs = c.status == "running" or run.options.unwinding_handlers == "run"
+    handler = READY if runs else CANCELLED
     states = list(c.states)
     edges = list(c.edges)
     unreported = set(c.unreported)

@@ -111,7 +111,10 @@ class HarnessRun(Run):
         if c.unreported:
             return self._fire(INSTANCE_TABLE[Where.REPORTING], c)
         found: list[Transition[Config]] = []
-        moving = _MOVING if c.status == "running" else _FINISHING
+        # While unwinding nothing new starts (A-64) — but the error-edge handlers of a node
+        # that failed then, READY under A-85's reading "run" (the only READY nodes then).
+        unwinding_run = self.options.unwinding_handlers == "run"
+        moving = _MOVING if c.status == "running" or unwinding_run else _FINISHING
         for i, state in enumerate(c.states):
             if state in moving:
                 for rule in NODE_TABLE[state, self.nodes[i].kind]:

@@ -127,6 +127,16 @@ HARNESS = Specification(
             clauses=("HX-FAIL-3", "HX-EXEC-2"),
             relevant=lambda case: _has(case, r"compensation") and _has(case, r"<input"),
         ),
+        Reading(
+            "--unwinding-handlers",
+            "unwinding_handlers",
+            "A-85: the error-edge targets of a node failing while the instance unwinds are "
+            "cancelled (default: cancelled) or run (run)",
+            ("cancelled", "run"),
+            assumption="A-85",
+            clauses=("HX-FAIL-2", "HX-FAIL-3"),
+            relevant=lambda case: _has(case, r"type\s*=\s*[\"']error"),
+        ),
     ),
     readings_title="Harness readings",
     options=lambda chosen: _parts().options(chosen),
