@@ -133,6 +133,7 @@ UNBOUNDED_EXAMPLES = 10**9  # fuzz --time-budget S alone: the budget ends the se
 def cmd_fuzz(args: argparse.Namespace) -> int:
     """A seeded campaign: generate, drive, check, shrink, reduce, explain, save."""
     from wforacle.oracle.fuzz import (
+        HANG_LIMIT,
         SHRINK_ALLOWANCE,
         Campaign,
         campaign,
@@ -249,6 +250,7 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
                         "shrinkAllowance": allowance,
                     },
                     "faults": result.faults,
+                    "hangsStopped": result.hangs_stopped,
                     "faultCases": faults,
                     "readingMode": chosen.mode,
                     "readingTable": reading_table(result.readings, chosen),
@@ -290,6 +292,11 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
             )
         if result.budget_spent:
             summary += f"; the {args.time_budget:g} s budget stopped the search"
+        if result.hangs_stopped:
+            summary += (
+                f"; the engine hung {HANG_LIMIT} times (each waits out --timeout), so the "
+                "search stopped: the first fault below says where"
+            )
         print(f"{summary}; seed {args.seed}")
         if sharded is not None:
             for line in shards_lines(sharded, others):

@@ -85,6 +85,9 @@ class Campaign:
     engine_seconds: float = 0.0
     budget_spent: bool = False
     shrink_stopped: bool = False
+    # The engine hung HANG_LIMIT times and the search stopped (each hang waits out the
+    # engine timeout: an engine that never answers one message would spend hours).
+    hangs_stopped: bool = False
     nondeterministic: str | None = None
     # Readings (oracle/readings.py): the examples whose verdict needed readings other
     # than the model's, per set of departures, and each set's smallest case found.
@@ -120,6 +123,9 @@ SHRINK_ALLOWANCE = 30.0
 HYPOTHESIS_SHARE = 0.5
 # Seconds spent reducing each of the first three sets of readings a campaign met.
 READING_ALLOWANCE = 5.0
+
+
+HANG_LIMIT = 3  # hangs (each waits out the engine timeout) after which a search stops
 
 
 class _BudgetSpent(Exception):
@@ -214,7 +220,8 @@ def campaign(
     start = time.perf_counter()
     deadline = start + time_budget if time_budget is not None else None
     first: dict[str, Any] = {}
-    spent = {"budget": False, "shrink": False, "hypothesis": False}
+    spent = {"budget": False, "shrink": False, "hypothesis": False, "hangs": False}
+    hangs = [0]
     if selection is not None:
         options = selection.options()
     read: dict[tuple[tuple[str, str], ...], list[Any]] = {}  # departures → [count, case, j]
@@ -234,6 +241,8 @@ def campaign(
     @given(cases if cases is not None else spec.cases())
     def probe(case: JSON) -> None:
         now = time.perf_counter()
+        if spent["hangs"]:
+            raise _BudgetSpent  # Hypothesis replays the stopping example: judge it no more
         if not first and deadline is not None and now > deadline:
             spent["budget"] = True
             raise _BudgetSpent
@@ -265,6 +274,11 @@ def campaign(
             if not stop_on_fault:
                 if len(fault_cases) < 10:
                     fault_cases.append((case, judgement))
+                if judgement.fault is not None and judgement.fault.kind == "hang":
+                    hangs[0] += 1
+                    if hangs[0] >= HANG_LIMIT:
+                        spent["hangs"] = True
+                        raise _BudgetSpent
                 return
         if not first:
             first.update(
@@ -292,7 +306,7 @@ def campaign(
     except Flaky as exc:
         # Once a budget is spent, a replay of an earlier example also stops, and
         # Hypothesis calls that inconsistent: that is the budget, not the engine.
-        if spent["budget"] or spent["shrink"] or spent["hypothesis"]:
+        if spent["budget"] or spent["shrink"] or spent["hypothesis"] or spent["hangs"]:
             pass
         elif not first:
             raise
@@ -313,6 +327,7 @@ def campaign(
             seconds_searching=searched,
             engine_seconds=engine_seconds[0],
             budget_spent=spent["budget"],
+            hangs_stopped=spent["hangs"],
             readings=readings,
             coverage=tally.freeze(spec.name),
         )

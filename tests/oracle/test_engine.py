@@ -479,3 +479,26 @@ def test_a_resumed_run_that_sends_no_checkpoint_messages_is_a_protocol_fault():
             engine.stop()
         assert judgement.verdict == verdict, judgement.to_json()
     assert judgement.fault.kind == "protocol" and "no checkpoint message" in judgement.fault.message
+
+
+def test_a_campaign_stops_after_an_engine_hangs_three_times(tmp_path):
+    # A stranger's engine blocked on a message it did not know (abort); every such
+    # case waited out the timeout, and a 1,500-example campaign ran for many minutes
+    # printing nothing.  After HANG_LIMIT hangs the search stops and says so.
+    from wforacle.oracle.fuzz import HANG_LIMIT
+
+    script = tmp_path / "stuck.py"
+    script.write_text(
+        "import json, sys, time\n"
+        'print(json.dumps({"type": "ready", "protocol": 1}), flush=True)\n'
+        "for line in sys.stdin:\n"
+        '    if json.loads(line).get("type") == "run":\n'
+        "        time.sleep(60)\n"
+    )
+    engine = Engine(f"{sys.executable} {script}", timeout=0.3)
+    try:
+        result = campaign(W6W, engine, examples=50, seed_value=0)
+    finally:
+        engine.stop()
+    assert result.hangs_stopped and result.finding is None
+    assert result.faults == HANG_LIMIT == 3 and result.fault_cases[0][1].fault.kind == "hang"
