@@ -27,15 +27,15 @@ SLOW_SEEDS = tuple(range(8))
 BUDGETS: dict[tuple[str, str], int] = {
     ("w6w", "no-skip"): 1800,
     ("w6w", "meta-from-output"): 1200,
-    ("w6w", "error-edge-ignored"): 3700,
+    ("w6w", "error-edge-ignored"): 4800,
     ("w6w", "retry-auth"): 5800,
-    ("w6w", "uncapped-backoff"): 4700,
+    ("w6w", "uncapped-backoff"): 6700,
     ("w6w", "record-drops"): 900,
     # Raised when the generator began drawing refused and unrooted chains, bare secret
     # markers and the run-level handler (session 12: medians 202 and 292 over seeds 0-7,
     # twenty of them).
     ("w6w", "last-output-by-time"): 4100,
-    ("w6w", "first-failure-by-time"): 6200,
+    ("w6w", "first-failure-by-time"): 7200,
     ("w6w", "replay-reinvokes"): 1100,
     ("w6w", "resume-from-start"): 1200,
     # The expression layer: medians 13, 48, 6, 6, 43 and worst 50, 87, 8, 8, 191 over
@@ -44,7 +44,7 @@ BUDGETS: dict[tuple[str, str], int] = {
     ("w6w", "secret-generic-root"): 3800,  # session 12: median 190 (twenty of them)
     ("w6w", "template-untyped"): 400,
     ("w6w", "render-two-pass"): 1000,
-    ("w6w", "chain-first-only"): 5200,
+    ("w6w", "chain-first-only"): 5300,
     # The canonical controls (issue 18): every w6w bug re-measured with the control shape
     # in the catalogue (a fifth of the cases), seeds 0-4, under Hypothesis 6.170.17 and
     # 6.155.2 (CI's), docs/power.md; each budget the largest of the old one and each
@@ -58,8 +58,12 @@ BUDGETS: dict[tuple[str, str], int] = {
     ("w6w", "parallel-no-drain"): 5200,
     # The run-level handler (session 12): medians 56 and 12, worsts 201 and 114 over seeds
     # 0-7 (docs/power.md).
-    ("w6w", "run-retry-no-wait"): 1200,
-    ("w6w", "continue-no-step-error"): 500,
+    ("w6w", "run-retry-no-wait"): 2300,
+    ("w6w", "continue-no-step-error"): 1600,
+    # Session 13: the campaigns draw the abort signal and a second crash; every w6w bug
+    # re-measured at seeds 0-7 under Hypothesis 6.170.17 and 6.155.2 (docs/power.md),
+    # six budgets raised to the larger release's twenty medians or four worsts.
+    ("w6w", "abort-ignored"): 600,
     # Re-measured with loops in the catalogue and the stricter judge (cancellation events,
     # invoke inputs compared): seeds 0-7, Hypothesis 6.170.17, docs/power.md.  A budget the
     # measurement showed too small was raised (no-unreachability 500, cancel-non-idempotent
