@@ -331,6 +331,7 @@ class Engine:
         idle = protocol.idle(prepared)
         waits = 0
         owed: JSON = None  # the checkpoint number whose checkpoint message must come next
+        ended = False  # the engine reported the run's end: nothing interrupts it now
 
         def answer(unit: str) -> dict[str, JSON]:
             """The scenario's result for the unit's next invocation."""
@@ -359,6 +360,7 @@ class Engine:
                 if not isinstance(message.get("event"), dict):
                     raise Fault("protocol", f"an event message without an event object: {message}")
                 trace.append(message["event"])
+                ended = ended or protocol.ends(message["event"])
                 number = message["event"].get("checkpoint")
                 if (
                     required
@@ -389,7 +391,13 @@ class Engine:
                     raise Fault("protocol", "wait with no invocation outstanding")
                 waits += 1
                 interrupt = interrupts.pop(waits, None)
-                if interrupt is None and not outstanding:
+                if ended:
+                    # A request against a terminal run has no effect (WF-CANCEL-3): the
+                    # engine drains its calls; each wait is answered with a result.
+                    interrupt = None
+                    if not outstanding:
+                        raise Fault("protocol", "wait after the run ended, nothing outstanding")
+                elif interrupt is None and not outstanding:
                     # An idle engine (a state-form run waiting for an event or a
                     # timer) gets the next interrupt now, or is told nothing more comes.
                     interrupt = interrupts.pop(min(interrupts)) if interrupts else idle

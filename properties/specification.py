@@ -179,6 +179,10 @@ class Protocol:
     acknowledged: frozenset[str] = frozenset()  # message types answered with ``ack``
     withdraw: str | None = None  # the message with which an engine withdraws a call
     crashes: Callable[[Prepared], frozenset[int]] = lambda prepared: frozenset()
+    # Whether an engine's event ends the run (Workfile: ``run_finished``): no interrupt is
+    # delivered after it, for "A request against an already terminal run has no effect"
+    # (WF-CANCEL-3) — an engine may still drain its calls with waits then.
+    ends: Callable[[JSON], bool] = lambda event: False
     # The checkpoint K whose checkpoint message the oracle answers ``abort`` instead of
     # ``ack`` (w6w: the host's abort signal fires after checkpoint K, W6W-HOST-3), or None.
     aborts: Callable[[Prepared], int | None] = lambda prepared: None

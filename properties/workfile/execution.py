@@ -754,6 +754,7 @@ def protocol() -> Protocol:
         withdraw="cancel",
         interrupts=interrupts,
         idle=idle,
+        ends=lambda event: event.get("event") == "run_finished",
         recorded=frozenset(
             {
                 "cancel_requested",

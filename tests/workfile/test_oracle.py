@@ -548,3 +548,42 @@ def test_a_campaign_finds_shrinks_and_explains_each_seeded_bug(bug, correct):
     assert features(finding.case) <= NEEDS.get(bug, set()), finding.case
     # Not a false alarm: the correct executor passes the shrunk case.
     assert judge(correct, WORKFILE, finding.case).verdict == "pass"
+
+
+def test_no_cancellation_is_delivered_after_the_run_finished(tmp_path):
+    # WF-CANCEL-3: "A request against an already terminal run has no effect".  A
+    # stranger's executor drained its calls with waits after run_finished; the oracle
+    # sent the scripted cancel_run at such a wait and then blamed the executor for the
+    # cancel_requested it had recorded itself.  Now those waits get results.
+    script = tmp_path / "drains.py"
+    script.write_text(
+        "import json, sys\n"
+        "def send(m): print(json.dumps(m), flush=True)\n"
+        'send({"type": "ready", "protocol": 1})\n'
+        "for line in sys.stdin:\n"
+        "    m = json.loads(line)\n"
+        '    if m.get("type") == "run":\n'
+        '        run = m.get("runId")\n'
+        '        send({"type": "invoke", "call": 1, "run": run, "step": "a", "input": {}})\n'
+        '        send({"type": "event", "run": run, "event": {"event": "run_finished",'
+        ' "outcome": "completed", "result": {}, "unknownEffects": []}})\n'
+        '        send({"type": "wait"})\n'
+        '    elif m.get("type") == "result":\n'
+        '        send({"type": "done", "run": run, "state": {}})\n'
+        '    elif m.get("type") == "shutdown":\n'
+        "        break\n"
+    )
+    case = {
+        "document": "steps:\n  - a: { svc.send: {} }\n",
+        "manifests": {"svc": MANIFEST},
+        "scenario": {"cancel": 1},
+        "schedule": [],
+    }
+    fake = Engine(f"{sys.executable} {script}", timeout=5)
+    try:
+        judgement = judge(fake, WORKFILE, case)
+    finally:
+        fake.stop()
+    assert judgement.verdict != "fault", judgement.to_json()
+    names = [e["event"] for e in judgement.observation.trace]
+    assert "cancel_requested" not in names, names
