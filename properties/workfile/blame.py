@@ -127,10 +127,15 @@ def _fault(o: JSON, p: JSON, run: Any) -> str | None:
 
 
 def _reach(o: JSON, p: JSON, run: Any) -> str | None:
-    """The engine ended a construct or a wf.call whose member the model reaches next."""
+    """The engine ended a construct or a wf.call whose member the model reaches next.
+
+    Or, in a dry run, suppressed a step the model runs (an unaffected read).
+    """
     ended, member = o.get("step"), p.get("step")
     if o.get("event") != "step_finished" or not isinstance(ended, str):
         return None
+    if ended == member and o.get("outcome") == "suppressed":
+        return "WF-DRY-4"  # "an unaffected read action executes normally"
     if isinstance(member, str) and member.startswith(ended + "."):
         # "Constructs can refine this sequence for … child runs. Those refinements MUST
         # preserve the enclosing list's ordering": a member runs inside its construct.
@@ -145,6 +150,17 @@ def _call_succeeded(o: JSON, p: JSON, run: Any) -> str | None:
 
 
 def _handle(o: JSON, p: JSON, run: Any) -> str | None:
+    code = (o.get("error") or {}).get("code") if isinstance(o.get("error"), dict) else None
+    if o.get("event") == "step_finished" and o.get("step") == p.get("step") and code:
+        # The failure was not offered to catch although a handler matches it.
+        from wforacle.model.workfile.document import Call
+
+        step = _step(run, p.get("step"))
+        if step is not None and isinstance(step.body, Call):
+            return "WF-CATCH-12"  # "For wf.call, eligible failures are a failed child's
+            # terminal code, independent child cancellation (flow.child_cancelled), and the
+            # call's own composite timeout (flow.timeout)"
+        return "WF-CATCH-9"  # an action's failures are offered to its catch
     if o.get("event") != "handler_started" or o.get("pattern") == p.get("pattern"):
         return None
     if p.get("pattern") == p.get("code"):
@@ -208,6 +224,13 @@ def _suppress_write(o: JSON, p: JSON, run: Any) -> str | None:
 
 def _unaffected(o: JSON, p: JSON, run: Any) -> str | None:
     if o.get("event") == "step_finished" and o.get("outcome") == "suppressed":
+        from wforacle.model.workfile.expr import template_refs
+        from wforacle.model.workfile.run import _checked
+
+        step = _step(run, p.get("step"))
+        if step is not None and not list(template_refs(_checked(step))):
+            # Nothing to be affected by (a stranger's executor suppressed every read).
+            return "WF-DRY-4"  # "an unaffected read action executes normally"
         return "WF-SUPP-4"  # "Literal member access and literal indexing restrict selection"
     return None
 
@@ -242,6 +265,12 @@ def _delegate(o: JSON, p: JSON, run: Any) -> str | None:
 def _construct_failed(o: JSON, p: JSON, run: Any) -> str | None:
     if o.get("event") == "step_finished" and o.get("step") != p.get("step"):
         return "WF-POLICY-15"  # "prevents unstarted iterations or branches from starting"
+    member = str(o.get("step", ""))
+    inside = member.startswith(f"{p.get('step')}[") or member.startswith(f"{p.get('step')}.")
+    if o.get("event") in STARTS and inside:
+        # A member started while the construct fails: fail_fast "prevents unstarted
+        # iterations or branches from starting" (a stranger's executor ran the rest).
+        return "WF-POLICY-15"
     return None
 
 
@@ -375,9 +404,20 @@ def _transition_failed(o: JSON, p: JSON, run: Any) -> str | None:
 def _dispatch(o: JSON, p: JSON, run: Any) -> str | None:
     import re
 
+    from wforacle.model.workfile.stateful import StatefulRun
+
     later = re.match(r"^[^.\[]+\[([1-9]\d*)\]\.", str(p.get("step", "")))
-    if later and o.get("input") != p.get("input"):
+    if later and isinstance(run, StatefulRun) and o.get("input") != p.get("input"):
+        # state[n].step: a later entry of a state (a Core run's each[1].a is an iteration).
         return "WFS-ENTRY-10"  # "A state entry MUST NOT read a binding from a prior entry"
+    if o.get("input") != p.get("input") and ".(catch)." in str(p.get("step", "")):
+        from wforacle.model.workfile.run import _checked
+
+        step = _step(run, p.get("step"))
+        if any("error.step" in text for text in _strings(_checked(step) if step else [])):
+            # A stranger's executor bound the handled step's full path (a nested one).
+            return "WF-CATCH-8"  # "error.step is the handled step's path relative to the
+            # scope containing that step"
     return None
 
 

@@ -1,0 +1,138 @@
+"""First clauses for bugs a stranger's Workfile executor (docs only) had, session 13.
+
+Each test takes the model's trace of a small case, edits it as the
+executor did, and asserts the clause the explanation names first is the
+one quoted beside it (properties/workfile/blame.py).  Before these, the
+explanation named another rule's clause first.
+"""
+
+from __future__ import annotations
+
+import textwrap
+from typing import Any
+
+from tests.workfile.test_call import SUB
+from wforacle.model.kernel.lts import execute
+from wforacle.oracle.check import check
+from wforacle.oracle.explain import by_rule
+from wforacle.properties.strategies.workfile_runs import MANIFEST
+from wforacle.properties.workfile.specification import WORKFILE
+
+JSON = Any
+
+
+def _case(document: str, scenario: JSON | None = None, **workflows: str) -> JSON:
+    return {
+        "document": textwrap.dedent(document),
+        "manifests": {"svc": MANIFEST},
+        "workflows": {name: textwrap.dedent(text) for name, text in workflows.items()},
+        "scenario": scenario or {},
+        "schedule": [],
+    }
+
+
+def _first(case: JSON, edit: Any, prefer: Any = None) -> str:
+    """The first clause cited for the model's trace of ``case`` edited by ``edit``.
+
+    ``prefer(events so far, event)``: take a transition whose event it accepts where
+    one is enabled (an oracle's stimulus at a point the case needs), else the first.
+    """
+    semantics = WORKFILE.prepare(case, None).semantics
+    if prefer is None:
+        trace = edit(execute(semantics).trace)
+    else:
+        c, found = semantics.initial(), []
+        while transitions := semantics.enabled(c):
+            t = next((t for t in transitions if prefer(found, t.event)), transitions[0])
+            found.append(t.event)
+            c = t.target
+        trace = edit(found)
+    divergence = check(semantics, WORKFILE.key, trace).divergence
+    assert divergence is not None
+    return by_rule(WORKFILE, semantics, divergence, trace).clauses[0]
+
+
+def _at(trace: list[JSON], name: str, step: str) -> int:
+    return next(k for k, e in enumerate(trace) if e["event"] == name and e.get("step") == step)
+
+
+def test_a_dry_run_suppressing_an_unaffected_read_breaks_dry_4():
+    # WF-DRY-4: "an unaffected read action executes normally".
+    case = _case("steps:\n  - r: { svc.get: {} }\n", {"dryRun": True})
+
+    def suppressed(trace):
+        k = _at(trace, "step_started", "r")
+        return [*trace[:k], {"event": "step_finished", "step": "r", "outcome": "suppressed"}]
+
+    assert _first(case, suppressed) == "WF-DRY-4"
+
+
+def test_a_member_started_after_fail_fast_breaks_policy_15():
+    # WF-POLICY-15: "Under fail_fast, the first failed scope fails the construct,
+    # prevents unstarted iterations or branches from starting".
+    document = """
+    steps:
+      - each:
+          wf.for_each:
+            items: [1, 2]
+            steps:
+              - a: { svc.send: {} }
+    """
+    case = _case(document, {"attempts": {"each[0].a": [{"error": "svc.fatal"}]}})
+
+    def ran_on(trace):
+        k = _at(trace, "step_finished", "each")
+        return [*trace[:k], {"event": "step_started", "step": "each[1].a"}]
+
+    assert _first(case, ran_on) == "WF-POLICY-15"
+
+
+def test_a_handler_given_the_full_path_as_error_step_breaks_catch_8():
+    # WF-CATCH-8: "error.step is the handled step's path relative to the scope containing
+    # that step" (docs/workfile-execution.md's example: "a", not "each[1].a").
+    document = """
+    steps:
+      - each:
+          wf.for_each:
+            items: [1, 2]
+            steps:
+              - a:
+                  svc.send: {}
+                  catch:
+                    svc.fatal:
+                      steps: [ { h: { svc.get: { at: "{{ error.step }}" } } } ]
+    """
+    case = _case(document, {"attempts": {"each[1].a": [{"error": "svc.fatal"}]}})
+
+    def full(trace):
+        k = _at(trace, "attempt_started", "each[1].a.(catch).h")
+        return [*trace[:k], {**trace[k], "input": {"at": "each[1].a"}}]
+
+    assert _first(case, full) == "WF-CATCH-8"
+
+
+def test_a_child_cancellation_not_offered_to_catch_breaks_catch_12():
+    # WF-CATCH-12: "For wf.call, eligible failures are … independent child cancellation
+    # (flow.child_cancelled)".  The executor failed the call instead.
+    document = """
+    steps:
+      - c:
+          wf.call: { workflow: sub, inputs: {} }
+          catch:
+            flow.child_cancelled:
+              steps: [ { h: { svc.get: {} } } ]
+              result: {}
+    """
+    case = _case(document, {"cancelChild": {"c": 1}}, sub=SUB)
+
+    def failed(trace):
+        k = _at(trace, "handler_started", "c")
+        error = {"code": "flow.child_cancelled", "step": "c"}
+        return [*trace[:k], {"event": "step_finished", "step": "c", "outcome": "failed",
+                             "error": error}]  # fmt: skip
+
+    def during_the_child(found, event):
+        started = any(e.get("step") == "c.(run).a" for e in found)
+        return started and event["event"] == "child_cancel_requested"
+
+    assert _first(case, failed, during_the_child) == "WF-CATCH-12"
