@@ -339,3 +339,49 @@ def test_the_hand_written_cases_events_match_the_trace_schema(spec):
 def test_a_trace_schema_rejects_a_damaged_event(spec, damaged):
     with pytest.raises(ValidationError):
         validator(TRACE_SCHEMAS[spec]).validate([damaged])
+
+
+def _workfile_traces_validate(data, cases) -> None:
+    from wforacle.model.diagnostics import InvalidCase
+    from wforacle.properties.workfile.specification import WORKFILE
+
+    case = data.draw(cases)
+    try:
+        prepared = WORKFILE.prepare(case, None)
+    except InvalidCase:
+        return
+    trace = execute(prepared.semantics, max_steps=5000).trace
+    validator("workfile-trace.schema.json").validate(trace)
+
+
+def test_generated_workfile_model_traces_match_the_trace_schema():
+    # A stranger validated the model's own events against workfile-trace.schema.json and
+    # found result: null (a dry run's wholly suppressed stop result, a child's) refused.
+    # Every generated case's model trace, Core and state-form, must validate.
+    from hypothesis import HealthCheck, given, settings
+    from hypothesis import strategies as st
+
+    from wforacle.properties.workfile.specification import WORKFILE
+
+    for cases in (WORKFILE.cases(), WORKFILE.suites["workfile-stateful"]()):
+
+        @settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck))
+        @given(st.data())
+        def check(data, cases=cases):
+            _workfile_traces_validate(data, cases)
+
+        check()
+
+
+def test_a_wholly_suppressed_dry_run_stop_result_is_null_in_the_schema():
+    from wforacle.properties.strategies.workfile_runs import MANIFEST
+    from wforacle.properties.workfile.specification import WORKFILE
+
+    document = (
+        'steps:\n  - w: { svc.send: {} }\n  - st: { wf.stop: { reason: x, result: "{{ w }}" } }\n'
+    )
+    case = {"document": document, "manifests": {"svc": MANIFEST},
+            "scenario": {"dryRun": True}, "schedule": []}  # fmt: skip
+    trace = execute(WORKFILE.prepare(case, None).semantics).trace
+    assert trace[-1]["result"] is None and trace[-1]["suppressed"] == ["$"]
+    validator("workfile-trace.schema.json").validate(trace)
