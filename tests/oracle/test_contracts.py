@@ -8,6 +8,8 @@ import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from jsonschema import Draft202012Validator, ValidationError
 from referencing import Registry, Resource
 
@@ -341,11 +343,11 @@ def test_a_trace_schema_rejects_a_damaged_event(spec, damaged):
         validator(TRACE_SCHEMAS[spec]).validate([damaged])
 
 
-def _workfile_traces_validate(data, cases) -> None:
+def _workfile_trace_validates(data, suite: str | None) -> None:
     from wforacle.model.diagnostics import InvalidCase
     from wforacle.properties.workfile.specification import WORKFILE
 
-    case = data.draw(cases)
+    case = data.draw(WORKFILE.cases() if suite is None else WORKFILE.suites[suite]())
     try:
         prepared = WORKFILE.prepare(case, None)
     except InvalidCase:
@@ -354,23 +356,19 @@ def _workfile_traces_validate(data, cases) -> None:
     validator("workfile-trace.schema.json").validate(trace)
 
 
-def test_generated_workfile_model_traces_match_the_trace_schema():
-    # A stranger validated the model's own events against workfile-trace.schema.json and
-    # found result: null (a dry run's wholly suppressed stop result, a child's) refused.
-    # Every generated case's model trace, Core and state-form, must validate.
-    from hypothesis import HealthCheck, given, settings
-    from hypothesis import strategies as st
+# A stranger validated the model's own events against workfile-trace.schema.json and
+# found result: null (a dry run's wholly suppressed stop result, a child's) refused.
+# Every generated case's model trace, Core and state-form, must validate.
+@settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck))
+@given(st.data())
+def test_generated_workfile_model_traces_match_the_trace_schema(data):
+    _workfile_trace_validates(data, None)
 
-    from wforacle.properties.workfile.specification import WORKFILE
 
-    for cases in (WORKFILE.cases(), WORKFILE.suites["workfile-stateful"]()):
-
-        @settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck))
-        @given(st.data())
-        def check(data, cases=cases):
-            _workfile_traces_validate(data, cases)
-
-        check()
+@settings(max_examples=40, deadline=None, suppress_health_check=list(HealthCheck))
+@given(st.data())
+def test_generated_state_form_model_traces_match_the_trace_schema(data):
+    _workfile_trace_validates(data, "workfile-stateful")
 
 
 def test_a_wholly_suppressed_dry_run_stop_result_is_null_in_the_schema():
