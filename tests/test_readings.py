@@ -439,6 +439,7 @@ OTHER_READINGS = [
     ("workfile", "--reading A-121=cancelled", ("A-121", "cancelled"), None),
     ("workfile", "--reading A-123=succeeded", ("A-123", "succeeded"), None),
     ("workfile", "--reading A-117=truthy", ("A-117", "truthy"), None),
+    ("workfile", "--reading A-124=first", ("A-124", "first"), None),
 ]
 
 
@@ -767,6 +768,30 @@ def test_a85_a_handler_of_a_node_failing_while_unwinding_runs_only_under_run():
     strict, _, _ = taken(HARNESS, "--reading A-85=run", case, "A-85=cancelled", ("A-85", "run"))
     names = [(e["event"], e.get("node")) for e in strict.observation.trace]
     assert ("node_started", "h1") in names and ("node_cancelled", "h1") not in names
+
+
+def test_a124_a_later_faulting_arm_guard_faults_the_choose_only_under_every():
+    # A-124: every arm guard is evaluated before a wf.choose selects (WF-SUPP-10 lists
+    # "all wf.choose arm guards"), or in order up to the first that holds (a stranger's
+    # executor).  Arm 1's guard divides by zero: under "every" the step faults.
+    from wforacle.properties.strategies.workfile_runs import MANIFEST
+
+    document = (
+        "steps:\n  - c:\n      wf.choose:\n        arms:\n"
+        '          - when: "{{ true }}"\n            steps: [ { a: { svc.get: {} } } ]\n'
+        '          - when: "{{ 1 / 0 == 1 }}"\n            steps: [ { b: { svc.get: {} } } ]\n'
+        "        else: []\n"
+    )
+    case = {"document": document, "manifests": {"svc": MANIFEST}, "scenario": {},
+            "schedule": []}  # fmt: skip
+    every = execute(WORKFILE.prepare(case, WORKFILE.options({})).semantics).trace
+    first = execute(
+        WORKFILE.prepare(case, WORKFILE.options({"choose_guards": "first"})).semantics
+    ).trace
+    assert every[-1]["outcome"] == "failed" and first[-1]["outcome"] == "completed"
+    (reading,) = [r for r in WORKFILE.readings if r.assumption == "A-124"]
+    assert reading.relevant(case)
+    taken(WORKFILE, "--reading A-124=first", case, "A-124=every", ("A-124", "first"))
 
 
 # d's guard is false (SKIPPED) and both its cases hold: A-159 "conditions" takes both, as

@@ -49,6 +49,9 @@ reading wforacle's model does not (`wforacle readings --spec workfile`); not bug
   A-117=truthy                   not, and, or, a conditional's test and a guard read
                                  any value by its truthiness (null, false, 0, "", [],
                                  {} are false), not booleans only
+  A-124=first                    a wf.choose evaluates its arm guards in order up to
+                                 the first that holds (a later faulting one is never
+                                 evaluated), not every guard first
 
 Seeded bugs (--bug NAME, repeatable):
 
@@ -230,8 +233,10 @@ READINGS = {
     "A-121=cancelled",
     "A-123=succeeded",
     "A-117=truthy",
+    "A-124=first",
 }
 TRUTHY = False  # --reading A-117=truthy (main sets it: one reading per process)
+LAZY_CHOOSE = False  # --reading A-124=first
 INPUT_CODES = {"input.unknown", "input.type", "input.required"}
 MODIFIERS = {"when", "retry", "on_fail", "on_unknown", "catch", "timeout", "description"}
 VOID = {"wf.stop", "wf.fail", "wf.wait"}
@@ -1449,6 +1454,11 @@ class Executor:
             return items
         if st.kind == "wf.choose":  # every arm guard, then the first that holds
             arms = body.get("arms") or []
+            if LAZY_CHOOSE:  # --reading A-124=first: in order, up to the first that holds
+                for index, arm in enumerate(arms):
+                    if boolean(self.evaluate(arm.get("when", True), scope)):
+                        return (str(index), arm.get("steps") or [])
+                return ("else", body["else"]) if "else" in body else None
             held = [boolean(self.evaluate(arm.get("when", True), scope)) for arm in arms]
             for index, arm in enumerate(arms):
                 if held[index]:
@@ -2392,8 +2402,9 @@ def main():
     parser.add_argument("--bug", action="append", default=[], choices=sorted(BUGS))
     parser.add_argument("--reading", action="append", default=[], choices=sorted(READINGS))
     args = parser.parse_args()
-    global TRUTHY
+    global TRUTHY, LAZY_CHOOSE
     TRUTHY = "A-117=truthy" in args.reading
+    LAZY_CHOOSE = "A-124=first" in args.reading
     executor = Executor(set(args.bug) | set(args.reading))
     send({"type": "ready", "protocol": 1, "engine": "wf-lite"})
     while True:

@@ -283,7 +283,9 @@ class Options:
     the ``wf.stop`` step itself is ``stopped`` (the model's choice) or
     ``succeeded``; ``truthiness`` A-117: ``not``, ``and``, ``or``, a
     conditional's test and a guard take ``booleans`` only (the model's
-    choice), or any value by its truthiness (``truthy``).
+    choice), or any value by its truthiness (``truthy``); ``choose_guards``
+    A-124: a ``wf.choose`` evaluates ``every`` arm guard (the model's
+    choice), or its guards in order up to the ``first`` that holds.
     """
 
     absent_field: str = attrs.field(
@@ -300,6 +302,12 @@ class Options:
     )
     truthiness: str = attrs.field(
         default="booleans", validator=attrs.validators.in_(("booleans", "truthy"))
+    )
+    # A-124: a wf.choose evaluates ``every`` arm guard before it selects (the model's
+    # choice), or its guards in order up to the ``first`` that holds (a later one that
+    # would fault is never evaluated).
+    choose_guards: str = attrs.field(
+        default="every", validator=attrs.validators.in_(("every", "first"))
     )
 
 
@@ -865,11 +873,19 @@ def _begin(run: WorkfileRun, step: Step, path: str, frame: Data) -> Data:
             ],
         )
     elif isinstance(body, Choose):
-        # Every arm guard is evaluated (A-124), each a boolean (A-117).
-        guards = [
-            run.tested(run.resolve(arm.when, env), "a wf.choose arm guard") for arm in body.arms
-        ]
-        chosen = next((str(k) for k, g in enumerate(guards) if g), None)
+        # Every arm guard is evaluated (A-124), each a boolean (A-117); under A-124's
+        # other reading, in order up to the first that holds.
+        chosen = None
+        if run.options.choose_guards == "first":
+            for k, arm in enumerate(body.arms):
+                if run.tested(run.resolve(arm.when, env), "a wf.choose arm guard"):
+                    chosen = str(k)
+                    break
+        else:
+            guards = [
+                run.tested(run.resolve(arm.when, env), "a wf.choose arm guard") for arm in body.arms
+            ]
+            chosen = next((str(k) for k, g in enumerate(guards) if g), None)
         if chosen is None and body.otherwise is not None:
             chosen = "else"
         cur.update(phase="children", children=_arm(step, path, chosen, frame), selected=chosen)

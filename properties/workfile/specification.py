@@ -105,6 +105,17 @@ READINGS = (
         relevant=_mentions(("document", "workflows"), "when", "until", "{{", test=any),
         clauses=("WF-STEP-7", "WF-BIND-2"),
     ),
+    Reading(
+        "--choose-guards",
+        "choose_guards",
+        "Workfile, A-124: a wf.choose evaluates every arm guard before it selects (default: "
+        "every; a fault in any faults the step) or its guards in order up to the first that "
+        "holds (first)",
+        ("every", "first"),
+        assumption="A-124",
+        relevant=_mentions(("document", "workflows"), "wf.choose"),
+        clauses=("WF-STEP-7", "WF-SUPP-10"),
+    ),
 )
 
 
