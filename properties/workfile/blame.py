@@ -302,6 +302,9 @@ def _retry(o: JSON, p: JSON, run: Any) -> str | None:
 
 
 def _cancel_stop(o: JSON, p: JSON, run: Any) -> str | None:
+    if o.get("event") in STARTS:
+        # Work begun after the stop (a stranger's executor started a sibling branch).
+        return "WF-IWC-3"  # "a step that has not begun becomes not_run"
     if p.get("outcome") == "stopped" != o.get("outcome"):
         return "WF-IWC-4"  # "An enclosing construct on the active containment chain from a
         # wf.stop step … becomes stopped as a step"

@@ -136,3 +136,25 @@ def test_a_child_cancellation_not_offered_to_catch_breaks_catch_12():
         return started and event["event"] == "child_cancel_requested"
 
     assert _first(case, failed, during_the_child) == "WF-CATCH-12"
+
+
+def test_a_branch_started_after_a_stop_breaks_iwc_3():
+    # WF-IWC-3: under Internal Work Cancellation "a step that has not begun becomes
+    # not_run" — the executor started branch b after wf.stop in branch a.
+    document = """
+    steps:
+      - par:
+          wf.parallel:
+            branches:
+              a:
+                - st: { wf.stop: { reason: enough } }
+              b:
+                - x: { svc.get: {} }
+    """
+    case = _case(document)
+
+    def started_late(trace):
+        k = _at(trace, "step_finished", "par.a.st")
+        return [*trace[: k + 1], {"event": "step_started", "step": "par.b.x"}]
+
+    assert _first(case, started_late) == "WF-IWC-3"
