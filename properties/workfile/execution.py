@@ -381,7 +381,9 @@ def smaller(case: JSON) -> Iterator[JSON]:
 
     In order: a step (the last first); a construct or handled step replaced by
     one of its nested step lists (the scenario's paths follow); a modifier or
-    retry member of a step; one of several handlers; an argument of an
+    retry member of a step; one of several handlers; a handler's result
+    member; a templated ``until`` or arm guard made ``{{ true }}`` or
+    ``{{ false }}``; an empty branch of several; an argument of an
     action or a call; an input declaration (with the caller's value); an output; the
     same in each child workflow, and a child workflow; a connector's
     manifest; then the scenario's reductions: a step's script or one of its
@@ -428,6 +430,8 @@ def smaller(case: JSON) -> Iterator[JSON]:
 # What a templated ``after`` is tried as when shrinking (properties/strategies/workfile_states:
 # the durations state-form cases draw).
 LITERAL_AFTER = ("1s", "500ms", "2s")
+# What a templated repeat condition or arm guard is tried as when shrinking.
+LITERAL_CONDITIONS = ("{{ true }}", "{{ false }}")
 
 
 def _smaller_documents(case: JSON, data: JSON) -> Iterator[tuple[JSON, JSON]]:
@@ -467,6 +471,48 @@ def _smaller_documents(case: JSON, data: JSON) -> Iterator[tuple[JSON, JSON]]:
             else:
                 del vspec[outer][inner_key]
             yield variant, None
+        # A handler's result member, one at a time (a stranger's shrunk case kept
+        # result: {x: "{{ error.code }}", y: null} where {} showed the bug).
+        handlers = spec.get("catch")
+        for pattern, handler in handlers.items() if isinstance(handlers, dict) else ():
+            result = handler.get("result") if isinstance(handler, dict) else None
+            for member in list(result) if isinstance(result, dict) else ():
+                variant = copy.deepcopy(data)
+                vsteps, vk, _ = _sites(variant)[n]
+                del next(iter(vsteps[vk].values()))["catch"][pattern]["result"][member]
+                yield variant, None
+        raw = spec.get(key)
+        body: dict[str, Any] = raw if isinstance(raw, dict) else {}
+        # A templated repeat condition or arm guard made a literal (a stranger's case kept
+        # until: "{{ s5.id == null }}" where "{{ true }}" showed the bug).
+        conditions: list[tuple[str, int | None]] = (
+            [("until", None)] if isinstance(body.get("until"), str) else []
+        )
+        listed = body.get("arms")
+        arms: list[Any] = listed if isinstance(listed, list) else []
+        conditions += [("arms", k) for k, arm in enumerate(arms) if isinstance(arm, dict)]
+        for field, index in conditions:
+            current = body[field] if index is None else arms[index].get("when")
+            for literal in LITERAL_CONDITIONS:
+                if not isinstance(current, str) or current == literal or "{{" not in current:
+                    continue
+                variant = copy.deepcopy(data)
+                vsteps, vk, _ = _sites(variant)[n]
+                vbody = next(iter(vsteps[vk].values()))[key]
+                if index is None:
+                    vbody[field] = literal
+                else:
+                    vbody["arms"][index]["when"] = literal
+                yield variant, None
+        # An empty branch of several (a stranger's case kept a: []).
+        named = body.get("branches")
+        branches: dict[str, Any] = named if isinstance(named, dict) else {}
+        for name, steps_of in branches.items() if len(branches) > 1 else ():
+            if steps_of in ([], None):
+                variant = copy.deepcopy(data)
+                vsteps, vk, _ = _sites(variant)[n]
+                del next(iter(vsteps[vk].values()))[key]["branches"][name]
+                yield variant, None
         passed = spec.get("wf.call", {}).get("inputs") if key == "wf.call" else None
         for name in list(passed) if isinstance(passed, dict) else ():  # a call's input
             variant = copy.deepcopy(data)

@@ -158,3 +158,47 @@ def test_a_branch_started_after_a_stop_breaks_iwc_3():
         return [*trace[: k + 1], {"event": "step_started", "step": "par.b.x"}]
 
     assert _first(case, started_late) == "WF-IWC-3"
+
+
+def test_the_shrinker_drops_a_result_member_literalises_a_condition_and_an_empty_branch():
+    # A stranger's shrunk cases kept a handler result {x, y} where {} showed the bug, an
+    # until template where "{{ true }}" did, and an empty branch a: [].
+    import yaml
+
+    document = """
+    steps:
+      - c:
+          svc.send: {}
+          catch:
+            svc.fatal:
+              steps: [ { h: { svc.get: {} } } ]
+              result: { x: "{{ error.code }}", y: null }
+      - r:
+          wf.repeat:
+            until: "{{ c.x == null }}"
+            max_iterations: 2
+            steps: [ { g: { svc.get: {} } } ]
+      - p:
+          wf.parallel:
+            branches:
+              a: []
+              b: [ { z: { svc.get: {} } } ]
+    """
+    case = _case(document)
+    bodies = [yaml.safe_load(v["document"]) for v in WORKFILE.smaller(case)]
+
+    def of(name, *keys):
+        """Each variant's value at ``keys`` under step ``name``, where it has them."""
+        found = []
+        for doc in bodies:
+            value = next((s[name] for s in doc.get("steps", []) if name in s), None)
+            for key in keys:
+                value = value.get(key) if isinstance(value, dict) else None
+            if value is not None:
+                found.append(value)
+        return found
+
+    results = of("c", "catch", "svc.fatal", "result")
+    assert {"y": None} in results and {"x": "{{ error.code }}"} in results
+    assert {"{{ true }}", "{{ false }}"} <= set(of("r", "wf.repeat", "until"))
+    assert {"b": [{"z": {"svc.get": {}}}]} in of("p", "wf.parallel", "branches")
