@@ -594,7 +594,7 @@ def cmd_shrink(args: argparse.Namespace) -> int:
     if args.json:
         print(json_text({"case": reduced, "judgement": final.to_json()}))
     else:
-        print(explain(Finding(spec, reduced, final, 1, 0.0, seconds)))
+        print(explain(Finding(spec, reduced, final, 1, 0.0, seconds), found=False))
         print(json.dumps(reduced, ensure_ascii=False, indent=2))
     return EXIT_FINDING
 

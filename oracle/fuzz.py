@@ -428,16 +428,24 @@ def _witnesses(
     return tuple(found)
 
 
-def explain(finding: Finding) -> str:
-    """A human explanation of a finding: the case, where it departs, and why."""
+def explain(finding: Finding, found: bool = True) -> str:
+    """A human explanation of a finding: the case, where it departs, and why.
+
+    ``found``: the finding came from a search (its examples and seconds to
+    find are said); ``wforacle shrink`` reduces a given case and says only
+    how long that took.
+    """
     lines = []
     j = finding.judgement
     size = ", ".join(f"{count} {noun[:-1]}(s)" for noun, count in finding.size.items())
-    lines.append(
-        f"minimal case: {size}; "
-        f"found after {finding.examples} example(s) in {finding.seconds_to_find:.2f} s, "
-        f"shrunk in {finding.seconds_to_shrink:.2f} s"
-    )
+    if found:
+        lines.append(
+            f"minimal case: {size}; "
+            f"found after {finding.examples} example(s) in {finding.seconds_to_find:.2f} s, "
+            f"shrunk in {finding.seconds_to_shrink:.2f} s"
+        )
+    else:
+        lines.append(f"reduced case: {size}; reduced in {finding.seconds_to_shrink:.2f} s")
     if j.fault is not None:
         lines.append(f"ENGINE FAULT ({j.fault.kind}): {j.fault.message}")
         return "\n".join(lines)

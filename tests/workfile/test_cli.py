@@ -143,6 +143,11 @@ def test_shrink_reduces_a_workfile_bug_report_to_what_the_bug_needs(tmp_path, ca
     assert list(case["manifests"]) == ["crm"]
     assert case["scenario"]["attempts"] == {"account": [{"error": "crm.rate_limited"}]}
     assert case["document"].count("crm.") == 1  # one step is left
+    # The text form says what it reduced, not "found after 1 example(s)" (nothing was
+    # searched: a stranger found that line confusing).
+    assert main([*args, "--engine", command]) == 1
+    text = capsys.readouterr().out
+    assert text.startswith("reduced case: ") and "found after" not in text
 
 
 def test_a_for_each_past_the_model_bound_is_incomplete_never_out_of_memory(tmp_path, capsys):
