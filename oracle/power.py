@@ -120,6 +120,7 @@ BUGS: dict[str, tuple[str, ...]] = {
 PROFILE_BUGS: dict[str, tuple[str, tuple[str, ...]]] = {
     # profile: (its specification, the bugs of that specification's bundled engine)
     "w6w-wait": ("w6w", ("wait-no-drain",)),
+    "w6w-reroute": ("w6w", ("reroute-failure-continued",)),
     "workfile-stateful": (
         "workfile",
         (

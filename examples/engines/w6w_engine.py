@@ -55,6 +55,8 @@ campaign finds them:
   replay-reinvokes        replay calls the actions of steps that succeeded in the original run
   resume-from-start       after a crash, the run starts over instead of resuming its durable state
   abort-ignored           the host's abort signal (abort, answering a checkpoint) is ignored
+  reroute-failure-continued  a failed reroute target still lets onError "continue" resolve
+                          the run (succeeded, null output) instead of leaving it failed
   resume-no-checkpoints   a resumed run sends no checkpoint messages (resume's "checkpoints"
                           is a number, not true), so a second scripted crash never comes
   template-partial-root   a string mixing rooted and unrooted {{ }} markers resolves its rooted ones
@@ -116,6 +118,7 @@ import re
 import sys
 from collections import deque
 
+REROUTE = "(reroute)"  # the unit a reroute target's dispatch invokes (docs/engine-protocol.md)
 BUGS = {
     "error-edge-ignored",
     "no-skip",
@@ -129,6 +132,7 @@ BUGS = {
     "resume-from-start",
     "resume-no-checkpoints",
     "abort-ignored",
+    "reroute-failure-continued",
     "template-partial-root",
     "secret-generic-root",
     "template-untyped",
@@ -1490,8 +1494,11 @@ class Engine:
         retry re-runs the whole graph from the top (W6W-RUNERR-2) after the
         step retry's backoff, capped (W6W-RETRY-9); once it is exhausted,
         onError "continue" resolves the run with a null output and appends the
-        failure to stepErrors (W6W-RUNERR-4, -5).  A reroute target's result
-        no message delivers (docs/engine-protocol.md): not handled here.
+        failure to stepErrors (W6W-RUNERR-4, -5).  Between them, reroute
+        (W6W-RUNERR-3): the target is dispatched once, as an invoke of the unit
+        "(reroute)" with its with block resolved against { inputs, error,
+        trigger }; its output is the run's (the original failure kept in
+        stepErrors), its failure the run's (W6W-RUNERR-14).
         None: the run fails as it would without a handler.
         """
         retry = self.doc.get("retry")
@@ -1506,6 +1513,9 @@ class Engine:
             self.fresh_state(separate_roots=False)
             self.event("run_restarted", status="running", attempt=self.run_attempt, waitMs=wait)
             return self.loop()
+        reroute = self.doc.get("reroute")
+        if isinstance(reroute, dict):
+            return self.reroute(reroute)
         if self.doc.get("onError") == "continue" and self.doc.get("reroute") is None:
             _, step_id, error = min(self.failures)
             if "continue-no-step-error" not in self.bugs:
@@ -1521,6 +1531,43 @@ class Engine:
             self.event("run_finished", status="succeeded", output=None)
             return state
         return None
+
+    def reroute(self, reroute):
+        """Dispatch the reroute target once and end the run by its result."""
+        _, step_id, error = min(self.failures)
+        scope = {"inputs": self.variables, "error": error, "trigger": self.trigger}
+        try:
+            resolved = Resolution(scope, {}, self.bugs).value(reroute.get("with", {}))
+        except ResolutionFailure as failure:
+            resolved = None
+            result = {"error": {"code": failure.code, "message": failure.message,
+                                "phase": "resolution", "retryable": False}}
+        else:
+            self.invoke(REROUTE, resolved)
+            result = self.result()
+            self.outstanding.pop(result["call"], None)
+        state = self.end_state()
+        if "error" in result and "reroute-failure-continued" in self.bugs:
+            if self.doc.get("onError") == "continue":
+                self.event("run_rerouted", input=resolved, error=result["error"])
+                self.step_errors.append({"stepId": step_id, **error})
+                self.event("run_continued", error=error)
+                state = self.end_state()
+                state.update(status="succeeded", output=None)
+                self.event("run_finished", status="succeeded", output=None)
+                return state
+        if "error" in result:
+            self.event("run_rerouted", input=resolved, error=result["error"])
+            state.update(status="failed", error=result["error"])
+            self.event("run_finished", status="failed", error=result["error"], step=REROUTE)
+            return state
+        self.step_errors.append({"stepId": step_id, **error})
+        state = self.end_state()
+        output = result.get("output")
+        self.event("run_rerouted", input=resolved, output=output)
+        state.update(status="succeeded", output=output)
+        self.event("run_finished", status="succeeded", output=output)
+        return state
 
     def event(self, name, checkpointed=True, **fields):
         event = {"event": name, "at": self.clock, **fields}

@@ -969,6 +969,40 @@ def wait_cases(draw: st.DrawFn) -> dict[str, Any]:
     return {"document": document, "scenario": scenario, "schedule": draw(_S18)}
 
 
+_REROUTE_WITHS = st.sampled_from(
+    [
+        {},
+        {"why": {"$": "error.code"}},
+        {"why": {"$": "error.code"}, "seed": {"$": "inputs.name"}},
+        {"event": {"$": "trigger.type"}, "note": "fallback"},
+    ]
+)
+
+
+@st.composite
+def reroute_cases(draw: st.DrawFn) -> dict[str, Any]:
+    """Profile ``w6w-reroute``: the run-level handler's reroute (W6W-RUNERR-3, -5, -14).
+
+    A default case (``engine_cases``) given ``Workflow.reroute`` — its with block
+    reads ``{ inputs, error, trigger }`` — and the scenario's result for the
+    target: an output (the run succeeds with it) or an error (the run stays
+    failed, whatever onError says).  No crash and no replay: a reroute's
+    interplay with a resumed execution is not driven.
+    """
+    case = draw(engine_cases())
+    case.pop("replay", None)
+    scenario = case["scenario"]
+    scenario.pop("crashAfterCheckpoints", None)
+    case["document"]["reroute"] = {"with": draw(_REROUTE_WITHS)}
+    if draw(_S0):
+        case["document"]["onError"] = "continue"  # what a failed reroute must not reach
+    if draw(_S0):
+        scenario["reroute"] = {"output": draw(small_outputs)}
+    else:
+        scenario["reroute"] = {"error": dict(_ERROR, code="target_down", retryable=False)}
+    return case
+
+
 def control_beside_strand(document: dict[str, Any]) -> bool:
     """Whether a canonical control may run while another strand does (a parallel fan-out).
 

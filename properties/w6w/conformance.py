@@ -60,6 +60,10 @@ def invocations_mismatch(model: W6wRun, seen: Observation) -> Divergence | None:
             in_flight[step] = len(claimed) - 1
         elif name in ("step_succeeded", "attempt_failed"):
             in_flight.pop(step, None)
+        elif name == "run_rerouted" and event.get("input") is not None:
+            # The reroute target's dispatch (W6W-RUNERR-3): one invoke of "(reroute)"
+            # with the resolved with block; none when resolving it failed.
+            claimed.append(canonical(["(reroute)", event.get("input")]))
         elif name == "crashed":
             lost.update(c for c in (claimed[k] for k in in_flight.values()) if c is not None)
             in_flight.clear()
@@ -328,10 +332,17 @@ def why_not(run: W6wRun, event: JSON, before: tuple[Any, ...]) -> tuple[tuple[st
     a wait's suspension breaks W6W-FAN-9.  ((), "") otherwise, or when the
     configurations disagree.
     """
+    name = event.get("event")
+    if name == "run_continued" and before and all(c.rerouted for c in before):
+        # W6W-RUNERR-14: "Leave the run failed, and propagate, when the reroute target
+        # itself fails" — the handler's onError is not consulted after a reroute.
+        return ("W6W-RUNERR-14", "W6W-RUNERR-3"), (
+            "the run was rerouted and the reroute target failed: the run stays failed, "
+            "onError is not consulted after it"
+        )
     step = event.get("step")
     if not isinstance(step, str) or step not in run.position or not before:
         return (), ""
-    name = event.get("event")
     if name in LAUNCHES:
         answers = {_not_here(run, c, run.position[step], name) for c in before}
         return answers.pop() if len(answers) == 1 else ((), "")

@@ -545,6 +545,14 @@ def _waits() -> Any:
     return wait_cases()
 
 
+def _reroutes() -> Any:
+    """Profile ``w6w-reroute``: the run-level reroute over the protocol."""
+    _model()
+    from wforacle.properties.strategies.w6w import reroute_cases
+
+    return reroute_cases()
+
+
 def _full() -> Any:
     """Profile ``full``: fan-out documents with the canonical controls and long delays."""
     from hypothesis import strategies as st
@@ -898,9 +906,21 @@ def _quiet(prepared: Prepared) -> Interrupt | None:
     return Interrupt({"type": "quiet"}, None)
 
 
+REROUTE = "(reroute)"  # the unit a reroute target's dispatch invokes (W6W-RUNERR-3)
+
+
 def _answer(prepared: Prepared, step: str, invocation: int) -> dict[str, JSON]:
-    """The result of a step's ``invocation``-th call, its meta reports and idempotency."""
+    """The result of a step's ``invocation``-th call, its meta reports and idempotency.
+
+    The unit ``(reroute)`` is the run-level reroute target's dispatch
+    (W6W-RUNERR-3): the scenario's ``reroute`` result answers it.
+    """
     scenario = prepared.semantics.scenario
+    if step == REROUTE:
+        reroute = scenario.reroute
+        if reroute.error is not None:
+            return {"error": reroute.error.to_json(), "idempotent": False}
+        return {"output": reroute.output, "idempotent": False}
     script = scenario.script(step)
     result = script.result(invocation, scenario.default)
     message: dict[str, JSON] = {"idempotent": script.idempotent}
@@ -1018,7 +1038,7 @@ W6W = Specification(
     final_name="runState",
     prepare=prepare,
     cases=_cases,
-    suites={"core": _core, "full": _full, "w6w-wait": _waits},
+    suites={"core": _core, "full": _full, "w6w-wait": _waits, "w6w-reroute": _reroutes},
     conformance=lambda: _conformance(),
     protocol=_protocol,
     screen=_screen,
