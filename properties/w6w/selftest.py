@@ -59,6 +59,19 @@ SELFTEST = (
         },
     ),
     (
+        "a failed run is rerouted (invoke of (reroute), its output the run's)",
+        {
+            "document": {
+                **_doc(_step("a")),
+                "reroute": {"with": {"why": {"$": "error.code"}}},
+            },
+            "scenario": {
+                "steps": {"a": {"attempts": [{"error": {"code": "boom", "message": "m"}}]}},
+                "reroute": {"output": {"handled": True}},
+            },
+        },
+    ),
+    (
         "the abort signal after checkpoint 3 ends the run canceled (checkpoint, abort)",
         {
             "document": _doc(_step("a"), _step("b")),
