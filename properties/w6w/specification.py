@@ -634,6 +634,22 @@ def smaller(case: JSON) -> Iterator[JSON]:
         variant = copy.deepcopy(case)
         del variant["document"]["edges"][k]
         yield variant
+    for field in ("retry", "onError", "reroute"):  # the run-level handler (Amendment 2026-08-21)
+        if field in document:
+            variant = copy.deepcopy(case)
+            del variant["document"][field]
+            if field == "reroute":
+                variant["scenario"].pop("reroute", None)
+            yield variant
+            # A run-level retry and a replay can each re-run the failing steps: with both
+            # gone the run waits fewer times, so the schedule's first choices go too (a
+            # race the bug needs survives; three coordinated edits the greedy pass would
+            # never make one at a time).
+            if "replay" in case:
+                alone = {k: v for k, v in variant.items() if k != "replay"}
+                schedule = list(case.get("schedule") or [])
+                for k in range(len(schedule) + 1):
+                    yield {**copy.deepcopy(alone), "schedule": schedule[k:]}
     for k, step in enumerate(steps):
         for field in ("retry", "onError", "fanOut", "with"):
             if field in step:
