@@ -432,7 +432,9 @@ class Engine:
                 trace.append(protocol.crashed(prepared, number, state))
                 self.write({**request, "type": "resume", "runState": state, "checkpoints": number})
             elif (
-                kind == "checkpoint" and abort_at is not None and message.get("number") == abort_at
+                kind == "checkpoint"
+                and abort_at is not None
+                and _identifier(message, "number") == abort_at
             ):
                 # The host's abort signal fires after checkpoint K (W6W-HOST-3): answered
                 # in place of the ack; the engine launches no new step from here.

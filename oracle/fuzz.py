@@ -214,14 +214,13 @@ def campaign(
     """
     from hypothesis.errors import Flaky
 
-    counted = {"examples": 0, "faults": 0, "shrink_runs": 0}
+    counted = {"examples": 0, "faults": 0, "shrink_runs": 0, "hangs": 0}
     engine_seconds = [0.0]
     fault_cases: list[tuple[JSON, Judgement]] = []
     start = time.perf_counter()
     deadline = start + time_budget if time_budget is not None else None
     first: dict[str, Any] = {}
     spent = {"budget": False, "shrink": False, "hypothesis": False, "hangs": False}
-    hangs = [0]
     if selection is not None:
         options = selection.options()
     read: dict[tuple[tuple[str, str], ...], list[Any]] = {}  # departures → [count, case, j]
@@ -275,8 +274,8 @@ def campaign(
                 if len(fault_cases) < 10:
                     fault_cases.append((case, judgement))
                 if judgement.fault is not None and judgement.fault.kind == "hang":
-                    hangs[0] += 1
-                    if hangs[0] >= HANG_LIMIT:
+                    counted["hangs"] += 1
+                    if counted["hangs"] >= HANG_LIMIT:
                         spent["hangs"] = True
                         raise _BudgetSpent
                 return

@@ -1517,20 +1517,24 @@ class Engine:
         if isinstance(reroute, dict):
             return self.reroute(reroute)
         if self.doc.get("onError") == "continue" and self.doc.get("reroute") is None:
-            _, step_id, error = min(self.failures)
-            if "continue-no-step-error" not in self.bugs:
-                self.step_errors.append({"stepId": step_id, **error})
-            self.event("run_continued", error=error)
-            if self.aborted:
-                # The abort signal fired at run_continued's checkpoint: it still wins, and
-                # the run ends canceled with the handled failure in stepErrors (A-164).
-                self.failures = []
-                return self.finish()
-            state = self.end_state()
-            state.update(status="succeeded", output=None)
-            self.event("run_finished", status="succeeded", output=None)
-            return state
+            return self.continued()
         return None
+
+    def continued(self):
+        """onError "continue" resolves the run: null output, the failure kept (W6W-RUNERR-4/5)."""
+        _, step_id, error = min(self.failures)
+        if "continue-no-step-error" not in self.bugs:
+            self.step_errors.append({"stepId": step_id, **error})
+        self.event("run_continued", error=error)
+        if self.aborted:
+            # The abort signal fired at run_continued's checkpoint: it still wins, and
+            # the run ends canceled with the handled failure in stepErrors (A-164).
+            self.failures = []
+            return self.finish()
+        state = self.end_state()
+        state.update(status="succeeded", output=None)
+        self.event("run_finished", status="succeeded", output=None)
+        return state
 
     def reroute(self, reroute):
         """Dispatch the reroute target once and end the run by its result."""
@@ -1546,18 +1550,11 @@ class Engine:
             self.invoke(REROUTE, resolved)
             result = self.result()
             self.outstanding.pop(result["call"], None)
-        state = self.end_state()
-        if "error" in result and "reroute-failure-continued" in self.bugs:
-            if self.doc.get("onError") == "continue":
-                self.event("run_rerouted", input=resolved, error=result["error"])
-                self.step_errors.append({"stepId": step_id, **error})
-                self.event("run_continued", error=error)
-                state = self.end_state()
-                state.update(status="succeeded", output=None)
-                self.event("run_finished", status="succeeded", output=None)
-                return state
         if "error" in result:
             self.event("run_rerouted", input=resolved, error=result["error"])
+            if "reroute-failure-continued" in self.bugs and self.doc.get("onError") == "continue":
+                return self.continued()
+            state = self.end_state()
             state.update(status="failed", error=result["error"])
             self.event("run_finished", status="failed", error=result["error"], step=REROUTE)
             return state

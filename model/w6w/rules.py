@@ -52,6 +52,9 @@ from wforacle.model.w6w.scenario import Result, StepError
 JSON = Any
 WAIT_CEILING_MS = 300_000  # W6W-RETRY-9: "cap every computed wait at 300000 ms"
 RUN_BOUNDARY = "(run)"  # the failure's "step" when the run is refused at its start
+# The reroute target's dispatch: its failure's "step", and the unit an engine invokes for
+# it over the protocol (docs/engine-protocol.md, "Reroute").
+REROUTE = "(reroute)"
 
 RunRule = Callable[[Run, Config], list[Transition[Config]]]
 StepRule = Callable[[Run, Config, int], list[Transition[Config]]]
@@ -86,15 +89,14 @@ def _route(
 
 def _lanes(run: Run, step_id: str, lane: When) -> tuple[frozenset[EdgeKey], frozenset[EdgeKey]]:
     """The keys of the step's outbound edges of ``lane``, and of the others (computed once)."""
-    lanes = run.__dict__.setdefault("_lanes", {})
-    found = lanes.get((step_id, lane))
+    found = run.lanes.get((step_id, lane))
     if found is None:
         outbound = run.outbound[step_id]
-        found = lanes[step_id, lane] = (
+        found = run.lanes[step_id, lane] = (
             frozenset(_key(e) for e in outbound if e.when is lane),
             frozenset(_key(e) for e in outbound if e.when is not lane),
         )
-    return found  # type: ignore[no-any-return]
+    return found
 
 
 def _in_flight(c: Config) -> bool:
@@ -979,7 +981,7 @@ def reroute_run(run: Run, c: Config) -> list[Transition[Config]]:
         result = Result(error=StepError.raised(failure.code, failure.message, "resolution"))
     outcome_fields: dict[str, JSON]
     if result.error is not None:
-        after = evolve(c, rerouted=True, failure=("(reroute)", result.error))
+        after = evolve(c, rerouted=True, failure=(REROUTE, result.error))
         outcome_fields = {"error": result.error.to_json()}
     else:
         after = evolve(

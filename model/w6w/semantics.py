@@ -268,12 +268,12 @@ class W6wRun(Run):
 
     def rules_at(self, due: Due, i: int) -> tuple[StepRule, ...]:
         """The rules of ``STEP_TABLE[due]`` that may fire for position ``i`` (``may_fire``)."""
-        rows = self.__dict__.get("_rows")
+        rows = self.rows.get(due)
         if rows is None:
-            rows = self.__dict__["_rows"] = {due: [None] * len(self.plan) for due in STEP_TABLE}
-        row = rows[due][i]
+            rows = self.rows[due] = [None] * len(self.plan)
+        row = rows[i]
         if row is None:
-            row = rows[due][i] = tuple(r for r in STEP_TABLE[due] if may_fire(self, r, i))
+            row = rows[i] = tuple(r for r in STEP_TABLE[due] if may_fire(self, r, i))
         return row  # type: ignore[no-any-return]
 
     def _checkpointed(self, c: Config, t: Transition[Config]) -> Transition[Config]:

@@ -18,6 +18,7 @@ from typing import Any
 
 from wforacle.model.kernel.explore import canonical
 from wforacle.model.w6w.resolve import REDACTED, stringify
+from wforacle.model.w6w.rules import REROUTE
 from wforacle.model.w6w.scenario import Scenario
 from wforacle.model.w6w.semantics import W6wRun, run_state
 from wforacle.properties.specification import Divergence, Observation, strings
@@ -61,9 +62,9 @@ def invocations_mismatch(model: W6wRun, seen: Observation) -> Divergence | None:
         elif name in ("step_succeeded", "attempt_failed"):
             in_flight.pop(step, None)
         elif name == "run_rerouted" and event.get("input") is not None:
-            # The reroute target's dispatch (W6W-RUNERR-3): one invoke of "(reroute)"
-            # with the resolved with block; none when resolving it failed.
-            claimed.append(canonical(["(reroute)", event.get("input")]))
+            # The reroute target's dispatch (W6W-RUNERR-3): one invoke of REROUTE with
+            # the resolved with block; none when resolving it failed.
+            claimed.append(canonical([REROUTE, event.get("input")]))
         elif name == "crashed":
             lost.update(c for c in (claimed[k] for k in in_flight.values()) if c is not None)
             in_flight.clear()

@@ -922,15 +922,14 @@ def _quiet(prepared: Prepared) -> Interrupt | None:
     return Interrupt({"type": "quiet"}, None)
 
 
-REROUTE = "(reroute)"  # the unit a reroute target's dispatch invokes (W6W-RUNERR-3)
-
-
 def _answer(prepared: Prepared, step: str, invocation: int) -> dict[str, JSON]:
     """The result of a step's ``invocation``-th call, its meta reports and idempotency.
 
     The unit ``(reroute)`` is the run-level reroute target's dispatch
     (W6W-RUNERR-3): the scenario's ``reroute`` result answers it.
     """
+    from wforacle.model.w6w.rules import REROUTE
+
     scenario = prepared.semantics.scenario
     if step == REROUTE:
         reroute = scenario.reroute
