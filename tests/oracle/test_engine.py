@@ -435,6 +435,17 @@ def test_the_correct_example_engine_passes_a_long_campaign():
     assert result.finding is None and result.faults == 0
 
 
+def judged(case: dict, *bugs: str):
+    """``case`` judged on toyflow with ``bugs`` switched on, as a campaign judges it."""
+    from wforacle.oracle.fuzz import judge_case
+
+    engine = Engine(toyflow(*bugs))
+    try:
+        return judge_case(W6W, engine, case)
+    finally:
+        engine.stop()
+
+
 def test_a_crash_is_injected_after_a_checkpoint_and_the_engine_resumes():
     # W6W-CONCEPT-3: the host reads the RunState back and resumes from the first
     # non-terminal step; the oracle crashes the engine after checkpoint 3 (a step start).
@@ -451,14 +462,8 @@ def test_a_crash_is_injected_after_a_checkpoint_and_the_engine_resumes():
         "scenario": {"crashAfterCheckpoints": [4], "steps": {"a": {"attempts": [{"output": 1}]}}},
         "schedule": [],
     }
-    from wforacle.oracle.fuzz import judge_case
-
     for bugs, verdict in (((), "pass"), (("resume-from-start",), "divergence")):
-        engine = Engine(toyflow(*bugs))
-        try:
-            judgement = judge_case(W6W, engine, case)
-        finally:
-            engine.stop()
+        judgement = judged(case, *bugs)
         assert judgement.verdict == verdict, judgement.to_json()
         if verdict == "pass":
             crashed = [e for e in judgement.observation.trace if e["event"] == "crashed"]
@@ -475,14 +480,8 @@ def test_a_resumed_run_that_sends_no_checkpoint_messages_is_a_protocol_fault():
         "scenario": {"crashAfterCheckpoints": [2, 4]},
         "schedule": [],
     }
-    from wforacle.oracle.fuzz import judge_case
-
     for bugs, verdict in (((), "pass"), (("resume-no-checkpoints",), "fault")):
-        engine = Engine(toyflow(*bugs))
-        try:
-            judgement = judge_case(W6W, engine, case)
-        finally:
-            engine.stop()
+        judgement = judged(case, *bugs)
         assert judgement.verdict == verdict, judgement.to_json()
     assert judgement.fault.kind == "protocol" and "no checkpoint message" in judgement.fault.message
 

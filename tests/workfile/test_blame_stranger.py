@@ -8,27 +8,17 @@ explanation named another rule's clause first.
 
 from __future__ import annotations
 
-import textwrap
 from typing import Any
 
 from tests.workfile.test_call import SUB
+from tests.workfile.test_call import case as _case
+from tests.workfile.test_run import NESTED_HANDLER
 from wforacle.model.kernel.lts import execute
 from wforacle.oracle.check import check
 from wforacle.oracle.explain import by_rule
-from wforacle.properties.strategies.workfile_runs import MANIFEST
 from wforacle.properties.workfile.specification import WORKFILE
 
 JSON = Any
-
-
-def _case(document: str, scenario: JSON | None = None, **workflows: str) -> JSON:
-    return {
-        "document": textwrap.dedent(document),
-        "manifests": {"svc": MANIFEST},
-        "workflows": {name: textwrap.dedent(text) for name, text in workflows.items()},
-        "scenario": scenario or {},
-        "schedule": [],
-    }
 
 
 def _first(case: JSON, edit: Any, prefer: Any = None) -> str:
@@ -90,19 +80,7 @@ def test_a_member_started_after_fail_fast_breaks_policy_15():
 def test_a_handler_given_the_full_path_as_error_step_breaks_catch_8():
     # WF-CATCH-8: "error.step is the handled step's path relative to the scope containing
     # that step" (docs/workfile-execution.md's example: "a", not "each[1].a").
-    document = """
-    steps:
-      - each:
-          wf.for_each:
-            items: [1, 2]
-            steps:
-              - a:
-                  svc.send: {}
-                  catch:
-                    svc.fatal:
-                      steps: [ { h: { svc.get: { at: "{{ error.step }}" } } } ]
-    """
-    case = _case(document, {"attempts": {"each[1].a": [{"error": "svc.fatal"}]}})
+    case = _case(NESTED_HANDLER, {"attempts": {"each[1].a": [{"error": "svc.fatal"}]}})
 
     def full(trace):
         k = _at(trace, "attempt_started", "each[1].a.(catch).h")

@@ -487,23 +487,26 @@ def test_continue_lets_every_iteration_finish_and_the_construct_succeeds():
     }
 
 
+# docs/workfile-execution.md's example: a handler of a step nested in a for_each.
+NESTED_HANDLER = """
+steps:
+  - each:
+      wf.for_each:
+        items: [1, 2]
+        steps:
+          - a:
+              svc.send: {}
+              catch:
+                svc.fatal:
+                  steps: [ { h: { svc.get: { at: "{{ error.step }}" } } } ]
+"""
+
+
 def test_a_handlers_error_step_is_relative_to_the_scope_containing_the_handled_step():
     # WF-CATCH-8: "error.step is the handled step's path relative to the scope
     # containing that step": inside iteration each[1], the handled step is "a"; the
     # events name it by its run-time path (docs/workfile-execution.md's example).
-    document = """
-    steps:
-      - each:
-          wf.for_each:
-            items: [1, 2]
-            steps:
-              - a:
-                  svc.send: {}
-                  catch:
-                    svc.fatal:
-                      steps: [ { h: { svc.get: { at: "{{ error.step }}" } } } ]
-    """
-    found = trace(document, {"attempts": {"each[1].a": [{"error": "svc.fatal"}]}})
+    found = trace(NESTED_HANDLER, {"attempts": {"each[1].a": [{"error": "svc.fatal"}]}})
     assert [e["step"] for e in events(found, "handler_started")] == ["each[1].a"]
     assert events(found, "attempt_started", "each[1].a.(catch).h")[0]["input"] == {"at": "a"}
 
