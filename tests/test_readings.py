@@ -424,6 +424,8 @@ OTHER_READINGS = [
     ("w6w", "--reading A-53=javascript", ("A-53", "javascript"), None),
     ("w6w", "--reading A-71=edges", ("A-71", "edges"), None),
     ("w6w", "--reading A-157=literal", ("A-157", "literal"), None),
+    ("w6w", "--reading A-164=resolved", ("A-164", "resolved"), None),
+    ("w6w", "--reading A-165=stop", ("A-165", "stop"), None),
     ("harness", "--bug all-negative-skipped", ("A-61", "skipped"), None),
     ("harness", "--reading A-80=any", ("A-80", "any"), None),
     ("harness", "--reading A-81=running", ("A-81", "running"), None),
@@ -879,6 +881,86 @@ def test_a71_a_replay_from_an_edgeless_step_reruns_the_chain_only_under_chain():
     edged = {**case["document"], "edges": [{"from": "a", "to": "b"}, {"from": "b", "to": "c"}]}
     assert not reading.relevant({**case, "document": edged})
     taken(W6W, "--reading A-71=edges", case, "A-71=chain", ("A-71", "edges"))
+
+
+def _aborted_case(document, attempts, after):
+    return {
+        "document": {"manifestVersion": "2", "id": "wf", "name": "abort", **document},
+        "scenario": {"cancelAfterCheckpoint": after, "steps": {"a": {"attempts": attempts}}},
+        "schedule": [],
+    }
+
+
+FAILS = {"error": {"code": "x", "message": "", "retryable": True}}
+ONE_STEP = [{"id": "a", "uses": {"app": "demo", "action": "run"}}]
+
+
+def test_a164_a_signal_after_the_handler_cancels_the_run_only_under_canceled():
+    # W6W-HOST-3: "the engine polls between steps and aborts cleanly on signal";
+    # W6W-RUNERR-4: "continue" resolves the run with a null output.  The signal fires
+    # at run_continued's checkpoint (the 4th): no step is left to poll between (A-164).
+    case = _aborted_case({"onError": "continue", "steps": ONE_STEP}, [FAILS], 4)
+
+    def ended(**readings):
+        trace = _w6w_trace(case, **readings)
+        assert [e["event"] for e in trace][-2] == "run_continued"
+        return trace[-1]["status"]
+
+    assert ended() == "canceled"
+    assert ended(handler_abort="resolved") == "succeeded"
+    # A signal before the handler acted is polled between steps under both readings.
+    earlier = {**case, "scenario": {**case["scenario"], "cancelAfterCheckpoint": 3}}
+    for reading in ("canceled", "resolved"):
+        trace = _w6w_trace(earlier, handler_abort=reading)
+        assert "run_continued" not in [e["event"] for e in trace]
+        assert trace[-1]["status"] == "canceled"
+    (reading,) = [r for r in W6W.readings if r.assumption == "A-164"]
+    assert reading.relevant(case)
+    assert not reading.relevant({**case, "scenario": {"steps": case["scenario"]["steps"]}})
+    assert not reading.relevant({**case, "document": {**case["document"], "onError": "fail"}})
+    taken(W6W, "--reading A-164=resolved", case, "A-164=canceled", ("A-164", "resolved"))
+
+
+def test_a164_covers_a_reroute_the_signal_fires_after():
+    # W6W-RUNERR-3: "The target's output becomes the run's output"; a signal at
+    # run_rerouted's checkpoint cancels the run (A-164 (a)) or lets it succeed (b).
+    reroute = {"uses": {"app": "demo", "action": "fix"}}
+    case = _aborted_case({"reroute": reroute, "steps": ONE_STEP}, [FAILS], 4)
+    case["scenario"]["reroute"] = {"output": "fixed"}
+    statuses = {}
+    for reading in ("canceled", "resolved"):
+        trace = _w6w_trace(case, handler_abort=reading)
+        assert [e["event"] for e in trace][-2] == "run_rerouted"
+        statuses[reading] = (trace[-1]["status"], trace[-1].get("output"))
+    assert statuses == {"canceled": ("canceled", None), "resolved": ("succeeded", "fixed")}
+
+
+def test_a165_a_step_in_flight_at_the_signal_retries_only_under_finish():
+    # W6W-FAN-9: "On … an abort the engine stops launching new steps, lets in-flight
+    # steps finish"; whether a retry is part of finishing is open (A-165).  The signal
+    # fires at a's step_started (checkpoint 2); a's first attempt then fails retryably.
+    retried = [{**ONE_STEP[0], "retry": {"maxAttempts": 3, "backoff": "fixed", "delayMs": 10}}]
+    case = _aborted_case({"steps": retried}, [FAILS, {"output": 1}], 2)
+
+    def events(**readings):
+        return [e["event"] for e in _w6w_trace(case, **readings)]
+
+    assert "retry_scheduled" in events() and "step_succeeded" in events()
+    stopped = events(signal_retries="stop")
+    assert "retry_scheduled" not in stopped and "step_failed" in stopped
+    # A signal after the retry was scheduled: the retried attempt runs under both.
+    later = {**case, "scenario": {**case["scenario"], "cancelAfterCheckpoint": 3}}
+    assert "step_succeeded" in [e["event"] for e in _w6w_trace(later, signal_retries="stop")]
+    (reading,) = [r for r in W6W.readings if r.assumption == "A-165"]
+    assert reading.relevant(case)
+    assert not reading.relevant({**case, "document": {**case["document"], "steps": ONE_STEP}})
+    _, _, held = taken(W6W, "--reading A-165=stop", case, "A-165=finish", ("A-165", "stop"))
+    # Held to the model's reading, the explanation names the rule first: in-flight
+    # steps finish (W6W-FAN-9), not the retry policy's clauses.
+    options = Selection.of(W6W, ["A-165=finish"]).options()
+    divergence = explained(W6W, case, held, options).divergence
+    assert divergence.clauses[:2] == ("W6W-FAN-9", "W6W-HOST-3"), divergence
+    assert "A-165" in divergence.message
 
 
 def test_a42_a_required_variable_must_be_supplied_only_under_supplied():

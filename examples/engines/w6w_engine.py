@@ -106,6 +106,11 @@ readings` lists them).  These are not bugs: a campaign under the default
                           to: in a document without edges, that step alone
   A-157=literal           a render part's content with an unterminated {{ is literal as a
                           whole (as a with-value string is), its earlier markers unresolved
+  A-164=resolved          an abort signal that fires once the run-level handler acted
+                          (run_continued, run_rerouted) is not polled: the run ends as the
+                          handler left it
+  A-165=stop              the abort signal is polled between a running step's attempts: a
+                          step in flight makes no further retry, its failed attempt final
 """
 
 from __future__ import annotations
@@ -160,6 +165,8 @@ READINGS = {
     "A-53=javascript",
     "A-71=edges",
     "A-157=literal",
+    "A-164=resolved",
+    "A-165=stop",
 }
 CAP_MS = 300_000
 
@@ -1305,7 +1312,9 @@ class Engine:
         retry = step.get("retry")
         if is_control(step) and "control-retried" not in self.bugs:
             retry = None  # W6W-EDGE-8: a control runs no retry loop
-        while (retry and record["attempt"] < retry["maxAttempts"]
+        # A-165: the model lets an in-flight step finish, retries included (W6W-FAN-9).
+        stopped = self.parent is None and self.aborted and "A-165=stop" in self.bugs
+        while (retry and record["attempt"] < retry["maxAttempts"] and not stopped
                and self.retryable(error, idempotent)):
             wait = self.wait(retry, record["attempt"])
             self.clock += wait
@@ -1526,7 +1535,7 @@ class Engine:
         if "continue-no-step-error" not in self.bugs:
             self.step_errors.append({"stepId": step_id, **error})
         self.event("run_continued", error=error)
-        if self.aborted:
+        if self.polled():
             # The abort signal fired at run_continued's checkpoint: it still wins, and
             # the run ends canceled with the handled failure in stepErrors (A-164).
             self.failures = []
@@ -1535,6 +1544,10 @@ class Engine:
         state.update(status="succeeded", output=None)
         self.event("run_finished", status="succeeded", output=None)
         return state
+
+    def polled(self):
+        """Whether an abort signal decides the run's end once its handler acted (A-164)."""
+        return self.aborted and "A-164=resolved" not in self.bugs
 
     def reroute(self, reroute):
         """Dispatch the reroute target once and end the run by its result."""
@@ -1554,14 +1567,20 @@ class Engine:
             self.event("run_rerouted", input=resolved, error=result["error"])
             if "reroute-failure-continued" in self.bugs and self.doc.get("onError") == "continue":
                 return self.continued()
+            if self.polled():  # the target's failure is the run's error (W6W-RUNERR-14)
+                self.failures = [(0, REROUTE, result["error"])]
+                return self.finish()
             state = self.end_state()
             state.update(status="failed", error=result["error"])
             self.event("run_finished", status="failed", error=result["error"], step=REROUTE)
             return state
         self.step_errors.append({"stepId": step_id, **error})
-        state = self.end_state()
         output = result.get("output")
         self.event("run_rerouted", input=resolved, output=output)
+        if self.polled():
+            self.failures = []
+            return self.finish()
+        state = self.end_state()
         state.update(status="succeeded", output=output)
         self.event("run_finished", status="succeeded", output=output)
         return state

@@ -657,7 +657,13 @@ class Options:
     declared edges ("edges": an edgeless document has none);
     ``unterminated_render`` A-157 — a render part's content with an
     unterminated ``{{`` resolves the markers before it ("rest") or is
-    literal as a whole ("literal").
+    literal as a whole ("literal"); ``handler_abort`` A-164 — an abort signal
+    that fires once the run-level handler has acted (``run_continued``,
+    ``run_rerouted``) is still polled as the run finalizes ("canceled") or
+    the run ends as the handler left it ("resolved"); ``signal_retries``
+    A-165 — a step in flight at the abort signal finishes with its retries
+    ("finish") or makes no further attempt ("stop": its failed attempt is
+    final).
     """
 
     launch: Launch = Launch.SEPARATE
@@ -691,6 +697,12 @@ class Options:
     )
     unterminated_render: str = attrs.field(
         default="rest", validator=attrs.validators.in_(("rest", "literal"))
+    )
+    handler_abort: str = attrs.field(
+        default="canceled", validator=attrs.validators.in_(("canceled", "resolved"))
+    )
+    signal_retries: str = attrs.field(
+        default="finish", validator=attrs.validators.in_(("finish", "stop"))
     )
 
 

@@ -628,10 +628,17 @@ def _capped(policy: RetryPolicy, failed_attempt: int) -> bool:
     return _computed_wait(policy, failed_attempt) > WAIT_CEILING_MS
 
 
-def will_retry(run: Run, step: Step, state: StepState) -> bool:
-    """Whether the failed attempt in ``state`` is retried (the decide stage's choice)."""
+def will_retry(run: Run, step: Step, state: StepState, signalled: bool = False) -> bool:
+    """Whether the failed attempt in ``state`` is retried (the decide stage's choice).
+
+    ``signalled``: the host's abort signal has fired.  A step in flight then
+    finishes, retries included (W6W-FAN-9: "lets in-flight steps finish"),
+    unless A-165's other reading (``Options.signal_retries`` "stop") has the
+    signal polled between attempts too.
+    """
     return (
-        state.pending is not None
+        not _retries_stopped(run, signalled)
+        and state.pending is not None
         and step.retry is not None
         and step.runs_retry_loop
         and state.attempt < step.retry.max_attempts
@@ -641,6 +648,11 @@ def will_retry(run: Run, step: Step, state: StepState) -> bool:
             run.options.resolution_retry,
         )
     )
+
+
+def _retries_stopped(run: Run, signalled: bool) -> bool:
+    """A-165 (b): the abort signal is polled between a running step's attempts (W6W-HOST-3)."""
+    return signalled and run.options.signal_retries == "stop"
 
 
 def retry_step(run: Run, c: Config, i: int) -> list[Transition[Config]]:
@@ -654,7 +666,9 @@ def retry_step(run: Run, c: Config, i: int) -> list[Transition[Config]]:
     """
     step_id, state = run.plan[i], c.steps[i]
     step = run.by_id[step_id]
-    if state.status != "running" or state.stage != "decide" or not will_retry(run, step, state):
+    if state.status != "running" or state.stage != "decide":
+        return []
+    if not will_retry(run, step, state, c.signalled):
         return []
     assert step.retry is not None  # will_retry checked it
     wait = _policy_wait(step.retry, state.attempt)
@@ -708,7 +722,7 @@ def fail_step(run: Run, c: Config, i: int) -> list[Transition[Config]]:
     step = run.by_id[step_id]
     if state.status != "running" or state.stage != "decide" or state.pending is None:
         return []
-    if will_retry(run, step, state):
+    if will_retry(run, step, state, c.signalled):
         return []
     error = state.pending
     failed = evolve(
@@ -744,7 +758,7 @@ def fail_step(run: Run, c: Config, i: int) -> list[Transition[Config]]:
             "fail_step",
             (
                 *_resolution_failure(error),
-                *_final_because(run, step, state, error),
+                *_final_because(run, step, state, c.signalled),
                 *clauses,
                 "W6W-EDGE-8",
             ),
@@ -760,17 +774,20 @@ def _resolution_failure(error: StepError) -> tuple[str, ...]:
     return (FAILURE_CLAUSES[error.code],)
 
 
-def _final_because(run: Run, step: Step, state: StepState, error: StepError) -> tuple[str, ...]:
+def _final_because(run: Run, step: Step, state: StepState, signalled: bool) -> tuple[str, ...]:
     """Why a step with a retry policy is not retried: the clause of the guard that held.
 
     W6W-FIELD-24 (and A-41): the error's classification; W6W-FIELD-20:
-    "maxAttempts … Total attempts including the first" ran out.  A step
+    "maxAttempts … Total attempts including the first" ran out; W6W-HOST-3
+    when the abort signal stopped the retries (A-165's "stop").  A step
     without a policy, or a control (W6W-EDGE-8), has nothing to cite here.
     """
     if step.retry is None or not step.runs_retry_loop:
         return ()
     if state.attempt >= step.retry.max_attempts:
         return ("W6W-FIELD-20",)
+    if _retries_stopped(run, signalled) and will_retry(run, step, state):
+        return ("W6W-HOST-3", "W6W-FAN-9")
     return ("W6W-FIELD-24", "W6W-FIELD-23")
 
 
@@ -885,6 +902,21 @@ def crash_and_resume(run: Run, c: Config) -> list[Transition[Config]]:
 # -- cancellation (W6W-HOST-3) -----------------------------------------------------
 
 
+def signal_polled(run: Run, c: Config) -> bool:
+    """Whether the abort signal decides how the drained run ends (``abort_run``).
+
+    W6W-HOST-3: "the engine polls between steps and aborts cleanly on
+    signal".  A signal that fires once the run-level handler has acted
+    (``run_continued``, ``run_rerouted``) finds no step left to poll between:
+    the model still polls it as the run finalizes (A-164 (a)); under A-164's
+    other reading (``Options.handler_abort`` "resolved") the run ends as the
+    handler left it.
+    """
+    if not c.signalled:
+        return False
+    return run.options.handler_abort == "canceled" or not (c.handled or c.rerouted)
+
+
 def abort_run(run: Run, c: Config) -> list[Transition[Config]]:
     """Abort a signalled run once nothing is in flight: status canceled, no further step.
 
@@ -894,7 +926,7 @@ def abort_run(run: Run, c: Config) -> list[Transition[Config]]:
     reads the policy."  W6W-FAN-9: an abort drains — in-flight steps finish
     first (``W6wRun.strand_transitions`` launches nothing once the signal fired).
     """
-    if not (c.signalled and c.status == "running") or _in_flight(c):
+    if not (signal_polled(run, c) and c.status == "running") or _in_flight(c):
         return []
     return [
         Transition(

@@ -87,6 +87,7 @@ from wforacle.model.w6w.rules import reroute_run as reroute_run
 from wforacle.model.w6w.rules import resume_run as resume_run
 from wforacle.model.w6w.rules import retry_run as retry_run
 from wforacle.model.w6w.rules import retry_step as retry_step
+from wforacle.model.w6w.rules import signal_polled as signal_polled
 from wforacle.model.w6w.rules import skip_step as skip_step
 from wforacle.model.w6w.rules import start_run as start_run
 from wforacle.model.w6w.rules import start_step as start_step
@@ -206,8 +207,8 @@ class W6wRun(Run):
                 # A-74 "eager": what can launch launches before any attempt ends.
                 found = [t for t in found if t.rule in LAUNCH_RULES] or found
             if not found:
-                drained = RUN_TABLE[Where.SIGNALLED if config.signalled else Where.DRAINED]
-                found = [t for rule in drained for t in rule(self, config)]
+                where = Where.SIGNALLED if signal_polled(self, config) else Where.DRAINED
+                found = [t for rule in RUN_TABLE[where] for t in rule(self, config)]
         return [self._checkpointed(config, t) for t in found]
 
     def enabled_for(self, config: Config, event: Event) -> list[Transition[Config]]:

@@ -344,6 +344,20 @@ def why_not(run: W6wRun, event: JSON, before: tuple[Any, ...]) -> tuple[tuple[st
     step = event.get("step")
     if not isinstance(step, str) or step not in run.position or not before:
         return (), ""
+    if name == "step_failed" and all(c.signalled for c in before):
+        retried = {
+            t.event.get("event") == "retry_scheduled" and t.event.get("step") == step
+            for c in before
+            for t in run.enabled(c)
+        }
+        if True in retried:
+            # W6W-FAN-9: "On … an abort the engine stops launching new steps, lets
+            # in-flight steps finish"; the model's retry is part of finishing (A-165).
+            return ("W6W-FAN-9", "W6W-HOST-3"), (
+                f"the abort signal fired while {step} was in flight: in-flight steps "
+                f"finish, and {step}'s retry is part of finishing it (A-165; its other "
+                "reading, --retries-after-abort stop, polls the signal between attempts)"
+            )
     if name in LAUNCHES:
         answers = {_not_here(run, c, run.position[step], name) for c in before}
         return answers.pop() if len(answers) == 1 else ((), "")

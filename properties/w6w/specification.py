@@ -145,6 +145,37 @@ def _edgeless_replay(case: Mapping[str, Any]) -> bool:
     )
 
 
+def _aborted(case: Mapping[str, Any]) -> bool:
+    """Whether the case's scenario fires the host's abort signal (W6W-HOST-3)."""
+    scenario = case.get("scenario")
+    return isinstance(scenario, dict) and scenario.get("cancelAfterCheckpoint") is not None
+
+
+def _aborted_handler(case: Mapping[str, Any]) -> bool:
+    """A-164 can matter: an abort in a run whose document has a run-level handler."""
+    document = case.get("document")
+    return (
+        _aborted(case)
+        and isinstance(document, dict)
+        and (document.get("onError") == "continue" or document.get("reroute") is not None)
+    )
+
+
+def _aborted_retries(case: Mapping[str, Any]) -> bool:
+    """A-165 can matter: an abort in a run with a step that has a retry policy.
+
+    Conservative: a policy anywhere in the document (a control's block step's
+    too) counts.
+    """
+
+    def found(value: JSON) -> bool:
+        if isinstance(value, dict):
+            return ("retry" in value and "uses" in value) or any(found(v) for v in value.values())
+        return isinstance(value, list) and any(found(v) for v in value)
+
+    return _aborted(case) and found(case.get("document"))
+
+
 def _required_defaults(case: Mapping[str, Any]) -> bool:
     """Whether A-42 can matter: a required variable with a default that the run does not supply."""
     if _calls(case):
@@ -351,6 +382,27 @@ READINGS = (
         assumption="A-53",
         relevant=_if_controls,
         clauses=("W6W-CONCEPT-9",),
+    ),
+    Reading(
+        "--abort-after-handler",
+        "handler_abort",
+        "w6w, A-164: an abort signal that fires once the run-level handler has acted "
+        "(run_continued, run_rerouted) is polled as the run finalizes (default: canceled) or "
+        "the run ends as the handler left it (resolved)",
+        ("canceled", "resolved"),
+        assumption="A-164",
+        relevant=_aborted_handler,
+        clauses=("W6W-HOST-3", "W6W-RUNERR-6"),
+    ),
+    Reading(
+        "--retries-after-abort",
+        "signal_retries",
+        "w6w, A-165: a step in flight at the abort signal finishes with its retries (default: "
+        "finish) or makes no further attempt, its failed attempt final (stop)",
+        ("finish", "stop"),
+        assumption="A-165",
+        relevant=_aborted_retries,
+        clauses=("W6W-HOST-3", "W6W-FAN-9"),
     ),
 )
 
