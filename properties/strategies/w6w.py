@@ -903,7 +903,29 @@ def engine_cases(draw: st.DrawFn, max_steps: int = 6) -> dict[str, Any]:
             document["retry"]["backoff"] = "exponential"
     if handler in ("continue", "both"):
         document["onError"] = "continue"
+        if "cancelAfterCheckpoint" in scenario and draw(_S0):
+            # The signal at the handler's own checkpoint, where no step is left to poll
+            # between (A-164): a K drawn blind almost never lands there.
+            at = _checkpoint_of(case, "run_continued")
+            if at is not None:
+                scenario["cancelAfterCheckpoint"] = at
     return case
+
+
+def _checkpoint_of(case: dict[str, Any], name: str) -> int | None:
+    """The checkpoint the model's reference run of ``case`` writes with event ``name``.
+
+    The signal is left out, so the run is the one the signal then interrupts at
+    that checkpoint (nothing before it depends on the signal).  None when the
+    reference run has no such event.
+    """
+    from wforacle.model.kernel.lts import execute
+    from wforacle.properties.w6w.specification import W6W
+
+    plain = {**case, "scenario": {**case["scenario"]}}
+    del plain["scenario"]["cancelAfterCheckpoint"]
+    trace = execute(W6W.prepare(plain, W6W.options({})).semantics).trace
+    return next((e.get("checkpoint") for e in trace if e.get("event") == name), None)
 
 
 _RUN_HANDLERS = st.sampled_from((None,) * 5 + ("retry", "continue", "both"))
