@@ -68,6 +68,7 @@ from wforacle.model.workfile.document import (
     Wait,
     WaitFor,
     Workfile,
+    declared_members,
     walk,
 )
 from wforacle.model.workfile.evaluate import EvaluationFault, resolve, tested
@@ -1123,7 +1124,8 @@ def _handled(run: WorkfileRun, data: Data, loc: Loc) -> JSON:
         else:
             spec = run.spec(step)
             contract = spec.output if spec is not None else None
-        if value is not _NO_RESULT and (contract is None or INPUT_TYPES[contract](value)):
+        typed = value is not _NO_RESULT and (contract is None or INPUT_TYPES[contract](value))
+        if typed and _declared(run, step, value):
             cur.update(phase="succeeded", value=value, children=[])
             return _succeed(run, data, loc)
     cur.update(phase="failed", children=[])  # WF-CATCH-26: the original failure stays
@@ -1131,6 +1133,21 @@ def _handled(run: WorkfileRun, data: Data, loc: Loc) -> JSON:
 
 
 _NO_RESULT = object()
+
+
+def _declared(run: WorkfileRun, step: Step, value: JSON) -> bool:
+    """Whether a wf.call's replacement object names only members its callee declares.
+
+    WF-CATCH-24: "For a callee's joined object shape, replacement members
+    MUST have declared names"; a result that breaks the contract is the
+    handler's failure (WF-CATCH-26, A-122).  The validator refuses a literal
+    member no callee declares (properties/workfile/validate.py
+    ``call_contracts``); this catches a result written as one template.
+    """
+    if not isinstance(step.body, Call) or not isinstance(value, dict):
+        return True
+    declared = declared_members(run.callees[step.step_path])
+    return declared is None or set(value) <= declared
 
 
 # -- outcomes and the failure policy ---------------------------------------------------------

@@ -191,6 +191,15 @@ def prepare(case: JSON, options: Any = None) -> Prepared:
     if not result.report.valid or model is None:
         raise InvalidCase(f"invalid Workfile: {result.report.codes()}")
     workflows = workflows_of(case, manifests)
+    if result.workfile is not None:
+        from wforacle.properties.workfile.validate import call_contracts
+
+        # The document's calls and its callees' own (a middle workflow's call).
+        for name, workfile in (("the document", result.workfile), *workflows.items()):
+            broken = call_contracts(workfile, workflows)
+            if broken:  # WF-START-1: an invalid document never runs
+                where = name if name == "the document" else f"the workflow {name!r}"
+                raise InvalidCase(f"{where} is invalid: {broken[0].message}", broken[0].path)
     try:
         scenario = Scenario.of(copy.deepcopy(case.get("scenario", {})))
         run = _run(model, manifests, scenario, workflows, options)

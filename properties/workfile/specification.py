@@ -177,7 +177,7 @@ def _validate(
     from wforacle.model.workfile.manifest import Manifests
     from wforacle.properties.workfile.validate import validate
 
-    result = validate(document, manifests)
+    result = validate(document, manifests, workflows)
     report = result.report
     if problems:
         report = Report(sort_diagnostics((*problems, *report.diagnostics)))

@@ -25,7 +25,7 @@ WFS-TRANS-21..26, WFS-FORM-13; A-147).
 
 from __future__ import annotations
 
-from collections.abc import Generator, Iterator
+from collections.abc import Generator, Iterator, Mapping
 from typing import Any
 
 import attrs
@@ -49,6 +49,8 @@ from wforacle.model.workfile.document import (
     Stop,
     WaitFor,
     Workfile,
+    declared_members,
+    walk,
 )
 from wforacle.model.workfile.expr import ExprError, Path, path_text, refs, template, template_refs
 from wforacle.model.workfile.loader import Loader
@@ -81,8 +83,12 @@ class Validation:
         return self.workfile if self.workfile is not None else self.states
 
 
-def validate(text: str | bytes, manifests: Manifests | None = None) -> Validation:
-    """Validate a Workfile's YAML text, against ``manifests`` when supplied."""
+def validate(
+    text: str | bytes,
+    manifests: Manifests | None = None,
+    workflows: Mapping[str, Workfile] | None = None,
+) -> Validation:
+    """Validate a Workfile's YAML text, against ``manifests`` and the callees when supplied."""
     loader = Loader()
     document = loader.load_text(text)
     problems = list(loader.problems)
@@ -91,7 +97,47 @@ def validate(text: str | bytes, manifests: Manifests | None = None) -> Validatio
         return Validation(Report(sort_diagnostics(problems)), None, document)
     if document is not None:
         problems += list(_Checker(document, manifests).run())
+        if workflows is not None:
+            problems += call_contracts(document, workflows)
     return Validation(Report(sort_diagnostics(problems)), document)
+
+
+def call_contracts(workfile: Workfile, workflows: Mapping[str, Workfile]) -> list[Diagnostic]:
+    """A wf.call handler's literal result members against its callee's declared names.
+
+    WF-CATCH-23: "The replacement result MUST be statically assignable to
+    … the callee's joined successful result type"; WF-CATCH-24: "For a
+    callee's joined object shape, replacement members MUST have declared
+    names".  Checked where the callee is known (``--workflows DIR``, a
+    case's ``workflows``) and the result is written as a mapping; the
+    members' types are not (A-122: no static types are inferred for a
+    callee's expressions).  A result written as one template is checked at
+    run time (model/workfile/run.py ``_handled``).
+    """
+    found: list[Diagnostic] = []
+    for step in walk(workfile.steps):
+        body = step.body
+        if not isinstance(body, Call) or body.workflow not in workflows:
+            continue
+        declared = declared_members(workflows[body.workflow])
+        if declared is None:
+            continue
+        for handler in step.modifiers.catch:
+            if not isinstance(handler.result, dict):
+                continue
+            for member in sorted(set(handler.result) - declared):
+                shown = ", ".join(sorted(declared)) or "none"
+                found.append(
+                    _error(
+                        "document.type",
+                        f"{handler.path}.result.{member}",
+                        f"the handler for {handler.pattern.text!r} replaces {step.id}'s result "
+                        f"with a member {member!r} that {body.workflow!r} does not declare "
+                        f"(its outputs and stop results declare: {shown})",
+                        "WF-CATCH-24",
+                    )
+                )
+    return found
 
 
 def _error(code: str, path: str, message: str, clause: str) -> Diagnostic:

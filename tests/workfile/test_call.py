@@ -10,6 +10,7 @@ svc.busy is retryable, svc.fatal fatal, svc.lost unknown.
 
 from __future__ import annotations
 
+import json
 import textwrap
 from typing import Any
 
@@ -18,6 +19,7 @@ import pytest
 from wforacle.model.diagnostics import InvalidCase
 from wforacle.model.kernel.explore import explore
 from wforacle.model.kernel.lts import execute
+from wforacle.oracle.cli import main
 from wforacle.properties.strategies.workfile_runs import MANIFEST
 from wforacle.properties.workfile.execution import outcome, prepare
 
@@ -122,7 +124,7 @@ def test_a_failed_child_offers_its_terminal_code_and_details_to_the_call():
           catch:
             svc.fatal:
               steps: []
-              result: { why: "{{ error.details }}", code: "{{ error.code }}" }
+              result: { x: "{{ error.details }}", y: "{{ error.code }}" }
     """
     scenario = {"attempts": {"c.(run).a": [{"error": "svc.fatal", "details": {"n": 3}}]}}
     found = trace(document, scenario, sub=SUB)
@@ -131,7 +133,7 @@ def test_a_failed_child_offers_its_terminal_code_and_details_to_the_call():
         "step": "c.(run).a",
     }
     assert named(found, "handler_started")[0]["code"] == "svc.fatal"
-    assert found[-2]["value"] == {"why": {"n": 3}, "code": "svc.fatal"}
+    assert found[-2]["value"] == {"x": {"n": 3}, "y": "svc.fatal"}
     unhandled = trace("steps:\n  - c: { wf.call: { workflow: sub } }\n", scenario, sub=SUB)
     # A-140: in the caller, the failed step is the call.
     assert unhandled[-1]["error"] == {"code": "svc.fatal", "step": "c"}
@@ -140,7 +142,7 @@ def test_a_failed_child_offers_its_terminal_code_and_details_to_the_call():
 def test_an_author_failure_in_the_child_is_eligible_for_the_call_s_catch():
     # WF-CATCH-13: "A child's terminal code is eligible even when it is an author-selected
     # wf.fail code".
-    child = "steps:\n  - f: { wf.fail: { code: app.denied, reason: no } }\n"
+    child = "steps:\n  - f: { wf.fail: { code: app.denied, reason: no } }\noutputs: { ok: true }\n"
     document = """
     steps:
       - c:
@@ -171,6 +173,65 @@ def test_a_replacement_for_a_call_must_be_an_object():
             app.denied: { steps: [], result: "{{ 3 }}" }
     """
     assert trace(document, sub=child)[-1]["error"] == {"code": "app.denied", "step": "c"}
+
+
+def test_a_replacement_names_only_members_the_callee_declares():
+    # WF-CATCH-24: "For a callee's joined object shape, replacement members MUST have
+    # declared names"; WF-START-1: an invalid document never runs.  SUB declares x and
+    # y (its outputs); a wf.stop result's members are declared too.
+    document = """
+    steps:
+      - c:
+          wf.call: { workflow: sub }
+          catch:
+            svc.fatal: { steps: [], result: { x: 1, why: "{{ error.code }}" } }
+    """
+    with pytest.raises(InvalidCase, match="'why' that 'sub' does not declare") as raised:
+        prepare(case(document, sub=SUB))
+    assert raised.value.path == "$.steps[0].c.catch['svc.fatal'].result.why"
+    stop = "  - s: { wf.stop: { reason: done, result: { why: early } } }\n"
+    stopping = SUB.replace("  - b: { svc.get: {} }\n", "  - b: { svc.get: {} }\n" + stop)
+    scenario = {"attempts": {"c.(run).a": [{"error": "svc.fatal"}]}}
+    assert trace(document, scenario, sub=stopping)[-2]["value"] == {"x": 1, "why": "svc.fatal"}
+
+
+def test_validate_with_the_callees_reports_an_undeclared_replacement_member(tmp_path, capsys):
+    # WF-CATCH-24 is static ("statically assignable", WF-CATCH-23): validate --workflows
+    # reports it as a diagnostic with its code, path and clause; without the callee it
+    # cannot be known.
+    (tmp_path / "manifests").mkdir()
+    (tmp_path / "manifests" / "svc.yaml").write_text(MANIFEST)
+    (tmp_path / "workflows").mkdir()
+    (tmp_path / "workflows" / "sub.yaml").write_text(textwrap.dedent(SUB))
+    document = tmp_path / "main.yaml"
+    document.write_text(
+        "steps:\n  - c:\n      wf.call: { workflow: sub }\n      catch:\n"
+        "        svc.fatal: { steps: [], result: { x: 1, why: 2 } }\n"
+    )
+    manifests = ["--manifests", str(tmp_path / "manifests")]
+    workflows = ["--workflows", str(tmp_path / "workflows")]
+    assert main(["validate", str(document), *manifests, *workflows, "--json"]) == 1
+    (problem,) = json.loads(capsys.readouterr().out)["diagnostics"]
+    assert problem["code"] == "document.type" and problem["clause"] == "WF-CATCH-24"
+    assert problem["path"] == "$.steps[0].c.catch['svc.fatal'].result.why"
+    assert main(["validate", str(document), *manifests]) == 0
+
+
+def test_a_templated_replacement_with_an_undeclared_member_fails_the_handler():
+    # WF-CATCH-24 at run time, for a result written as one template (the validator
+    # cannot see its members); WF-CATCH-26: "If the handler fails or faults, the
+    # original failure and code remain active".
+    document = """
+    steps:
+      - c:
+          wf.call: { workflow: sub }
+          catch:
+            svc.fatal: { steps: [ { h: { svc.get: {} } } ], result: "{{ h }}" }
+    """
+    scenario = {"attempts": {"c.(run).a": [{"error": "svc.fatal"}]}}
+    assert trace(document, scenario, sub=SUB)[-1]["error"] == {"code": "svc.fatal", "step": "c"}
+    declaring = SUB.replace('  y: "{{ b.id }}"', '  y: "{{ b.id }}"\n  id: none')
+    assert trace(document, scenario, sub=declaring)[-1]["outcome"] == "completed"
 
 
 def test_a_stop_in_the_child_stops_the_child_and_the_call_binds_its_result():
@@ -237,7 +298,7 @@ def test_on_unknown_fail_in_the_child_fails_the_call_ordinarily_and_keeps_the_ef
     # WF-UNK-12: "the wf.call step fails ordinarily with flow.action_ambiguous; its
     # modifiers and enclosing failure policy apply, and the child's unknown-effect
     # attempts are carried into the calling run's terminal information".
-    child = "steps:\n  - a: { svc.send: {}, on_unknown: fail }\n"
+    child = "steps:\n  - a: { svc.send: {}, on_unknown: fail }\noutputs: { handled: false }\n"
     document = """
     steps:
       - c:
@@ -312,16 +373,16 @@ def test_a_call_timeout_cancels_the_child_and_offers_flow_timeout_to_catch():
           wf.call: { workflow: sub }
           timeout: 5s
           catch:
-            flow.timeout: { steps: [], result: { late: true } }
+            flow.timeout: { steps: [], result: { x: late } }
     outputs:
       r: "{{ c }}"
     """
     found = outcomes(document, {"expire": {"c": 1}}, sub=SUB)
     results = {str(f["result"]) for f in found}
-    assert str({"r": {"late": True}}) in results  # it fired while the child ran
+    assert str({"r": {"x": "late"}}) in results  # it fired while the child ran
     assert str({"r": {"x": "c.(run).a", "y": "c.(run).b"}}) in results  # a late timer
     for final in found:
-        if final["result"] == {"r": {"late": True}}:
+        if final["result"] == {"r": {"x": "late"}}:
             child = {k: v for k, v in final["steps"].items() if k.startswith("c.(run).")}
             assert all(v in ("succeeded", "cancelled") for v in child.values())
 
@@ -470,7 +531,7 @@ def test_a_handler_with_steps_runs_after_the_child_run_ended(child, scenario, co
     for member in ("cancelChild", "expire"):
         if member in scenario:
             script[member] = {"c": scenario[member]}
-    found = outcomes(document, script, sub=child)
+    found = outcomes(document, script, sub=child + "outputs: { code: none }\n")
     handled = [f for f in found if f["steps"].get("c.(catch).h") == "succeeded"]
     assert handled, found
     assert all(f["outcome"] == "completed" and f["steps"]["c"] == "succeeded" for f in handled)

@@ -114,7 +114,11 @@ CASES = {
         ),
         "manifests": {"svc": MANIFEST},
         "scenario": {},
-        "workflows": {"sub": "inputs:\n  n:\n    type: integer\n    default: 0\nsteps: []\n"},
+        # The callee declares the replacement's members (WF-CATCH-24).
+        "workflows": {
+            "sub": "inputs:\n  n:\n    type: integer\n    default: 0\nsteps: []\n"
+            "outputs:\n  x: a\n  y: b\n"
+        },
     },
     "call-suppression-lost": {
         "document": ("steps:\n- c:\n    wf.call:\n      workflow: sub\n      inputs: {}\n"),
