@@ -435,6 +435,8 @@ OTHER_READINGS = [
     ("harness", "--reading A-159=first", ("A-159", "first"), None),
     ("harness", "--reading A-156=none", ("A-156", "none"), None),
     ("harness", "--reading A-85=run", ("A-85", "run"), None),
+    ("harness", "--reading A-166=default", ("A-166", "default"), None),
+    ("harness", "--reading A-167=last", ("A-167", "last"), None),
     ("workfile", "--bug absent-field-null", ("A-153", "null"), "workfile-stateful"),
     ("workfile", "--reading A-119=retryable", ("A-119", "retryable"), None),
     ("workfile", "--reading A-119=unknown", ("A-119", "unknown"), None),
@@ -664,6 +666,82 @@ def taken(spec, switch, case, pin, reading):
     assert anyway.verdict == "pass" and anyway.reading == (reading,), anyway.to_json()
     assert held.verdict == "divergence", held.to_json()
     return strict, anyway, held
+
+
+def test_a166_an_input_with_a_value_escapes_unreach_5_only_under_obtains():
+    # HX-UNREACH-5: unreachable when "an incoming data edge feeding a required input with
+    # no default comes from an unreachable source — the node can never obtain a value it
+    # declared it needs"; HX-EXEC-2: "from its incoming data edge, or from value" (A-166).
+    # A stranger's Harness runtime read "with no default" as written.
+    case = {
+        "document": '<harness id="h"><decision id="n0"><case to="n1" when="params.go == true"/>'
+        '</decision><node id="n1"><output name="v"/></node>'
+        '<node id="n3"><input name="v" required="true" value="null"/></node>'
+        '<edge from="n1" to="n3" type="data" fromPort="v" toPort="v"/>'
+        '<edge from="n0" to="n3" type="control"/></harness>',
+        "scenario": {"nodes": {}},
+        "schedule": [],
+    }
+
+    def started(**readings):
+        trace = _harness_trace(case, **readings)
+        return [e["node"] for e in trace if e["event"] == "node_started"]
+
+    assert "n3" in started()  # n3 obtains its value
+    assert "n3" not in started(unreach_value="default")  # n3 stays PENDING, unreachable
+    (reading,) = [r for r in HARNESS.readings if r.assumption == "A-166"]
+    assert reading.relevant(case)
+    assert not reading.relevant({**case, "document": case["document"].replace(' value="null"', "")})
+    taken(HARNESS, "--reading A-166=default", case, "A-166=obtains", ("A-166", "default"))
+
+
+def test_a167_an_input_fed_by_two_data_edges_takes_the_first_only_under_first():
+    # HX-EXEC-2: "Each input takes the value from its incoming data edge" — one edge; a
+    # document with two into one input is valid and the text does not say which wins
+    # (A-167).  A stranger's runtime took the last.
+    case = {
+        "document": '<harness id="h"><node id="a"><output name="v"/></node>'
+        '<node id="b"><output name="v"/></node><node id="c"><input name="v" required="true"/>'
+        '</node><edge from="a" to="c" type="data" fromPort="v" toPort="v"/>'
+        '<edge from="b" to="c" type="data" fromPort="v" toPort="v"/></harness>',
+        "scenario": {"nodes": {}},  # a declared output's value is "<node>.<output>"
+        "schedule": [],
+    }
+
+    def bound(**readings):
+        trace = _harness_trace(case, **readings)
+        (c,) = [e["inputs"] for e in trace if e["event"] == "node_started" and e["node"] == "c"]
+        return c
+
+    assert bound() == {"v": "a.v"}
+    assert bound(data_fan_in="last") == {"v": "b.v"}
+    (reading,) = [r for r in HARNESS.readings if r.assumption == "A-167"]
+    assert reading.relevant(case)
+    single = case["document"].replace(
+        '<edge from="b" to="c" type="data"', '<edge from="b" to="x" type="data"'
+    )
+    assert not reading.relevant({**case, "document": single})
+    taken(HARNESS, "--reading A-167=last", case, "A-167=first", ("A-167", "last"))
+
+
+def test_the_compensation_targets_of_one_source_run_in_any_order():
+    # HX-FAIL-3: "compensation runs per chapter 8" (not included); A-64/A-86: reverse
+    # completion order between sources.  Two targets of one source: no completion order
+    # tells them apart, so the model permits both orders (a stranger's runtime ran c2
+    # first and was reported divergent).
+    case = {
+        "document": '<harness id="h"><node id="s"/><node id="f"/><node id="c1"/><node id="c2"/>'
+        '<edge from="s" to="f" type="control"/><edge from="s" to="c1" type="compensation"/>'
+        '<edge from="s" to="c2" type="compensation"/></harness>',
+        "scenario": {"nodes": {"f": {"attempts": [{"error": {"code": "boom"}}]}}},
+        "schedule": [],
+    }
+    prepared = HARNESS.prepare(case, HARNESS.options({}))
+    orders = set()
+    for scheduler in (lambda choices: 0, lambda choices: len(choices) - 1):
+        trace = execute(prepared.semantics, scheduler).trace
+        orders.add(tuple(e["node"] for e in trace if e["event"] == "node_compensated"))
+    assert orders == {("c1", "c2"), ("c2", "c1")}
 
 
 def test_a156_a_compensation_is_invoked_with_no_inputs_only_under_none():

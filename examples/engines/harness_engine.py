@@ -72,6 +72,11 @@ readings --spec harness` lists them).  These are not bugs.
                            inputs its input elements bind)
   A-85=run                 the error-edge targets of a node that fails while the
                            instance unwinds run (they are not cancelled)
+  A-166=default            a required input with a value, fed by a data edge from an
+                           unreachable source, makes its node unreachable (only a
+                           default exempts it, as HX-UNREACH-5 is worded)
+  A-167=last               an input fed by several data edges takes the value of the
+                           last of them (document order) that carries one
 """
 
 from __future__ import annotations
@@ -107,6 +112,8 @@ READINGS = {
     "A-159=first",
     "A-156=none",
     "A-85=run",
+    "A-166=default",
+    "A-167=last",
 }
 TERMINAL = ("SUCCEEDED", "FAILED", "SKIPPED", "CANCELLED")
 
@@ -488,7 +495,10 @@ class Runtime:
                 inputs[item["name"]] = item["value"]
                 continue
             bound = False
-            for k, link in enumerate(self.links):
+            links = list(enumerate(self.links))
+            if "A-167=last" in self.readings:
+                links.reverse()
+            for k, link in links:
                 if (
                     link["type"] == "data"
                     and link["to"] == n
@@ -787,7 +797,8 @@ class Runtime:
                 and link["from"] in self.unreached
             ):
                 item = next((x for x in node["inputs"] if x["name"] == link.get("toPort")), None)
-                if item and item["required"] and not item["has_default"] and not item["has_value"]:
+                escapes = item and item["has_value"] and "A-166=default" not in self.readings
+                if item and item["required"] and not item["has_default"] and not escapes:
                     return "unreachable"
         if node["join"] == "any":
             return "ready" if satisfied else ("unreachable" if not unresolved else "waiting")

@@ -77,6 +77,18 @@ class Options:
     unwinding_handlers: str = attrs.field(
         default="cancelled", validator=attrs.validators.in_(("cancelled", "run"))
     )
+    # whether an input with a `value` escapes HX-UNREACH-5 — it can obtain a
+    # value ("obtains": the clause's "can never obtain a value it declared it needs"
+    # does not hold) — or only a `default` does, as the clause's "with no default"
+    # says ("default").
+    unreach_value: str = attrs.field(
+        default="obtains", validator=attrs.validators.in_(("obtains", "default"))
+    )
+    # an input fed by several data edges takes the value of the first of them,
+    # in document order, that carries one ("first") or of the last ("last").
+    data_fan_in: str = attrs.field(
+        default="first", validator=attrs.validators.in_(("first", "last"))
+    )
 
 
 READINGS = Options()  # the chapter's readings, or the model's choice where it is open

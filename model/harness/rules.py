@@ -130,14 +130,20 @@ def starved(run: Run, i: int, edges: Sequence[str], unreached: set[int]) -> bool
 
     A source that FAILED, was CANCELLED or whose edge's condition is false was
     reached: the consumer runs and fails HX-4101 (HX-DATA-3; HX-DATA-4: "MUST
-    fail rather than pass a null").
+    fail rather than pass a null").  An input with a ``value`` can still
+    obtain one (HX-EXEC-2: "from its incoming data edge, or from value"), so
+    the clause's reason does not hold for it — unless A-166's other reading
+    (``Options.unreach_value`` "default") reads "with no default" as written.
     """
     node = run.nodes[i]
+    value_escapes = run.options.unreach_value == "obtains"
     for k in run.incoming[i]:
         link = run.links[k]
         if link.type == "data" and edges[k] == "negative" and link.source in unreached:
             item = next((x for x in node.inputs if x.name == link.to_port), None)
-            if item is not None and item.required and not item.has_default and not item.has_value:
+            if item is None or not item.required or item.has_default:
+                continue
+            if not (item.has_value and value_escapes):
                 return True
     return False
 
@@ -757,17 +763,24 @@ def _reported(
 # -- compensation (HX-FAIL-3; chapter 8: A-64, A-86) -----------------------------------
 
 
-def compensation_due(run: Run, c: Config) -> tuple[int, ...]:
-    """The compensation handlers still to run, in the order they run (A-64, A-86).
+def compensation_due(run: Run, c: Config) -> tuple[tuple[int, ...], ...]:
+    """The compensation handlers still to run, by source, in the order they run (A-64, A-86).
 
     The targets of the compensation edges of every SUCCEEDED node — also one
     that succeeded while unwinding, since the list is taken once nothing runs
-    any more — in reverse completion order, each target once.
+    any more — grouped by their source in reverse completion order, each
+    target once (under the first source that lists it).  The targets of one
+    source run in any order: no completion order tells them apart (A-86).
     """
-    due: list[int] = []
+    due: list[tuple[int, ...]] = []
+    seen: set[int] = set()
     for j in reversed(c.order):
         if c.states[j] == SUCCEEDED:
-            due.extend(t for t in run.compensation[j] if c.states[t] == PENDING and t not in due)
+            owed = run.compensation[j]
+            group = tuple(t for t in owed if c.states[t] == PENDING and t not in seen)
+            seen.update(group)
+            if group:
+                due.append(group)
     return tuple(due)
 
 
@@ -781,9 +794,10 @@ def compensate(run: Run, c: Config) -> list[Transition[Config]]:
     invoked with no inputs.
     """
     due = compensation_due(run, c) if c.status == "unwinding" else ()
-    if not due:
-        return []
-    i = due[0]
+    return [_compensated(run, c, i) for i in due[0]] if due else []
+
+
+def _compensated(run: Run, c: Config, i: int) -> Transition[Config]:
     node = run.nodes[i]
     inputs = run.inputs(c, i)[0] if run.options.compensation_inputs == "bound" else {}
     invocation = c.invocations[i] + 1
@@ -793,19 +807,17 @@ def compensate(run: Run, c: Config) -> list[Transition[Config]]:
     outputs = None
     if ok and isinstance(result, dict):
         outputs = {k: v for k, v in result.get("outputs", {}).items() if k in node.outputs}
-    return [
-        Transition(
-            {"event": "node_compensated", "node": node.id, "inputs": inputs, "status": state},
-            compensate.__name__,
-            ("HX-FAIL-3",),
-            evolve(
-                c,
-                states=put(c.states, i, state),
-                outputs=put(c.outputs, i, outputs),
-                invocations=put(c.invocations, i, invocation),
-            ),
-        )
-    ]
+    return Transition(
+        {"event": "node_compensated", "node": node.id, "inputs": inputs, "status": state},
+        compensate.__name__,
+        ("HX-FAIL-3",),
+        evolve(
+            c,
+            states=put(c.states, i, state),
+            outputs=put(c.outputs, i, outputs),
+            invocations=put(c.invocations, i, invocation),
+        ),
+    )
 
 
 # -- the instance completes (HX-DONE) ---------------------------------------------------

@@ -151,9 +151,14 @@ class Run(abc.ABC):
         node = self.nodes[i]
         found: dict[str, JSON] = {}
         missing: str | None = None
+        # of several data edges into one input, the first that carries a value, in
+        # document order — or the last, under its other reading.
+        incoming = self.incoming[i]
+        if self.options.data_fan_in == "last":
+            incoming = incoming[::-1]
         for item in node.inputs:
             bound = False
-            for k in self.incoming[i]:
+            for k in incoming:
                 link = self.links[k]
                 if link.type != "data" or link.to_port != item.name:
                     continue

@@ -18,6 +18,19 @@ from typing import Any
 from wforacle.properties.specification import Layout, Reading, Specification
 
 
+def _data_fan_in(case: Mapping[str, Any]) -> bool:
+    """A-167 can matter: two data edges of the document end at the same node and port."""
+    document = case.get("document")
+    if not isinstance(document, str):
+        return True  # conservative, as _has is
+    ends = re.findall(
+        r"<edge\b(?=[^>]*type\s*=\s*[\"']data)(?=[^>]*\bto\s*=\s*[\"']([^\"']*))"
+        r"(?=[^>]*toPort\s*=\s*[\"']([^\"']*))",
+        document,
+    )
+    return len(ends) != len(set(ends))
+
+
 def _has(case: Mapping[str, Any], pattern: str) -> bool:
     """Whether the case's document text matches ``pattern``: a reading's relevance.
 
@@ -136,6 +149,27 @@ HARNESS = Specification(
             assumption="A-85",
             clauses=("HX-FAIL-2", "HX-FAIL-3"),
             relevant=lambda case: _has(case, r"type\s*=\s*[\"']error"),
+        ),
+        Reading(
+            "--unreach-value",
+            "unreach_value",
+            "A-166: a required input with a value, fed by a data edge from an unreachable "
+            "source, can still obtain a value and does not make its node unreachable "
+            "(default: obtains), or does, as HX-UNREACH-5's 'with no default' reads (default)",
+            ("obtains", "default"),
+            assumption="A-166",
+            clauses=("HX-UNREACH-5", "HX-EXEC-2"),
+            relevant=lambda case: _has(case, r"\svalue\s*=") and _has(case, r"data"),
+        ),
+        Reading(
+            "--data-fan-in",
+            "data_fan_in",
+            "A-167: an input fed by several data edges takes the value of the first of them "
+            "in document order that carries one (default: first) or of the last (last)",
+            ("first", "last"),
+            assumption="A-167",
+            clauses=("HX-EXEC-2",),
+            relevant=_data_fan_in,
         ),
     ),
     readings_title="Harness readings",
