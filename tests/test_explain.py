@@ -830,3 +830,94 @@ def test_a_replay_that_invokes_a_step_that_had_succeeded_breaks_replay_1():
     divergence = _w6w_explained(case, rerun)
     assert divergence.clauses[0] == "W6W-REPLAY-1", divergence.clauses
     assert "reuses the recorded output" in divergence.message
+
+
+# An engine's event the model never permits at its point (an extra cancellation or
+# retry) is explained by the rule that would make it, with why it does not apply
+# there: a stranger's Harness runtime got the clauses of the events the model permits
+# instead (HX-EXEC-5/6 for an any join's wrong cancellation).
+HX_EXTRA = {
+    # HX-CANCEL-1: only branches that "could only have reached" the any join: n1 also
+    # reaches n3.
+    "cancel-around": (
+        _harness(
+            '<node id="n0"/><node id="n1"/><node id="n2" joinPolicy="any"/><node id="n3"/>',
+            '<edge from="n0" to="n2"/><edge from="n1" to="n2"/><edge from="n1" to="n3"/>',
+        ),
+        {"nodes": {}},
+        [("node_started", "n0"), ("node_started", "n1"), ("node_succeeded", "n0")],
+        {"event": "node_cancelled", "node": "n1"},
+        "HX-CANCEL-1",
+    ),
+    # HX-FAIL-3 with A-64: unwinding lets RUNNING nodes finish.
+    "unwind-cancels-running": (
+        _harness('<node id="n0"/><node id="n1"/>'),
+        {"nodes": {"n0": {"attempts": [{"error": {"code": "x"}}]}}},
+        [("node_started", "n0"), ("node_started", "n1"), ("node_failed", "n0")],
+        {"event": "node_cancelled", "node": "n1"},
+        "HX-FAIL-3",
+    ),
+    # HX-CANCEL-2: a RUNNING non-idempotent node is never cancelled.
+    "cancel-non-idempotent": (
+        _harness('<node id="n0"/><node id="n1" idempotent="false"/>'),
+        {"nodes": {"n0": {"attempts": [{"error": {"code": "x"}}]}}},
+        [("node_started", "n0"), ("node_started", "n1"), ("node_failed", "n0")],
+        {"event": "node_cancelled", "node": "n1"},
+        "HX-CANCEL-2",
+    ),
+    # HX-READY-1 / HX-JOIN-1: a quorum of 2 met by one edge never made n2 READY.
+    "cancel-pending": (
+        _harness(
+            '<node id="n0"/><node id="n1"/><node id="n2" joinPolicy="quorum" quorum="2"/>',
+            '<edge from="n0" to="n1"/><edge from="n0" to="n2"/><edge from="n1" to="n2"/>',
+        ),
+        {"nodes": {"n1": {"attempts": [{"error": {"code": "x"}}]}}},
+        [("node_started", "n0"), ("node_succeeded", "n0"), ("node_started", "n1")],
+        {"event": "node_cancelled", "node": "n2"},
+        "HX-READY-1",
+    ),
+    # HX-FAIL-1: maxAttempts (1 by default) counts the first attempt.
+    "retry-extra-attempt": (
+        _harness('<node id="n0"/>'),
+        {"nodes": {"n0": {"attempts": [{"error": {"code": "x"}}]}}},
+        [("node_started", "n0")],
+        {"event": "node_retrying", "node": "n0", "attempt": 1, "error": "x"},
+        "HX-FAIL-1",
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(HX_EXTRA))
+def test_an_extra_harness_event_is_explained_by_the_rule_that_would_make_it(name):
+    from wforacle.properties.harness.specification import HARNESS
+
+    document, scenario, prefix, extra, clause = HX_EXTRA[name]
+    case = {"document": document, "scenario": scenario, "schedule": []}
+    semantics = HARNESS.prepare(case, None).semantics
+    # The model's own events, in the engine's order: its runs hold every one of them.
+    events = {}
+    for scheduler in (lambda choices: 0, lambda choices: len(choices) - 1):
+        for event in execute(semantics, scheduler).trace:
+            events.setdefault((event["event"], event.get("node")), event)
+    trace = [events[("instance_started", None)], *(events[k] for k in prefix), extra]
+    divergence = check(semantics, HARNESS.key, trace).divergence
+    assert divergence is not None and divergence.index == len(trace) - 1, divergence
+    explained = by_rule(HARNESS, semantics, divergence, trace)
+    assert explained.clauses[0] == clause, (explained.clauses, explained.message)
+
+
+def test_a_decision_routed_elsewhere_cites_the_case_order_first():
+    # HX-SCHED-4: "Decision cases evaluate in document order"; the field "to" is
+    # governed by it (HX-UNREACH-3's text names "case/@to" and came first).
+    from wforacle.properties.harness.specification import HARNESS
+
+    document = _harness(
+        '<decision id="d"><case to="t" when="params.p &lt;= null"/></decision><node id="t"/>'
+    )
+    case = {"document": document, "scenario": {"nodes": {}}, "schedule": []}
+    semantics = HARNESS.prepare(case, None).semantics
+    trace = copy.deepcopy(execute(semantics).trace)
+    k = next(k for k, e in enumerate(trace) if e["event"] == "decision_routed")
+    trace[k]["to"] = "t"
+    divergence = check(semantics, HARNESS.key, trace).divergence
+    assert by_rule(HARNESS, semantics, divergence, trace).clauses[0] == "HX-SCHED-4"

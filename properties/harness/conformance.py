@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import copy
 import json
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 from wforacle.model.diagnostics import InvalidCase, InvalidInput, Report
@@ -571,10 +571,84 @@ def why_not(run: Any, event: JSON, before: tuple[Any, ...] = ()) -> tuple[tuple[
         return _left_ready(run, before)
     if event.get("event") == "node_compensated":
         return _not_owed(run, event, before)
+    if event.get("event") == "node_cancelled":
+        return _same_everywhere(run, event, before, _not_cancelled)
+    if event.get("event") == "node_retrying":
+        return _same_everywhere(run, event, before, _not_retried)
     early = _not_yet_ready(run, event, before)
     if early[0]:
         return early
     return _never_ready(run, event)
+
+
+Answer = tuple[tuple[str, ...], str]
+
+
+def _same_everywhere(
+    run: Any, event: JSON, before: tuple[Any, ...], why: Callable[[Any, Any, int], Answer]
+) -> Answer:
+    """``why``'s answer for the event's node, when every configuration at that point gives it."""
+    name = event.get("node") if isinstance(event, dict) else None
+    if name not in getattr(run, "index", {}) or not before:
+        return (), ""
+    answers = {why(run, c, run.index[name]) for c in before}
+    return answers.pop() if len(answers) == 1 else ((), "")
+
+
+def _not_cancelled(run: Any, c: Any, i: int) -> Answer:
+    """Why the model does not cancel node ``i`` in configuration ``c``.
+
+    HX-CANCEL-1: "When a node with joinPolicy="any" becomes ready, sibling
+    branches still running that could only have reached this node MUST be
+    moved to CANCELLED"; HX-CANCEL-2: "A runtime MUST NOT cancel a node that
+    is RUNNING and declared idempotent="false""; HX-FAIL-3 with A-64: an
+    unwinding instance cancels its READY nodes and lets RUNNING ones finish.
+    A node still PENDING has nothing to cancel: the engine made it READY
+    though its join had not fired (HX-READY-1, HX-JOIN-1).
+    """
+    from wforacle.model.harness.semantics import PENDING, READY, RETRYING, RUNNING
+
+    node = run.nodes[i]
+    state = c.states[i]
+    if state == PENDING:
+        join = node.join.value
+        clauses = ("HX-READY-1", "HX-JOIN-1", *(("HX-JOIN-2",) if join == "quorum" else ()))
+        return clauses, (
+            f"{node.id} is PENDING here, its {join} join not satisfied: it never became "
+            f"READY, so there is nothing to cancel ({', '.join(clauses)})"
+        )
+    if state not in (READY, RUNNING, RETRYING):
+        return (), ""
+    if state != READY and not node.idempotent:
+        return ("HX-CANCEL-2",), (
+            f'{node.id} is {state} and idempotent="false": it is never cancelled; it '
+            "finishes and its result is discarded (HX-CANCEL-2)"
+        )
+    if c.status == "unwinding":
+        return ("HX-FAIL-3", "A-64"), (
+            f"the instance is unwinding: READY nodes are cancelled, and {node.id}, "
+            f"{state}, finishes (HX-FAIL-3, A-64)"
+        )
+    return ("HX-CANCEL-1",), (
+        f"the engine cancelled {node.id}; the model cancels only the branches that could "
+        "only have reached an any join that became READY, and no such join makes "
+        f"{node.id} one of them here (HX-CANCEL-1)"
+    )
+
+
+def _not_retried(run: Any, c: Any, i: int) -> Answer:
+    """Why the model does not retry node ``i`` in configuration ``c``: no attempt is left.
+
+    HX-FAIL-1: a node becomes FAILED once "its retry policy is exhausted";
+    ``maxAttempts`` counts every attempt, the first included.
+    """
+    node = run.nodes[i]
+    if c.attempts[i] < node.max_attempts:
+        return (), ""
+    return ("HX-FAIL-1",), (
+        f"{node.id} has made {c.attempts[i]} of its {node.max_attempts} attempt(s) "
+        "(maxAttempts counts the first): its retry policy is exhausted, it fails (HX-FAIL-1)"
+    )
 
 
 def _not_owed(run: Any, event: JSON, before: tuple[Any, ...]) -> tuple[tuple[str, ...], str]:

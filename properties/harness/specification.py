@@ -172,6 +172,13 @@ HARNESS = Specification(
             relevant=_data_fan_in,
         ),
     ),
+    governing={
+        # HX-SCHED-4: "Decision cases evaluate in document order" — the first case whose
+        # when holds is the route (HX-UNREACH-3 names "case/@to" but decides no route).
+        "to": ("HX-SCHED-4",),
+        # HX-FAIL-1: a retry's attempt count; HX-EXEC-6: the failed attempt that ends it.
+        "attempt": ("HX-FAIL-1",),
+    },
     readings_title="Harness readings",
     options=lambda chosen: _parts().options(chosen),
     semantics=lambda loaded, scenario, options, replay: _parts().semantics(
