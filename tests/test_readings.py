@@ -437,6 +437,7 @@ OTHER_READINGS = [
     ("harness", "--reading A-85=run", ("A-85", "run"), None),
     ("harness", "--reading A-166=default", ("A-166", "default"), None),
     ("harness", "--reading A-167=last", ("A-167", "last"), None),
+    ("harness", "--reading A-168=one", ("A-168", "one"), None),
     ("workfile", "--bug absent-field-null", ("A-153", "null"), "workfile-stateful"),
     ("workfile", "--reading A-119=retryable", ("A-119", "retryable"), None),
     ("workfile", "--reading A-119=unknown", ("A-119", "unknown"), None),
@@ -722,6 +723,29 @@ def test_a167_an_input_fed_by_two_data_edges_takes_the_first_only_under_first():
     )
     assert not reading.relevant({**case, "document": single})
     taken(HARNESS, "--reading A-167=last", case, "A-167=first", ("A-167", "last"))
+
+
+def test_a168_a_loop_index_counts_from_zero_only_under_zero():
+    # The chapter names loops (HX-SCHED-2/4) but not params.index: its
+    # base is open.  A stranger's Harness runtime counted from 1.
+    case = {
+        "document": '<harness id="h"><node id="a"><output name="xs"/></node>'
+        '<loop id="l" over="a.xs"><node id="b"><guard>params.index == 0</guard></node></loop>'
+        '<edge from="a" to="l"/></harness>',
+        "scenario": {"nodes": {"a": {"attempts": [{"outputs": {"xs": ["p", "q"]}}]}}},
+        "schedule": [],
+    }
+
+    def skipped(**readings):
+        (loop,) = [e for e in _harness_trace(case, **readings) if e.get("node") == "l"]
+        return [any(e["event"] == "node_skipped" for e in inner) for inner in loop["inner"]]
+
+    assert skipped() == [False, True]  # the first iteration's index is 0
+    assert skipped(loop_index="one") == [True, True]
+    (reading,) = [r for r in HARNESS.readings if r.assumption == "A-168"]
+    assert reading.relevant(case)
+    assert not reading.relevant({**case, "document": case["document"].replace("index", "item")})
+    taken(HARNESS, "--reading A-168=one", case, "A-168=zero", ("A-168", "one"))
 
 
 def test_the_compensation_targets_of_one_source_run_in_any_order():

@@ -77,6 +77,7 @@ readings --spec harness` lists them).  These are not bugs.
                            default exempts it, as HX-UNREACH-5 is worded)
   A-167=last               an input fed by several data edges takes the value of the
                            last of them (document order) that carries one
+  A-168=one                a loop iteration's params.index counts from 1, not 0
 """
 
 from __future__ import annotations
@@ -114,6 +115,7 @@ READINGS = {
     "A-85=run",
     "A-166=default",
     "A-167=last",
+    "A-168=one",
 }
 TERMINAL = ("SUCCEEDED", "FAILED", "SKIPPED", "CANCELLED")
 
@@ -619,7 +621,8 @@ class Runtime:
                 self.bugs, self.readings, self.counter, [*self.within, [n, index]], sink=[]
             )
             body.load_scope(self.nodes[n]["body"], None)
-            state = body.execute({**self.params, "item": item, "index": index}, self.failing)
+            position = index + 1 if "A-168=one" in self.readings else index
+            state = body.execute({**self.params, "item": item, "index": position}, self.failing)
             if state["status"] == "failed":
                 code = state["nodes"][state["failedNode"]]["error"]
                 failure = (code, index, body.sink)

@@ -89,6 +89,8 @@ class Options:
     data_fan_in: str = attrs.field(
         default="first", validator=attrs.validators.in_(("first", "last"))
     )
+    # a loop iteration's params.index counts from 0 ("zero") or from 1 ("one").
+    loop_index: str = attrs.field(default="zero", validator=attrs.validators.in_(("zero", "one")))
 
 
 READINGS = Options()  # the chapter's readings, or the model's choice where it is open

@@ -984,11 +984,14 @@ def _may_report(run: Run, runs: Sequence[Sequence[Execution]], j: int, bound: in
 def iteration_run(run: Run, i: int, index: int, item: JSON) -> Run:
     """The run of one iteration of loop ``i``: its body as an instance (A-65).
 
-    ``params.item`` and ``params.index`` are the iteration's item and position.
+    ``params.item`` and ``params.index`` are the iteration's item and position:
+    zero-based, or one-based under A-168's other reading
+    (``Options.loop_index`` "one").
     """
     node = run.nodes[i]
     body = Harness(f"{run.harness.id}/{node.id}", node.body)
-    params = {**run.scenario.params, "item": item, "index": index}
+    position = index + 1 if run.options.loop_index == "one" else index
+    params = {**run.scenario.params, "item": item, "index": position}
     return run.derive(body, evolve(run.scenario, params=params))
 
 

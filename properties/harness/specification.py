@@ -171,6 +171,16 @@ HARNESS = Specification(
             clauses=("HX-EXEC-2",),
             relevant=_data_fan_in,
         ),
+        Reading(
+            "--loop-index",
+            "loop_index",
+            "A-168: a loop iteration's params.index is its item's position counted from 0 "
+            "(default: zero) or from 1 (one)",
+            ("zero", "one"),
+            assumption="A-168",
+            clauses=("HX-SCHED-2", "HX-SCHED-4"),
+            relevant=lambda case: _has(case, r"params\.index"),
+        ),
     ),
     governing={
         # HX-SCHED-4: "Decision cases evaluate in document order" — the first case whose

@@ -462,6 +462,13 @@ def _retries(draw: st.DrawFn, b: _Builder) -> None:
 BODY_PARAMS = ("params.item", "params.index", "params.go")
 
 
+# A guard that tells iterations apart by their position (A-65: params.index is the
+# zero-based position): an expression drawn over every body param rarely does.
+_INDEX_TESTS = st.builds(
+    "params.index {} {}".format, st.sampled_from(COMPARISONS), st.integers(0, 2)
+)
+
+
 def _body_node(draw: st.DrawFn, b: _Builder, node_id: str, alone: bool) -> str:
     """A loop body's task, with its script.
 
@@ -474,7 +481,7 @@ def _body_node(draw: st.DrawFn, b: _Builder, node_id: str, alone: bool) -> str:
     """
     body = ""
     if draw(st.booleans()):
-        body += guard(draw(expressions(BODY_PARAMS)))
+        body += guard(draw(expressions(BODY_PARAMS) | _INDEX_TESTS))
     if draw(st.booleans()):
         body += "<output name='v'/>"
         if draw(st.booleans()):
