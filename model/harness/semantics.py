@@ -63,7 +63,7 @@ from wforacle.model.harness.config import Config as Config
 from wforacle.model.harness.config import ModelLimit as ModelLimit
 from wforacle.model.harness.config import Options as Options
 from wforacle.model.harness.config import config_key as config_key
-from wforacle.model.harness.rules import INSTANCE_TABLE, NODE_TABLE, Where
+from wforacle.model.harness.rules import INSTANCE_TABLE, NODE_TABLE, Where, starved
 from wforacle.model.harness.rules import MAX_LOOP_OUTCOMES as MAX_LOOP_OUTCOMES
 from wforacle.model.harness.rules import PRE_EXECUTION as PRE_EXECUTION
 from wforacle.model.harness.rules import compensation_due as compensation_due
@@ -125,6 +125,30 @@ class HarnessRun(Run):
         return [t for rule in row for t in rule(self, c)]
 
 
+_FORWARD = ("control", "data", "dependency", "case")
+
+
+def _unreached_by(run: Run, c: Config, u: int) -> tuple[str, ...]:
+    """The clause of 5.3.3's list by which node ``u`` became unreachable in ``c``.
+
+    HX-UNREACH-3: a case target every decision routed elsewhere;
+    HX-UNREACH-4: every incoming forward edge negative — which is also
+    HX-JOIN-3's all-negative join ("it remains PENDING"), not SKIPPED
+    (HX-JOIN-4), whose successors are not reached either (HX-JOIN-6);
+    HX-UNREACH-5: a required input starved by an unreachable source.  ()
+    for the others (a quorum that can no longer be met, a handler nothing
+    can bring in, a root outside @entry).
+    """
+    incoming = [k for k in run.incoming[u] if run.links[k].type in _FORWARD]
+    if any(run.links[k].type == "case" for k in incoming):
+        return ("HX-UNREACH-3",)
+    if incoming and all(c.edges[k] == "negative" for k in incoming):
+        return ("HX-UNREACH-4", "HX-JOIN-3", "HX-JOIN-4", "HX-JOIN-6")
+    if starved(run, u, c.edges, set(c.unreached)):
+        return ("HX-UNREACH-5",)
+    return ()
+
+
 def settled(run: Run, c: Config, t: Transition[Config]) -> Transition[Config]:
     """``t`` citing also the clauses of what settling did within it (after its own).
 
@@ -148,8 +172,15 @@ def settled(run: Run, c: Config, t: Transition[Config]) -> Transition[Config]:
         more.append("HX-READY-3")
     if newly:
         more.append("HX-READY-4")
-    if target.unreached - c.unreached:
-        more += ["HX-UNREACH-1", "HX-UNREACH-2"]
+    for u in sorted(target.unreached - c.unreached):
+        more += ["HX-UNREACH-1", "HX-UNREACH-2", *_unreached_by(run, target, u)]
+    if t.event.get("event") == "node_started" and t.event.get("node") in run.index:
+        i = run.index[t.event["node"]]
+        fed = [run.links[k].source for k in run.incoming[i] if run.links[k].type == "data"]
+        if any(c.states[j] == SKIPPED for j in fed):
+            more.append("HX-DATA-2")  # "If a producer is SKIPPED, its outputs are unavailable"
+        if any(state == RUNNING for j, state in enumerate(c.states) if j != i):
+            more.append("HX-SCHED-3")  # "no global concurrency control": two run at once
     failed = [
         i
         for i, (a, b) in enumerate(zip(c.states, target.states, strict=True))

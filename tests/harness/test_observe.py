@@ -323,3 +323,59 @@ def test_the_transition_that_settles_a_join_cites_readiness_and_negative_edges()
     for clause in ("HX-READY-1", "HX-READY-3", "HX-READY-4", "HX-UNREACH-1"):
         assert clause in finished, finished
     assert "HX-READY-1" not in cited["node_succeeded", "b"]  # b's end readies nothing
+
+
+def _cited(document, scenario, scheduler=lambda steps: 0):
+    """Each event's clauses in one run (the scheduler picks among the permitted)."""
+    from wforacle.properties.harness.specification import HARNESS
+
+    case = {"document": document, "scenario": scenario, "schedule": []}
+    semantics = HARNESS.prepare(case, None).semantics
+    config, cited = semantics.initial(), {}
+    while steps := semantics.enabled(config):
+        step = steps[scheduler(steps)]
+        cited[step.event["event"], step.event.get("node")] = step.clauses
+        config = step.target
+    return cited
+
+
+def test_settling_cites_the_clause_of_each_unreachability_and_what_a_start_reads():
+    # 5.3.3's list: each node made unreachable within a transition cites the item that
+    # made it so (a campaign never counted HX-UNREACH-4/5, HX-JOIN-3/4/6 although runs
+    # went through them); a start reading a SKIPPED producer's edge cites HX-DATA-2; a
+    # start while another node runs, HX-SCHED-3 ("no global concurrency control").
+    negative = _cited(
+        '<harness id="h"><node id="a"/><node id="b"/>'
+        '<edge from="a" to="b" condition="params.go == 1"/></harness>',
+        {"params": {"go": 0}},
+    )
+    for clause in ("HX-UNREACH-4", "HX-JOIN-3", "HX-JOIN-4", "HX-JOIN-6"):
+        assert clause in negative["node_succeeded", "a"], negative
+    starved = _cited(
+        '<harness id="h"><node id="a"/><node id="p"><output name="v"/></node><node id="c">'
+        '<input name="v" required="true"/></node><edge from="a" to="p" condition="false"/>'
+        '<edge from="a" to="c"/><edge from="p" to="c" type="data" fromPort="v" toPort="v"/>'
+        "</harness>",
+        {},
+    )
+    assert "HX-UNREACH-5" in starved["node_succeeded", "a"], starved
+    skipped = _cited(
+        '<harness id="h"><node id="p"><guard>false</guard><output name="v"/></node>'
+        '<node id="c"><input name="v" default="1"/></node>'
+        '<edge from="p" to="c" type="data" fromPort="v" toPort="v"/></harness>',
+        {},
+    )
+    assert "HX-DATA-2" in skipped["node_started", "c"], skipped
+    alone = _cited('<harness id="h"><node id="a"/><node id="b"/></harness>', {})
+    assert "HX-SCHED-3" not in alone["node_started", "b"]  # a succeeded first
+    together = _cited(
+        '<harness id="h"><node id="a"/><node id="b"/></harness>',
+        {},
+        lambda steps: next(
+            (k for k, s in enumerate(steps) if s.event["event"] == "node_started"), 0
+        ),
+    )
+    assert (
+        "HX-SCHED-3" in together["node_started", "b"]
+        or "HX-SCHED-3" in together["node_started", "a"]
+    ), together
