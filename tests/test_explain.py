@@ -198,6 +198,24 @@ def test_the_harness_shrinker_contracts_a_node_between_control_edges():
     HARNESS.prepare(contracted[0], None)  # a valid, runnable case
 
 
+def test_the_harness_shrinker_scripts_a_resource_failure_as_an_attempt_s_error():
+    # A stranger's shrunk quorum case kept resourceRef="cache" and failingResources
+    # where a scripted error fails the node as well (with the same symptom, it is taken).
+    from wforacle.properties.harness.specification import HARNESS
+
+    document = '<harness id="h"><node id="a" resourceRef="db cache"/><node id="b"/></harness>'
+    case = {"document": document, "scenario": {"failingResources": ["cache"]}, "schedule": []}
+
+    def scripted(case):
+        return [v for v in HARNESS.smaller(case) if v["scenario"].get("nodes")]
+
+    (variant,) = scripted(case)
+    assert "resourceRef" not in variant["document"]
+    assert variant["scenario"]["nodes"] == {"a": {"attempts": [{"error": {"code": "x"}}]}}
+    HARNESS.prepare(variant, None)  # a valid, runnable case
+    assert not scripted({**case, "scenario": {"failingResources": ["elsewhere"]}})
+
+
 def test_the_harness_shrinker_takes_a_unit_out_of_a_loop_body():
     from wforacle.properties.harness.specification import HARNESS
 

@@ -241,6 +241,7 @@ def smaller(case: JSON) -> Iterator[JSON]:
         yield {**copy.deepcopy(case), "document": _text(variant), "scenario": scenario}
     yield from _contracted(case, root)
     yield from _loop_bodies(case, root)
+    yield from _resource_failures_scripted(case, root)
     edges = [k for k, e in enumerate(root) if e.tag == "edge"]
     for k in reversed(edges):
         variant = _parse(case["document"])
@@ -260,6 +261,31 @@ def smaller(case: JSON) -> Iterator[JSON]:
                 target.remove(target[k])
                 yield {**copy.deepcopy(case), "document": _text(variant)}
     yield from _smaller_scenarios(case)
+
+
+def _resource_failures_scripted(case: JSON, root: Any) -> Iterator[JSON]:
+    """A node failing HX-4102 made to fail by its script instead: its resourceRef dropped.
+
+    A finding that needs a node to fail rarely needs it to fail before its
+    invocation (HX-EXEC-7), and a failing resource costs an attribute and a
+    scenario entry where a scripted error costs one attempt (a stranger's
+    quorum bug shrank keeping ``resourceRef="cache"`` and ``failingResources``).
+    """
+    scenario = case.get("scenario")
+    failing = scenario.get("failingResources") if isinstance(scenario, dict) else None
+    if not isinstance(failing, list) or not failing:
+        return
+    for path, element in enumerate(root.iter()):
+        refs = (element.get("resourceRef") or "").split()
+        if element.tag != "node" or not any(r in failing for r in refs):
+            continue
+        variant = _parse(case["document"])
+        del list(variant.iter())[path].attrib["resourceRef"]
+        changed = copy.deepcopy(case)
+        nodes = changed["scenario"].setdefault("nodes", {})
+        if isinstance(nodes, dict):
+            nodes[element.get("id")] = {"attempts": [{"error": {"code": "x"}}]}
+            yield {**changed, "document": _text(variant)}
 
 
 def _loop_bodies(case: JSON, root: Any) -> Iterator[JSON]:
