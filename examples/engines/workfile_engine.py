@@ -572,6 +572,30 @@ class Parser:
 _PARSED = {}
 
 
+def declared_members(doc):
+    """The member names of a callee's joined result shape: its outputs' and every wf.stop
+    result's (WF-CATCH-24); None when a result is written as one template (no shape)."""
+    results = [doc.get("outputs") or {}]
+
+    def walk(value):
+        if isinstance(value, dict):
+            for key, inner in value.items():
+                if key == "wf.stop" and isinstance(inner, dict) and "result" in inner:
+                    results.append(inner["result"])
+                walk(inner)
+        elif isinstance(value, list):
+            for inner in value:
+                walk(inner)
+
+    walk(doc.get("steps") or [])
+    names = set()
+    for result in results:
+        if not isinstance(result, dict):
+            return None
+        names.update(result)
+    return names
+
+
 def parse(text):
     if text not in _PARSED:
         _PARSED[text] = Parser(text).tree
@@ -1706,6 +1730,10 @@ class Executor:
             return False
         if st.kind == "wf.call":
             if not isinstance(replacement, dict):  # a call's result is an object (WF-CATCH-5)
+                return False
+            # WF-CATCH-24: "replacement members MUST have declared names".
+            declared = declared_members(self.workflow((st.body or {}).get("workflow")))
+            if declared is not None and not set(replacement) <= declared:
                 return False
         else:
             contract = self.action(st).get("output")

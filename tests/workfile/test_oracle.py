@@ -591,3 +591,24 @@ def test_no_cancellation_is_delivered_after_the_run_finished(tmp_path):
     assert judgement.verdict != "fault", judgement.to_json()
     names = [e["event"] for e in judgement.observation.trace]
     assert "cancel_requested" not in names, names
+
+
+def test_the_bundled_executor_fails_a_handler_whose_templated_result_names_an_undeclared_member(
+    correct,
+):
+    # WF-CATCH-24 at run time (model/workfile/run.py _declared): wf-lite, written from the
+    # docs, enforces it too — and passes both the refused replacement and the accepted one.
+    sub = "steps:\n- a:\n    svc.send: {}\noutputs:\n  x: '{{ a.id }}'\n"
+    document = (
+        "steps:\n- c:\n    wf.call:\n      workflow: sub\n    catch:\n      svc.fatal:\n"
+        "        steps:\n        - h:\n            svc.get: {}\n        result: '{{ h }}'\n"
+    )
+    base = {
+        "document": document,
+        "manifests": {"svc": MANIFEST},
+        "scenario": {"attempts": {"c.(run).a": [{"error": "svc.fatal"}]}},
+        "schedule": [],
+    }
+    for outputs in ("  x: '{{ a.id }}'\n", "  x: '{{ a.id }}'\n  id: none\n"):
+        case = {**base, "workflows": {"sub": sub.split("outputs:\n")[0] + "outputs:\n" + outputs}}
+        assert judge(correct, WORKFILE, case).verdict == "pass"
