@@ -738,6 +738,9 @@ def smaller(case: JSON) -> Iterator[JSON]:
     yield from without(case, ())  # the schedule's last choice
 
 
+_RESCHEDULES = ([], [1], [1, 1], [0, 1], [2])
+
+
 def _plain_steps(case: JSON) -> Iterator[JSON]:
     """A control or @w6w/call step made a plain app step, or replaced by a block step.
 
@@ -762,6 +765,13 @@ def _plain_steps(case: JSON) -> Iterator[JSON]:
         for gone in inner:
             scripts.pop(gone.get("id"), None)
         yield variant
+        # A completion-order finding (the output or failure taken from the step that ended
+        # last) needs the plain step to end in another order than the block step did: the
+        # same variant under a few short schedules (the reduction changes one thing at a
+        # time, and this needs the step and the schedule changed together).
+        for schedule in _RESCHEDULES:
+            if schedule != variant.get("schedule"):
+                yield {**variant, "schedule": list(schedule)}
         # Or one of its block steps in its place (a bug of a step that a control's
         # block holds, shown by the step alone): the control's edges lead to it.
         for lifted in inner:
