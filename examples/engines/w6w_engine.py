@@ -57,6 +57,8 @@ campaign finds them:
   abort-ignored           the host's abort signal (abort, answering a checkpoint) is ignored
   reroute-failure-continued  a failed reroute target still lets onError "continue" resolve
                           the run (succeeded, null output) instead of leaving it failed
+  call-retried            a failed @w6w/call is retried under its retry policy
+  call-depth-unbounded    a call past maxCallDepth runs its workflow anyway
   resume-no-checkpoints   a resumed run sends no checkpoint messages (resume's "checkpoints"
                           is a number, not true), so a second scripted crash never comes
   template-partial-root   a string mixing rooted and unrooted {{ }} markers resolves its rooted ones
@@ -138,6 +140,8 @@ BUGS = {
     "resume-no-checkpoints",
     "abort-ignored",
     "reroute-failure-continued",
+    "call-retried",
+    "call-depth-unbounded",
     "template-partial-root",
     "secret-generic-root",
     "template-untyped",
@@ -792,6 +796,11 @@ class Engine:
         # an enclosing run's call that arrives while the block waits is kept for it.
         self.parent = parent
         self.root = parent.root if parent is not None else self
+        # A whole run — the root, or a called workflow's child run — ends by the run-level
+        # rules (handler, run_finished); a control's sub-block does not (run_block).
+        self.whole = parent is None
+        self.prefix = "" if parent is None else parent.prefix  # a child run's step names
+        self.depth = 0 if parent is None else parent.depth  # call depth (A-56)
         self.owners = {}  # root only: call -> the engine (run or block) that made it
         self.stash = {}  # root only: call -> a result its owner has not read yet
         self.outer = None  # a sub-block's enclosing scope (run_block)
@@ -882,6 +891,9 @@ class Engine:
         self.plain = {}  # step -> the input its action gets (secrets in plaintext)
         self.recorded_input = {}  # step -> its input as recorded (secrets as "[secret]")
         self.documents = request.get("documents", {})
+        if self.parent is None:  # the workflows @w6w/call steps may run (A-56)
+            self.workflows = request.get("workflows") or {}
+            self.max_depth = request.get("maxCallDepth", 4)
         self.checkpoints = request.get("checkpoints") is True
         self.outer = None  # a sub-block's enclosing scope (run_block)
         self.fresh_state(separate_roots=False)
@@ -1020,6 +1032,60 @@ class Engine:
         self.step_errors.extend(errors)  # continue-record failures inside join the run's
         self.record[step_id]["inner"] = records
         self.completed(step_id, message, inner=inner)
+
+    # -- @w6w/call (docs/engine-protocol.md "Calls", A-56) --------------------------
+
+    def supplied(self, step_id):
+        """Whether a step is a @w6w/call of a workflow the host supplied (a child run)."""
+        uses = self.steps[step_id].get("uses") or {}
+        target = (self.plain.get(step_id) or {}).get("workflow")
+        return uses.get("app") == "@w6w/call" and target in self.root.workflows
+
+    def call(self, step_id):
+        """A call's one attempt (no retry, W6W-EDGE-8): the callee runs as a child run.
+
+        Its variables are the call's inputs; it reports the caller's run id; its
+        steps are invoked as <call>.(run).<step>; its events travel in the call's
+        attempt event as inner.  Succeeded: the child's output; failed: its error;
+        otherwise a call_<status> error.  One level past maxCallDepth fails the
+        attempt with call_depth_exceeded.
+        """
+        params = self.plain[step_id] or {}
+        target = params.get("workflow")
+        bound = self.root.max_depth
+        if self.depth + 1 > bound and "call-depth-unbounded" not in self.bugs:
+            error = {"code": "call_depth_exceeded",
+                     "message": f"calling {target!r} would exceed the call depth bound ({bound})",
+                     "phase": "execute", "retryable": False}
+            self.record[step_id]["inner"] = []
+            self.completed(step_id, {"error": error}, inner=[])
+            return
+        child = Engine(self.bugs, parent=self)
+        child.whole = True
+        child.prefix = f"{self.prefix}{step_id}.(run)."
+        child.depth = self.depth + 1
+        child.collected = []
+        inputs = params.get("inputs")
+        state = child.run({"type": "run", "runId": self.run_id,
+                           "document": self.root.workflows[target],
+                           "variables": inputs if isinstance(inputs, dict) else {}})
+        self.clock = max(self.clock, child.clock)
+        status = state.get("status")
+        if status == "succeeded":
+            message = {"output": state.get("output")}
+        elif status == "failed" and "error" in state:
+            message = {"error": state["error"]}
+        else:
+            message = {"error": {"code": f"call_{status}",
+                                 "message": f"the called run ended {status}",
+                                 "phase": "execute", "retryable": False}}
+        steps = {step: {k: record.get(k) for k in ("status", "attempt", "input", "output")}
+                 | ({"inner": record["inner"]} if "inner" in record else {})
+                 for step, record in (state.get("steps") or {}).items()}
+        self.record[step_id]["inner"] = [{
+            "status": status, "output": state.get("output"), "error": state.get("error"),
+            "stepErrors": state.get("stepErrors", []), "steps": steps}]
+        self.completed(step_id, message, inner=child.collected)
 
     def crashed(self, request):
         """The host killed us after a checkpoint: wait to be resumed from the durable state."""
@@ -1179,7 +1245,7 @@ class Engine:
             return True
         if self.parent is None and self.aborted:
             return True  # W6W-FAN-9: "On … an abort the engine stops launching new steps"
-        if self.parent is None and self.handled:
+        if self.whole and self.handled:
             return True  # the run-level onError handled the run before a crash
         return self.draining and not (self.branches and "parallel-no-drain" in self.bugs)
 
@@ -1243,6 +1309,8 @@ class Engine:
             self.suspend(step_id)
         elif is_control(self.steps[step_id]):
             self.control(step_id)
+        elif self.supplied(step_id):
+            self.call(step_id)
         else:
             self.invoke(step_id, self.plain[step_id])
 
@@ -1272,8 +1340,8 @@ class Engine:
         root.calls += 1
         self.outstanding[root.calls] = step_id
         root.owners[root.calls] = self
-        send({"type": "invoke", "call": root.calls, "run": self.run_id, "step": step_id,
-              "input": resolved})
+        send({"type": "invoke", "call": root.calls, "run": self.run_id,
+              "step": self.prefix + step_id, "input": resolved})
 
     def completed(self, step_id, message, inner=None):
         step = self.steps[step_id]
@@ -1312,6 +1380,8 @@ class Engine:
         retry = step.get("retry")
         if is_control(step) and "control-retried" not in self.bugs:
             retry = None  # W6W-EDGE-8: a control runs no retry loop
+        if (step.get("uses") or {}).get("app") == "@w6w/call" and "call-retried" not in self.bugs:
+            retry = None  # W6W-EDGE-8: nor does a call
         # A-165: the model lets an in-flight step finish, retries included (W6W-FAN-9).
         stopped = self.parent is None and self.aborted and "A-165=stop" in self.bugs
         while (retry and record["attempt"] < retry["maxAttempts"] and not stopped
@@ -1329,6 +1399,8 @@ class Engine:
                 record["input"] = self.recorded_input.pop(step_id)
             if is_control(step):
                 self.control(step_id)
+            elif self.supplied(step_id):
+                self.call(step_id)
             else:
                 self.invoke(step_id, self.plain[step_id])
             return
@@ -1471,12 +1543,12 @@ class Engine:
                 state["error"] = min(self.failures)[2]
             self.event("run_finished", status="canceled")
             return state
-        if self.parent is None and self.handled:
+        if self.whole and self.handled:
             state = self.end_state()
             state.update(status="succeeded", output=None)
             self.event("run_finished", status="succeeded", output=None)
             return state
-        if self.failures and self.parent is None:
+        if self.failures and self.whole:
             handled = self.run_level()
             if handled is not None:
                 return handled

@@ -226,6 +226,33 @@ def branch_order(step: Step, events: Sequence[Event]) -> list[Event]:
     return sorted(events, key=place)
 
 
+def call_order(events: Sequence[Event]) -> list[Event]:
+    """A called run's events as its call's record holds them (assumption A-56).
+
+    The child run's strands interleave as the engine schedules them, as the
+    main graph's do; its record is compared in one order: ``run_started``,
+    then each step's events in their order, the steps by id, then the
+    run-level rest (``run_finished``).  A nested call's record likewise.
+    """
+
+    def place(event: Event) -> tuple[int, str]:
+        name = str(event.get("event", ""))
+        if name == "run_started":
+            return (0, "")
+        if name.startswith("run_"):
+            return (2, "")
+        return (1, str(event.get("step")))
+
+    return sorted((_nested_calls(e) for e in events), key=place)
+
+
+def _nested_calls(event: Event) -> Event:
+    inner = event.get("inner") if isinstance(event, dict) else None
+    if isinstance(inner, list) and inner and inner[0].get("event") == "run_started":
+        return {**event, "inner": call_order(inner)}  # a child run's record starts so
+    return event
+
+
 def in_branch_order(steps: dict[str, Step], event: Event) -> Event:
     """An engine's event as it is compared: every parallel control's ``inner`` in branch order.
 
@@ -242,6 +269,8 @@ def in_branch_order(steps: dict[str, Step], event: Event) -> Event:
     step = steps.get(named) if isinstance(named, str) else None
     if step is not None and action(step) == "parallel":
         events = branch_order(step, events)
+    elif step is not None and step.is_call:
+        events = call_order(events)
     elif all(a is b for a, b in zip(events, inner, strict=True)):
         return event  # nothing in it is put in branch order: the event itself
     return {**event, "inner": events}
@@ -409,10 +438,12 @@ def _call(run: Run, step: Step, params: dict[str, JSON], start: Start) -> list[E
         )
         return [start.ending(Result(error=error))]
     inputs = params.get("inputs", {})
+    # The child is part of its caller's execution: it reports the caller's run id (A-56).
     scenario = attrs.evolve(
         scenario,
         variables=inputs if isinstance(inputs, dict) else {},
         max_call_depth=run.scenario.max_call_depth,
+        run_id=run.scenario.run_id,
     )
     child = run.derive(checked.workflow, checked.plan, scenario, depth=run.depth + 1)
     found = []

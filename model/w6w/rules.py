@@ -465,7 +465,11 @@ def complete(run: Run, c: Config, i: int) -> list[Transition[Config]]:
         base = evolve(base, steps=_replace(c, i, evolve(state, inner=list(ending.records))))
         events = ending.events
         parallel = controls.action(step) == "parallel"
-        extra = {"inner": controls.branch_order(step, events) if parallel else list(events)}
+        if parallel:
+            inner = controls.branch_order(step, events)
+        else:
+            inner = controls.call_order(events) if step.is_call else list(events)
+        extra = {"inner": inner}
         found.append(_attempt_ended(run, c, i, ending.result, base, extra, complete.__name__))
     return found
 

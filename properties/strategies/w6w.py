@@ -1025,6 +1025,68 @@ def reroute_cases(draw: st.DrawFn) -> dict[str, Any]:
     return case
 
 
+@st.composite
+def call_cases(draw: st.DrawFn) -> dict[str, Any]:
+    """Profile ``w6w-call``: @w6w/call child runs over the protocol (A-56).
+
+    A default case (``engine_cases``) whose one plain step becomes a call of
+    ``child`` — a workflow of one to three steps drawn as any other, with
+    its own scripts — given inputs read by the child's with blocks as
+    ``vars``; in a third of the cases the child itself calls ``grandchild``,
+    and in a sixth ``maxCallDepth`` is 1, so that call fails
+    ``call_depth_exceeded``.  No crash, replay or abort: a call's interplay
+    with a resumed or signalled execution is not driven; nor is the run-level
+    retry, which would make the call twice.
+    """
+    case = draw(engine_cases())
+    case.pop("replay", None)
+    scenario = case["scenario"]
+    for member in ("crashAfterCheckpoints", "cancelAfterCheckpoint", "calls"):
+        scenario.pop(member, None)
+    # Each call is a fresh child run (A-56) whose scripts count from its first
+    # invocation, while the protocol counts a unit's invocations over the execution:
+    # a call made twice (the run-level retry re-running it) is not driven.
+    case["document"].pop("retry", None)
+    steps = case["document"]["steps"]
+    plain = [k for k, s in enumerate(steps) if (s.get("uses") or {}).get("app") == "demo"]
+    if not plain:
+        return case
+    k = draw(st.sampled_from(plain))
+    step = steps[k]
+    scenario.get("steps", {}).pop(step["id"], None)
+    kept = {key: step[key] for key in ("id", "fanOut", "onError") if key in step}
+    steps[k] = {
+        **kept,
+        "uses": {"app": "@w6w/call", "action": "call"},
+        "with": {"workflow": "child", "inputs": draw(_VARIABLES)},
+    }
+    if draw(st.integers(0, 2)) == 0:  # W6W-EDGE-8: a call runs no retry loop all the same
+        steps[k]["retry"] = {"maxAttempts": 2, "delayMs": 10}
+    child = draw(_callee("child"))
+    if draw(st.integers(0, 2)) == 0:  # the child calls a grandchild
+        inner = child["document"]["steps"]
+        inner[-1] = {
+            "id": inner[-1]["id"],
+            "uses": {"app": "@w6w/call", "action": "call"},
+            "with": {"workflow": "grandchild", "inputs": {"name": {"$": "vars.name"}}},
+        }
+        child["scenario"]["steps"].pop(inner[-1]["id"], None)
+        child["scenario"]["calls"] = {"grandchild": draw(_callee("grandchild"))}
+        if draw(st.integers(0, 1)) == 0:
+            scenario["maxCallDepth"] = 1
+    scenario["calls"] = {"child": child}
+    return case
+
+
+@st.composite
+def _callee(draw: st.DrawFn, name: str) -> dict[str, Any]:
+    """A called workflow and its scenario: steps and their scripts only (A-56)."""
+    document = draw(parallel_workflows(max_steps=3, controls=False, max_delay=1000))
+    document["id"] = name
+    scripts = draw(engine_scenarios(document))
+    return {"document": document, "scenario": {"steps": scripts.get("steps", {})}}
+
+
 def control_beside_strand(document: dict[str, Any]) -> bool:
     """Whether a canonical control may run while another strand does (a parallel fan-out).
 

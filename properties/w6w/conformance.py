@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 import re
 from collections import Counter
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 from wforacle.model.kernel.explore import canonical
@@ -121,24 +121,91 @@ def _cut_short(model: W6wRun, trace: Sequence[JSON]) -> set[str]:
     return cut
 
 
-def _attempt_events(model: W6wRun, trace: Sequence[JSON]) -> Iterator[JSON]:
-    """The events that report action attempts, sub-blocks' included, in order.
+def _attempt_events(
+    model: W6wRun,
+    trace: Sequence[JSON],
+    kinds: dict[str, str] | None = None,
+    prefix: str = "",
+    calls: Mapping[str, JSON] | None = None,
+) -> Iterator[JSON]:
+    """The events that report action attempts, sub-blocks' and child runs' included, in order.
 
     A control's attempt invokes no action: its sub-block's steps do, and
     their events travel in the control's event as ``inner`` (A-53), so they
-    come first and the control's own events are left out.  A @w6w/call is
-    judged as an app step (its own script answers it over the protocol;
-    child runs are not driven over version 1, docs/engine-protocol.md).
+    come first and the control's own events are left out.  So does a
+    @w6w/call of a workflow the scenario supplies (A-56): its child run's
+    steps are invoked as ``<call>.(run).<step>`` (docs/engine-protocol.md,
+    "Calls"), and their events come with that name.  A call of a workflow
+    the scenario does not supply is judged as an app step (its own script
+    answers it).
     """
+    calls = model.scenario.calls if calls is None else calls
+    if kinds is None:
+        kinds = step_kinds(calls, model.every_step.values())
     for event in trace:
         named = event.get("step") if isinstance(event, dict) else None
-        step = model.every_step.get(named) if isinstance(named, str) else None
-        if step is not None and step.is_control:
-            inner = event.get("inner")
+        kind = kinds.get(named, "") if isinstance(named, str) else ""
+        inner = event.get("inner") if isinstance(event, dict) else None
+        if kind == "control":
             if isinstance(inner, list):
-                yield from _attempt_events(model, inner)
+                yield from _attempt_events(model, inner, kinds, prefix, calls)
             continue
-        yield event
+        if kind.startswith("call:"):
+            callee = calls[kind[5:]]
+            if isinstance(inner, list):
+                # The child's own scenario supplies the workflows its calls run (A-56).
+                scenario = callee.get("scenario") if isinstance(callee, dict) else None
+                nested = scenario.get("calls") if isinstance(scenario, dict) else None
+                nested = nested if isinstance(nested, dict) else {}
+                child = step_kinds(nested, called_steps(callee.get("document")))
+                here = f"{prefix}{named}.(run)."
+                yield from _attempt_events(model, inner, child, here, nested)
+            continue
+        yield {**event, "step": prefix + named} if prefix and isinstance(named, str) else event
+
+
+def step_kinds(calls: Mapping[str, JSON], steps: Iterable[Any]) -> dict[str, str]:
+    """Each step id of a workflow (block steps included): "control", "call:<id>" or "".
+
+    "call:<id>" for a @w6w/call whose ``with.workflow`` is a literal id the
+    scenario's ``calls`` supplies: a child run (A-56).  ``steps`` are model
+    steps or a called document's raw step objects.
+    """
+    found: dict[str, str] = {}
+    for step in steps:
+        if isinstance(step, dict):
+            uses, with_, step_id = step.get("uses") or {}, step.get("with"), step.get("id")
+            app = uses.get("app") if isinstance(uses, dict) else None
+        else:
+            app, with_, step_id = step.uses.app if step.uses else None, step.with_, step.id
+        target = with_.get("workflow") if isinstance(with_, dict) else None
+        if not isinstance(step_id, str):
+            continue
+        if app == "@w6w/control":
+            found[step_id] = "control"
+        elif app == "@w6w/call" and isinstance(target, str) and target in calls:
+            found[step_id] = f"call:{target}"
+    return found
+
+
+def called_steps(document: JSON) -> list[JSON]:
+    """A called document's steps, its controls' block steps included (raw JSON)."""
+    found: list[JSON] = []
+
+    def walk(steps: JSON) -> None:
+        for step in steps if isinstance(steps, list) else ():
+            if not isinstance(step, dict):
+                continue
+            found.append(step)
+            with_ = step.get("with")
+            if isinstance(with_, dict):
+                for key in ("then", "else", "body"):
+                    walk(with_.get(key))
+                for branch in with_.get("branches") or []:
+                    walk(branch)
+
+    walk(document.get("steps") if isinstance(document, dict) else None)
+    return found
 
 
 # The clauses that say what each member of the final RunState is (the rule broken when
@@ -384,6 +451,22 @@ def _control_attempt(
             f"{step.id} is a {'@w6w/call' if step.is_call else '@w6w/control'} step: it runs "
             "no retry loop and takes its failure to its error edge or onError at once"
         )
+    if name == "step_succeeded" and step.is_call:
+        codes = {
+            (t.event.get("event"), (t.event.get("error") or {}).get("code"))
+            for c in before
+            for t in run.enabled(c)
+            if t.event.get("step") == step.id
+        }
+        if codes == {("attempt_failed", "call_depth_exceeded")}:
+            # W6W-RUNERR-3: "the same call-depth-bounded seam a @w6w/call step uses";
+            # A-56: one level past maxCallDepth the call's attempt fails.
+            bound = run.scenario.max_call_depth
+            return ("W6W-RUNERR-3", "A-56"), (
+                f"the calls {step.id} makes go one level past the call depth bound ({bound}): "
+                "calls are depth-bounded, and that call's attempt fails with "
+                "call_depth_exceeded, which fails its caller"
+            )
     if name == "step_succeeded" and step.is_control:
         ends = {
             t.event.get("event")

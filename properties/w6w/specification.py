@@ -562,6 +562,11 @@ def prepare(case: JSON, options: Any = None) -> Prepared:
         )
     if scenario.crashes or scenario.cancel_after is not None:
         message["checkpoints"] = True
+    if scenario.calls:
+        # The workflows @w6w/call steps may run, and the depth bound (A-56;
+        # docs/engine-protocol.md "Calls"): the host's, as variables and secrets are.
+        message["workflows"] = _workflows(scenario.calls)
+        message["maxCallDepth"] = scenario.max_call_depth
     return Prepared(run, message, files)
 
 
@@ -595,6 +600,14 @@ def _waits() -> Any:
     from wforacle.properties.strategies.w6w import wait_cases
 
     return wait_cases()
+
+
+def _call_cases() -> Any:
+    """Profile ``w6w-call``: @w6w/call child runs over the protocol (A-56)."""
+    _model()
+    from wforacle.properties.strategies.w6w import call_cases
+
+    return call_cases()
 
 
 def _reroutes() -> Any:
@@ -682,6 +695,7 @@ def smaller(case: JSON) -> Iterator[JSON]:
     yield from _contracted(case)
     yield from _blocks(case)
     yield from _plain_steps(case)
+    yield from _callee_steps(case)
     for k in reversed(range(len(edges))):
         variant = copy.deepcopy(case)
         del variant["document"]["edges"][k]
@@ -738,7 +752,41 @@ def smaller(case: JSON) -> Iterator[JSON]:
     yield from without(case, ())  # the schedule's last choice
 
 
-_RESCHEDULES = ([], [1], [1, 1], [0, 1], [2])
+_RESCHEDULES: tuple[list[int], ...] = ([], [1], [1, 1], [0, 1], [2])
+
+
+def _callee_steps(case: JSON) -> Iterator[JSON]:
+    """A called workflow's step taken out (its edges and script with it), at any depth (A-56).
+
+    A finding about calls needs the call and what its child does that shows
+    the bug, rarely every step of the child.
+    """
+
+    def levels(scenario: JSON, path: tuple[str, ...]) -> Iterator[tuple[tuple[str, ...], JSON]]:
+        calls = scenario.get("calls") if isinstance(scenario, dict) else None
+        for name, callee in sorted((calls or {}).items()):
+            if isinstance(callee, dict):
+                yield (*path, name), callee
+                yield from levels(callee.get("scenario"), (*path, name))
+
+    for path, callee in list(levels(case["scenario"], ())):
+        document = callee.get("document")
+        steps = document.get("steps") if isinstance(document, dict) else None
+        if not isinstance(steps, list) or len(steps) < 2:
+            continue
+        for step in reversed(steps):
+            if not isinstance(step, dict) or "id" not in step:
+                continue
+            variant = copy.deepcopy(case)
+            there = variant["scenario"]["calls"][path[0]]
+            for name in path[1:]:  # a callee's own scenario supplies the next level
+                there = there["scenario"]["calls"][name]
+            doc = there["document"]
+            doc["steps"] = [s for s in doc["steps"] if s.get("id") != step["id"]]
+            if "edges" in doc:
+                doc["edges"] = [e for e in doc["edges"] if step["id"] not in (e["from"], e["to"])]
+            (there.get("scenario") or {}).get("steps", {}).pop(step["id"], None)
+            yield variant
 
 
 def _plain_steps(case: JSON) -> Iterator[JSON]:
@@ -993,6 +1041,9 @@ def _answer(prepared: Prepared, step: str, invocation: int) -> dict[str, JSON]:
     from wforacle.model.w6w.rules import REROUTE
 
     scenario = prepared.semantics.scenario
+    if CHILD in step:
+        scenario = _callee_scenario(prepared, step)
+        step = step.rsplit(CHILD, 1)[1]
     if step == REROUTE:
         reroute = scenario.reroute
         if reroute.error is not None:
@@ -1008,6 +1059,53 @@ def _answer(prepared: Prepared, step: str, invocation: int) -> dict[str, JSON]:
     if result.meta:
         message["meta"] = list(result.meta)
     return message
+
+
+def _workflows(calls: Mapping[str, JSON]) -> dict[str, JSON]:
+    """Every workflow a run may call, at any depth: id → document (the first one named).
+
+    A child's own scenario supplies the workflows its calls run (A-56); the
+    host hands the engine them all at once, each id naming one document.
+    """
+    found: dict[str, JSON] = {}
+    pending = [calls]
+    while pending:
+        level = pending.pop(0)
+        for name, callee in sorted(level.items()):
+            if name in found or not isinstance(callee, dict):
+                continue
+            found[name] = callee.get("document")
+            nested = (callee.get("scenario") or {}).get("calls")
+            if isinstance(nested, dict):
+                pending.append(nested)
+    return found
+
+
+CHILD = ".(run)."  # a child run's step is invoked as <call step>.(run).<its step> (A-56)
+
+
+def _callee_scenario(prepared: Prepared, unit: str) -> Any:
+    """The scenario of the child run a prefixed unit belongs to (docs/engine-protocol.md).
+
+    ``c.(run).s`` is step ``s`` of the workflow call step ``c`` runs, answered
+    by that workflow's scenario in ``calls``; ``c.(run).d.(run).s`` one level
+    deeper, by the workflow the child's own scenario supplies (A-56).  A name
+    that leads nowhere gets an empty scenario (every step succeeds with the
+    default output), as an unknown step does.
+    """
+    from wforacle.model.w6w.scenario import Scenario, load_scenario
+    from wforacle.properties.w6w.conformance import called_steps, step_kinds
+
+    scenario = prepared.semantics.scenario
+    steps: list[Any] = list(prepared.semantics.every_step.values())
+    for call in unit.split(CHILD)[:-1]:
+        kind = step_kinds(scenario.calls, steps).get(call, "")
+        callee = scenario.calls.get(kind[5:]) if kind.startswith("call:") else None
+        if not isinstance(callee, dict):
+            return Scenario()
+        scenario, _ = load_scenario(copy.deepcopy(callee.get("scenario") or {}))
+        steps = called_steps(callee.get("document"))
+    return scenario
 
 
 def _crashed(prepared: Prepared, number: int, state: JSON) -> JSON:
@@ -1115,7 +1213,13 @@ W6W = Specification(
     final_name="runState",
     prepare=prepare,
     cases=_cases,
-    suites={"core": _core, "full": _full, "w6w-wait": _waits, "w6w-reroute": _reroutes},
+    suites={
+        "core": _core,
+        "full": _full,
+        "w6w-wait": _waits,
+        "w6w-reroute": _reroutes,
+        "w6w-call": _call_cases,
+    },
     conformance=lambda: _conformance(),
     protocol=_protocol,
     screen=_screen,

@@ -1,0 +1,118 @@
+"""@w6w/call child runs over the engine protocol (docs/engine-protocol.md, "Calls").
+
+A-56: a call's with is ``{"workflow": <id>, "inputs": {...}}``; a workflow the
+scenario's ``calls`` supplies runs as a child run with the inputs as its
+variables; the child's steps are invoked as ``<call>.(run).<step>`` and
+answered by that workflow's scenario; the child's events travel in the
+call's attempt event as ``inner``.  W6W-EDGE-8: a call runs no retry loop;
+W6W-RUNERR-3: calls are "call-depth-bounded".
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+from wforacle.model.kernel.lts import execute
+from wforacle.oracle.engine import Engine, Observation, judge
+from wforacle.oracle.fuzz import campaign
+from wforacle.oracle.power import PROFILE_BUGS
+from wforacle.properties.w6w.conformance import invocations_mismatch
+from wforacle.properties.w6w.specification import W6W
+
+TOYFLOW = (
+    f"{sys.executable} {Path(__file__).resolve().parents[2] / 'examples/engines/w6w_engine.py'}"
+)
+
+
+def _workflow(name, *steps, **more):
+    return {"manifestVersion": "2", "id": name, "name": name, "steps": list(steps), **more}
+
+
+def _step(step_id, **more):
+    return {"id": step_id, "uses": {"app": "demo", "action": "run"}, **more}
+
+
+CALLER = _workflow(
+    "wf",
+    _step("a"),
+    {
+        "id": "c",
+        "uses": {"app": "@w6w/call", "action": "call"},
+        "with": {"workflow": "child", "inputs": {"x": {"$": "steps.a.output"}}},
+    },
+    edges=[{"from": "a", "to": "c"}],
+)
+CHILD = _workflow("child", _step("s", **{"with": {"v": {"$": "vars.x"}}}), _step("t"))
+CASE = {
+    "document": CALLER,
+    "scenario": {
+        "steps": {"a": {"attempts": [{"output": 5}]}},
+        "calls": {
+            "child": {
+                "document": CHILD,
+                "scenario": {"steps": {"t": {"attempts": [{"output": "done"}]}}},
+            }
+        },
+    },
+    "schedule": [],
+}
+
+
+@pytest.fixture(scope="module")
+def toyflow():
+    engine = Engine(TOYFLOW)
+    yield engine
+    engine.stop()
+
+
+def test_a_child_run_is_driven_over_the_protocol(toyflow):
+    judgement = judge(toyflow, W6W, CASE)
+    assert judgement.verdict == "pass", judgement.to_json()
+    invoked = dict(judgement.observation.invocations)
+    # The child's steps, named under their call, with the call's inputs as variables.
+    assert invoked["c.(run).s"] == {"v": 5}
+    assert "c.(run).t" in invoked and "c" not in invoked
+    state = judgement.observation.state
+    assert state["status"] == "succeeded" and state["output"] == "done"  # t's, the child's
+
+
+def test_the_run_message_carries_the_workflows_a_run_may_call():
+    prepared = W6W.prepare(CASE, None)
+    assert prepared.request["workflows"] == {"child": CHILD}
+    assert prepared.request["maxCallDepth"] == 4
+
+
+def test_a_child_step_the_engine_does_not_invoke_is_a_divergence():
+    # The child's attempts are claimed by the call's inner events, under the call's name:
+    # an engine that reports them without invoking them is caught.
+    run = W6W.prepare(CASE, None).semantics
+    trace = tuple(execute(run).trace)
+    made = (("a", {}), ("c.(run).s", {"v": 5}))
+    assert invocations_mismatch(run, Observation(trace, made, {}, 0.0)) is not None
+    every = (*made, ("c.(run).t", {}))
+    assert invocations_mismatch(run, Observation(trace, every, {}, 0.0)) is None
+
+
+def test_the_correct_engine_passes_a_campaign_of_calls(toyflow):
+    result = campaign(W6W, toyflow, examples=200, seed_value=0, cases=W6W.suites["w6w-call"]())
+    assert result.finding is None and result.faults == 0
+
+
+FIRST = {"call-retried": "W6W-EDGE-8", "call-depth-unbounded": "W6W-RUNERR-3"}
+
+
+@pytest.mark.parametrize("bug", PROFILE_BUGS["w6w-call"][1])
+def test_a_campaign_of_calls_finds_and_explains_the_seeded_bug(bug, toyflow):
+    engine = Engine(f"{TOYFLOW} --bug {bug}")
+    try:
+        result = campaign(W6W, engine, examples=600, seed_value=0, cases=W6W.suites["w6w-call"]())
+    finally:
+        engine.stop()
+    finding = result.finding
+    assert finding is not None
+    assert finding.judgement.divergence.clauses[0] == FIRST[bug]
+    assert len(finding.case["document"]["steps"]) == 1, finding.case["document"]
+    assert judge(toyflow, W6W, finding.case).verdict == "pass"  # not a false alarm
