@@ -70,7 +70,10 @@ BUDGETS: dict[tuple[str, str], int] = {
     # 3200, null-for-unavailable 1500, condition-control-only 2100, quorum-counts-negative 900,
     # compensation-forward-order 800, value-over-edge 2100); none was lowered.
     ("harness", "no-unreachability"): 900,
-    ("harness", "cancel-non-idempotent"): 4500,
+    # Session 14 (body guards on params.index, seeds 0-7 under 6.170.17 and 6.155.2):
+    # cancel-non-idempotent median 311, compensation-forward-order median 112 and
+    # loop-last-failure median 898 under 6.155.2, twenty of each; none lowered.
+    ("harness", "cancel-non-idempotent"): 6300,
     ("harness", "null-for-unavailable"): 1700,
     # Issue 18's newly generated areas (seeds 0-7, Hypothesis 6.170.17, docs/power.md).
     ("harness", "resources-after-invoke"): 700,
@@ -78,13 +81,13 @@ BUDGETS: dict[tuple[str, str], int] = {
     ("harness", "condition-control-only"): 2700,
     ("harness", "quorum-counts-negative"): 1800,  # session 12: median 90
     ("harness", "retry-success-attempts"): 1000,
-    ("harness", "compensation-forward-order"): 1700,  # session 12: median 82
+    ("harness", "compensation-forward-order"): 2300,  # session 12: median 82
     ("harness", "entry-and-roots"): 100,
     ("harness", "value-over-edge"): 2500,  # session 12: worst 604
     # A cancellation not reported (median 43, worst 73) and the loop bug (median 354,
     # worst 2983: four worsts).
     ("harness", "cancel-silently"): 900,
-    ("harness", "loop-last-failure"): 13600,  # session 12: median 678
+    ("harness", "loop-last-failure"): 18000,  # session 12: median 678
     ("workfile", "retry-fatal"): 2200,
     ("workfile", "server-delay-uncapped"): 6100,
     ("workfile", "exponential-from-zero"): 6400,
