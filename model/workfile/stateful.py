@@ -266,7 +266,15 @@ class StatefulRun(WorkfileRun):
         if kind == "ambiguous":
             return [self._make(config, "ambiguous", _ambiguous, (), number)]
         if kind == "timeout":
-            return [self._make(config, "time_out", _leave, (), "timeout", None)]
+            moves = [self._make(config, "time_out", _leave, (), "timeout", None)]
+            deadline = data["entry"]["deadline"]
+            if deadline is not None and deadline < data["clock"]:
+                # The clock moved past the deadline with a stimulus: the timer fired at
+                # its deadline, before that stimulus (the next entry begins then), or
+                # later — Core's Permitted Scheduling Variation: an executor "can delay
+                # a timer beyond its requested instant" (A-152).
+                moves.append(self._make(config, "time_out", _leave, (), "timeout", None, deadline))
+            return moves
         return [self._make(config, "deliver", _leave, (), subscription, number)]
 
     def _environment(
@@ -329,7 +337,10 @@ def _enter(run: StatefulRun, data: Data) -> JSON:
     Each configuration (and connection) is evaluated over the root scope and
     fixed; a fault fails the entry before ``on_enter`` (WFS-TRANS-24).  The
     events accepted so far are before activation: never eligible here
-    (WFS-TRANS-28).
+    (WFS-TRANS-28) — unless the entry began at an earlier instant than the
+    clock shows (a timer that fired at its deadline, before the stimulus
+    that moved the clock past it: ``_leave``'s ``instant``), when those
+    accepted after that instant are eligible.
     """
     target = data["next"]
     state = run.states[target["state"]]
@@ -338,10 +349,15 @@ def _enter(run: StatefulRun, data: Data) -> JSON:
     path = f"{state.name}[{n}]"
     data["next"] = None
     data["entries"] = [*data["entries"], {"entry": path, "outcome": None}]
+    began = target.get("at")
+    since = len(data["accepted"])
+    if began is not None:
+        since = next((k for k, e in enumerate(data["accepted"]) if e["at"] > began), since)
     data["entry"] = {
         "state": state.name,
         "path": path,
-        "since": len(data["accepted"]),
+        "since": since,
+        "at": began,
         "phase": "on_enter",
         "match": None,
         "deadline": None,
@@ -386,7 +402,10 @@ def _correlate(run: StatefulRun, data: Data) -> JSON:
         match = {s.name: run.resolve(s.match, env) for s in state.on}
         deadline = None
         if state.timeout is not None:
-            deadline = _deadline(run.resolve(state.timeout.after, env), data["clock"])
+            # From the evaluation after on_enter (WFS-TRANS-13): at the entry's own instant
+            # when it began before the clock (steps take no virtual time), else now.
+            began = entry["at"] if entry.get("at") is not None else data["clock"]
+            deadline = _deadline(run.resolve(state.timeout.after, env), began)
     except EvaluationFault as fault:
         return _entry_fails(data, "correlate_failed", fault.code)
     _to_steps(data)
@@ -465,9 +484,17 @@ def _eligible(subscription: Subscription, match: JSON, event: Data, absent: str)
 
 
 def _leave(
-    run: StatefulRun, data: Data, loc: tuple[int, ...], by: str | Subscription, number: int | None
+    run: StatefulRun,
+    data: Data,
+    loc: tuple[int, ...],
+    by: str | Subscription,
+    number: int | None,
+    instant: int | None = None,
 ) -> JSON:
     """The selected transition: unsubscribe, cancel the timer, evaluate, one target entry.
+
+    ``instant``: a timer that fired at its deadline, before the stimulus that
+    moved the clock past it — the target entry begins at that instant (A-152).
 
     The route subject and ``into`` are evaluated in the entry's scope (with
     the delivered payload under the subscription's name); the target's
@@ -518,7 +545,7 @@ def _leave(
     data["entries"] = [*data["entries"][:-1], {"entry": entry["path"], **record}]
     data["entry"] = None
     data["root"] = None
-    data["next"] = {"state": target.name, "values": values}
+    data["next"] = {"state": target.name, "values": values, "at": instant}
     return Labelled(rule, event)
 
 

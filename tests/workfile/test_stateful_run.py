@@ -217,6 +217,40 @@ def test_the_timer_is_not_due_until_the_clock_passes_its_deadline():
     }
 
 
+LATE = """
+initial: a
+states:
+  a:
+    timeout: { after: 1s, goto: b }
+  b:
+    on:
+      sig: { event: svc.signal, match: { ref: r1 }, goto: done }
+  done: { final: true }
+"""
+
+
+def test_a_timer_passed_by_a_stimulus_fires_at_its_deadline_or_later():
+    # The stimulus at 2000 moves the clock past a[0]'s deadline (1000).  An executor whose
+    # timer fired at 1000 began b[0] then, so the event accepted at 2000 came after b[0]'s
+    # activation and is delivered (WFS-TRANS-28, -36); one that delayed the timer (Core:
+    # an executor "can delay a timer beyond its requested instant") began b[0] after the
+    # acceptance, and b[0] waits.  Both are runs the model permits (A-152; a stranger's
+    # executor, which fired at the deadline, was reported divergent before).
+    runs = traces(case(LATE, events=[signal(1, 2000)]))
+    passed = [  # the deadline fixed first, then the stimulus, then a[0] timed out
+        t
+        for t in runs
+        if named(t, "entry_exited")
+        and t.index(named(t, "entry_correlated")[0])
+        < t.index(named(t, "event_accepted")[0])
+        < t.index(named(t, "entry_exited")[0])
+    ]
+    assert {t[-1]["outcome"] for t in passed} == {"completed", "waiting"}
+    # Fired at the deadline, b[0]'s own deadline would count from 1000 too.
+    prompt = [t for t in passed if t[-1]["outcome"] == "completed"]
+    assert all(named(t, "entry_exited")[-1]["entry"] == "b[0]" for t in prompt)
+
+
 def test_events_at_one_instant_are_delivered_in_acceptance_order():
     # WFS-TRANS-38: the same instant: the one accepted first.
     doc = TIMED.replace(
