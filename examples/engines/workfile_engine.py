@@ -123,8 +123,8 @@ once the clock is past its deadline, and an event accepted at or before it wins.
 outstanding the engine sends an idle ``wait``; ``quiet`` without a timer ends the run with
 outcome ``waiting``.  ``done.state`` carries ``entries`` (with the delivered event's number
 in ``event``; the trace's entry_exited cannot carry it, its ``event`` being the event's name).
-A dry run of a document declaring a
-subscription is rejected with invocation.dry_run; a suppressed ``after``, route subject or
+A dry run of a document whose reachable
+states declare a subscription is rejected with invocation.dry_run; a suppressed ``after``, route subject or
 ``into`` is an implicit dry-run stop.
 
 Seeded Stateful Profile bugs:
@@ -594,6 +594,19 @@ def declared_members(doc):
             return None
         names.update(result)
     return names
+
+
+def gotos(value):
+    """Every goto target named anywhere in a state's transitions."""
+    if isinstance(value, dict):
+        for key, inner in value.items():
+            if key == "goto" and isinstance(inner, str):
+                yield inner
+            else:
+                yield from gotos(inner)
+    elif isinstance(value, list):
+        for inner in value:
+            yield from gotos(inner)
 
 
 def parse(text):
@@ -1280,12 +1293,22 @@ class Executor:
 
     def live_source(self, doc):
         """Does the document need a live event source (WF-DRY-15)?  wf.wait_for anywhere, or, in
-        a state-form document, any state declaring a subscription (docs/workfile-stateful.md,
-        "Dry runs": presence, as A-133)."""
+        a state-form document, a reachable state declaring a subscription or waiting for an
+        event (docs/workfile-stateful.md, "Dry runs"; A-133)."""
         if not self.state_form:
             return contains_wait_for(doc.get("steps"), self.known)
-        for state in (doc.get("states") or {}).values():
-            state = state if isinstance(state, dict) else {}
+        states = doc.get("states") or {}
+        # The reachable definition: the states a path of transitions leads to from
+        # initial, every route case counted (no subject evaluated).
+        reachable = [doc.get("initial")]
+        for name in reachable:
+            state = states.get(name) if isinstance(states.get(name), dict) else {}
+            moves = {k: v for k, v in state.items() if k not in ("on_enter", "steps", "accepts")}
+            for target in gotos(moves):
+                if target not in reachable:
+                    reachable.append(target)
+        for name in reachable:
+            state = states.get(name) if isinstance(states.get(name), dict) else {}
             if "on" in state:
                 return True
             for key in ("on_enter", "steps"):

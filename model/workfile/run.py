@@ -123,6 +123,8 @@ class Labelled:
 RULES: dict[str, tuple[str, ...]] = {
     "start": ("WF-START-1", "WF-START-2", "WF-START-4", "WF-START-6"),
     "reject": ("WF-START-4", "WF-START-5", "A-120"),
+    # WF-DRY-15: "the executor MUST reject it with invocation.dry_run".
+    "reject_dry": ("WF-DRY-15", "A-133"),
     "reach": ("WF-STEP-1", "WF-STEP-2", "WF-STEP-3", "WF-BIND-1", "WF-SCHED-4", "A-129"),
     "skip": ("WF-STEP-2", "WF-SOUT-3", "WF-SUPP-8"),
     "fault": (
@@ -1642,7 +1644,8 @@ def _start(run: WorkfileRun, data: Data) -> JSON:
     if problem is not None:
         data["phase"] = "finished"
         data["final"] = {"outcome": "rejected", "error": problem}
-        return Labelled("reject", {"event": "run_rejected", "error": problem})
+        rule = "reject_dry" if problem["code"] == "invocation.dry_run" else "reject"
+        return Labelled(rule, {"event": "run_rejected", "error": problem})
     data["phase"] = "running"
     run.begin(data, {"inputs": inputs, "run": {"dry_run": run.scenario.dry_run}})
     return {"event": "run_started", "inputs": inputs}

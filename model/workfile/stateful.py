@@ -37,7 +37,7 @@ from typing import Any, ClassVar
 
 from wforacle.model.kernel.lts import Transition as Move
 from wforacle.model.workfile.codes import PatternError, duration_ms
-from wforacle.model.workfile.document import ABSENT, Workfile
+from wforacle.model.workfile.document import ABSENT, WaitFor, Workfile, walk
 from wforacle.model.workfile.evaluate import EvaluationFault, equal
 from wforacle.model.workfile.expr import template_refs
 from wforacle.model.workfile.manifest import Manifests
@@ -66,6 +66,7 @@ from wforacle.model.workfile.states import (
     StateWorkfile,
     Subscription,
     Transition,
+    leaves,
 )
 
 JSON = Any
@@ -203,8 +204,17 @@ class StatefulRun(WorkfileRun):
         return found
 
     def live_events(self) -> bool:
-        """A subscription consumes live events; nothing simulates them (WF-DRY-15, A-133)."""
-        return super().live_events() or any(s.on for s in self.states.values())
+        """Whether a reachable state subscribes or waits for an event (WF-DRY-15, A-133).
+
+        WF-DRY-15: a dry run "whose reachable definition requires such a
+        source" is rejected; a subscription consumes live events, and nothing
+        simulates them.  The reachable definition is the states some path of
+        transitions leads to from ``initial`` — every case of a route counted,
+        so no guard is evaluated — and their steps.
+        """
+        reachable = [self.states[name] for name in reachable_states(self.workfile)]
+        steps = [step for state in reachable for step in walk((*state.on_enter, *state.steps))]
+        return any(s.on for s in reachable) or any(isinstance(s.body, WaitFor) for s in steps)
 
     def begin(self, data: Data, root: dict[str, JSON]) -> None:
         """The run's first work: entering ``initial`` with no accepted values (WFS-FORM-1)."""
@@ -329,6 +339,24 @@ class StatefulRun(WorkfileRun):
 
 
 # -- entering (WFS-FORM-7, WFS-TRANS-23..25) ----------------------------------------------
+
+
+def reachable_states(workfile: Any) -> list[str]:
+    """The states a path of transitions leads to from ``initial``, in the order found.
+
+    Every case of a route is a path (its subject is not evaluated), so this
+    over-approximates the states a run can enter (WF-DRY-15's "reachable
+    definition", A-133).
+    """
+    assert isinstance(workfile, StateWorkfile)
+    found = [workfile.initial]
+    for name in found:
+        state = workfile.state(name)
+        for _, transition in state.transitions() if state is not None else ():
+            for direct in leaves(transition):
+                if direct.goto not in found:
+                    found.append(direct.goto)
+    return found
 
 
 def _enter(run: StatefulRun, data: Data) -> JSON:

@@ -158,7 +158,10 @@ def test_every_rule_of_the_model_is_reached_by_generated_cases():
 
     with hermetic():
         collect()
-    assert sorted(set(RULES) - seen) == []
+    # reject_dry needs a live event source (WF-DRY-15): a Core document the campaigns draw
+    # never holds one (wf.wait_for is refused); state-form dry runs reach it
+    # (tests/workfile/test_stateful_run.py, the workfile-stateful profile).
+    assert sorted(set(RULES) - seen - {"reject_dry"}) == []
 
 
 def test_the_reduction_keeps_a_race_with_an_abort_behind_a_continue_boundary():

@@ -490,6 +490,33 @@ def test_a_dry_run_with_a_subscription_is_rejected():
     assert final["error"] == {"code": "invocation.dry_run"}
 
 
+def test_only_a_reachable_subscription_rejects_a_dry_run():
+    # WF-DRY-15: "a dry-run invocation whose reachable definition requires such a source"
+    # is rejected; z is reached by no transition, so its subscription is not part of it
+    # (a stranger's executor ran this dry run and was reported divergent, A-133).
+    unreachable = """
+    initial: a
+    states:
+      a: { steps: [ { work: { svc.get: {} } } ], goto: done }
+      z:
+        on:
+          sig: { event: svc.signal, match: { ref: r1 }, goto: done }
+      done: { final: true }
+    """
+    assert {f["outcome"] for f in finals(case(unreachable, dryRun=True))} == {"completed"}
+    # Reached through a route's case (no subject is evaluated): the dry run is rejected.
+    routed = unreachable.replace(
+        "goto: done }\n      z:",
+        "route: '{{ inputs.x }}', cases: { one: { goto: z } }, else: { goto: done } }\n      z:",
+    ).replace("initial: a", "inputs: { x: { type: string, default: two } }\n    initial: a")
+    (final,) = finals(case(routed, dryRun=True))
+    assert final["error"] == {"code": "invocation.dry_run"}
+    # The rejection is WF-DRY-15's rule.
+    run = prepare(case(routed, dryRun=True)).semantics
+    (move,) = run.enabled(run.initial())
+    assert move.clauses[0] == "WF-DRY-15", move.clauses
+
+
 def test_an_affected_state_control_evaluation_is_an_implicit_dry_run_stop():
     # WFS-TRANS-9, WF-SCTL-3..7: after reads a suppressed write's binding.
     doc = """
