@@ -451,7 +451,10 @@ def _time_out(o: JSON, p: JSON, run: Any) -> str | None:
 
 def _correlate(o: JSON, p: JSON, run: Any) -> str | None:
     if o.get("deadlineMs") != p.get("deadlineMs"):
-        return "WFS-TRANS-12"  # "after evaluates after on_enter succeeds"
+        # "A duration is measured from that evaluation" — the evaluation after on_enter
+        # succeeds (WFS-TRANS-12, governing next): a deadline fixed from another instant
+        # (the entry's start: a stranger's executor and wf-lite's timer-from-entry) breaks it.
+        return "WFS-TRANS-13"
     return None
 
 

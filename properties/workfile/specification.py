@@ -302,6 +302,12 @@ WORKFILE = Specification(
     validate=_validate,
     validate_many=lambda documents, previous: [_validate(d).report for d in documents],
     readings=READINGS,
+    governing={
+        # WFS-TRANS-13: "A duration is measured from that evaluation; a timestamp names the
+        # deadline directly" — what fixes an entry's deadline (TRANS-12 says when after is
+        # evaluated and what it must produce).
+        "deadlineMs": ("WFS-TRANS-13", "WFS-TRANS-12"),
+    },
     readings_title="Workfile readings",
     options=_options,
     semantics=lambda loaded, scenario, options, replay: _parts().semantics(

@@ -34,7 +34,7 @@ BREAKS = {
     "into-partial-bind": "WFS-ENTRY-6",  # "without creating a partial target entry"
     "prior-entry-binding": "WFS-ENTRY-10",  # "MUST NOT read a binding from a prior entry"
     "overlap-map-order": "WFS-TRANS-35",  # "rather than selecting by map order"
-    "timer-from-entry": "WFS-TRANS-12",  # "after evaluates after on_enter succeeds"
+    "timer-from-entry": "WFS-TRANS-13",  # "A duration is measured from that evaluation"
     "reentry-same-position": "WFS-ENTRY-12",  # "Entry positions are counted from zero …"
     "match-before-on-enter": "WFS-TRANS-26",  # "evaluated atomically after on_enter succeeds"
     "config-fault-ignored": "WFS-TRANS-24",  # "A configuration fault fails the entry"
