@@ -259,12 +259,13 @@ def conformance_cases() -> tuple[ConformanceCase, ...]:
             ("WF-CATCH-12", "WF-CATCH-13"),
             _case(
                 "steps:\n  - c:\n      wf.call: { workflow: child }\n"
-                "      catch:\n        svc.fatal: { steps: [], result: { handled: true } }\n"
+                # The replacement names the child's declared output (WF-CATCH-24).
+                "      catch:\n        svc.fatal: { steps: [], result: { x: handled } }\n"
                 "outputs:\n  r: '{{ c }}'\n",
                 {"attempts": {"c.(run).w": [{"error": "svc.fatal"}]}},
                 child=CHILD,
             ),
-            {"outcome": "completed", "result": {"r": {"handled": True}}},
+            {"outcome": "completed", "result": {"r": {"x": "handled"}}},
         ),
         ConformanceCase(
             "a-timed-out-write-is-an-unknown-effect",
