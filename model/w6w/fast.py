@@ -21,6 +21,7 @@ from __future__ import annotations
 import collections.abc
 import functools
 import hashlib
+import json
 import types
 from collections.abc import Callable, Iterable
 from typing import Any, Generic, TypeVar
@@ -60,6 +61,93 @@ class cached(Generic[_T]):
         return value
 
 
+class kept_digest:
+    """A record's 128-bit digest: Σ weight(f)·digest(f's text) mod 2^128 over its fields.
+
+    Each field ``f`` is rendered by its renderer (``config_renderers``) and the
+    text's BLAKE2b digest weighted by an odd 128-bit number of its own; a
+    value that keeps a digest (config.Steps, Counts, Edges, EdgeSet) gives
+    that one, unrendered.  Two records have equal digests exactly when every
+    field renders alike (but with probability 2^-128), as their texts would.
+
+    Why a sum and not the digest of one text: a record made by ``evolve``
+    from one whose digest is known (the explorer knows every configuration's
+    before it follows its transitions) derives its own from that one and the
+    fields that changed, typically the steps and the checkpoint number of 22,
+    instead of rendering and hashing all 22 (issue 16: the text and its
+    BLAKE2b cost about 5 µs a configuration).  ``evolve`` records the record
+    it copied and the fields it changed in ``_since``; the digest, once
+    computed, is cached as ``cached`` caches.
+    """
+
+    def __init__(self, renderers: Callable[[type], tuple[tuple[str, Renderer], ...]]) -> None:
+        self.renderers = renderers
+        self.name = "digest"
+        self.fields: dict[str, Callable[[Any], int]] | None = None  # a field's weighted digest
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.name = name
+
+    def __get__(self, instance: Any, owner: type | None = None) -> int:
+        if instance is None:
+            return self  # type: ignore[return-value]
+        fields = self.fields
+        if fields is None:
+            fields = self.fields = {
+                name: _weighted(_weight(name), render)
+                for name, render in self.renderers(type(instance))
+            }
+        now = instance.__dict__
+        since = now.pop("_since", None)
+        if since is None:
+            value = sum(digest(now[name]) for name, digest in fields.items())
+        else:
+            base, changed = since  # changed: the names of the fields changed since ``base``
+            was = base.__dict__
+            value = was[self.name]  # known: evolve records only such a base
+            for name in changed:
+                old, new = was[name], now[name]
+                if old is not new:
+                    digest = fields[name]
+                    value += digest(new) - digest(old)
+        value &= _MASK
+        now[self.name] = value
+        return value
+
+
+def _weight(name: str) -> int:
+    """A field's weight in ``kept_digest``: odd, 128 bits, fixed by its name."""
+    text = b"w6w-field-" + name.encode()
+    return int.from_bytes(hashlib.blake2b(text, digest_size=16).digest()) | 1
+
+
+class _TextDigests(dict[str, int]):
+    """A text's 128-bit digest (BLAKE2b), computed once while the table is small."""
+
+    def __missing__(self, text: str) -> int:
+        if len(self) > 65536:
+            self.clear()
+        digest = self[text] = int.from_bytes(
+            hashlib.blake2b(text.encode(), digest_size=16).digest()
+        )
+        return digest
+
+
+_TEXT_DIGESTS = _TextDigests()
+
+
+def _weighted(weight: int, render: Renderer) -> Callable[[Any], int]:
+    """A field's term in ``kept_digest``: weight × the digest its value keeps, or its text's."""
+    if render in (_render_steps, _render_counts, render_edges):
+
+        def kept(value: Any) -> int:
+            digest = getattr(value, "digest", None)
+            return weight * (digest if digest is not None else _TEXT_DIGESTS[render(value)])
+
+        return kept
+    return lambda value: weight * _TEXT_DIGESTS[render(value)]
+
+
 def evolve(instance: _T, **changes: Any) -> _T:
     """``attrs.evolve`` for the positional-init classes of config.py, at a fraction of its cost.
 
@@ -87,6 +175,16 @@ def _compile_evolver(cls: type) -> Callable[[Any, dict[str, Any]], Any]:
         computed = [n for n, v in vars(cls).items() if isinstance(v, kinds)]
         body = "    d = i.__dict__.copy()\n    d.update(k)\n"
         body += "".join(f"    d.pop({name!r}, None)\n" for name in computed)
+        for name, value in vars(cls).items():
+            if isinstance(value, kept_digest):
+                # What kept_digest derives the copy's digest from: this record when its
+                # digest is known, else the one this record's own would be derived from.
+                # ``k``, the changes, is this call's own dict: its keys name the fields.
+                body += f"    if d.pop({name!r}, None) is not None:\n"
+                body += "        d['_since'] = (i, k)\n"
+                body += "    elif '_since' in d:\n"
+                body += "        base, changed = d['_since']\n"
+                body += "        d['_since'] = (base, {**changed, **k})\n"
         body += "    o = new(cls)\n    store(o, '__dict__', d)\n    return o\n"
     elif _plain_record(cls):
         # A slot's descriptor stores a value as __init__'s object.__setattr__ does.
@@ -183,14 +281,31 @@ def _render_json(value: JSON) -> str:
         return memo[1]
     if len(_JSON_MEMO) > 4096:
         _JSON_MEMO.clear()
-    text = canonical(_plain(value))
+    text = canonical_plain(value)
     _JSON_MEMO[id(value)] = (value, text)  # holding the object keeps its id unique
     return text
 
 
 @functools.lru_cache(maxsize=65536)
 def _render_hashable(value: Any) -> str:
-    return canonical(_plain(value))
+    return canonical_plain(value)
+
+
+def _plain_part(value: Any) -> JSON:
+    """What JSON cannot encode as it is (a record, a set, a chunked tuple), made plain."""
+    plain = _plain(value)
+    if plain is value:
+        raise TypeError(f"{type(value).__name__} is not JSON")
+    return plain
+
+
+# ``canonical`` of ``_plain(value)``, without copying what JSON encodes as it is: the
+# encoder asks ``_plain_part`` only for the parts it cannot encode (records, sets, chunked
+# tuples), which ``_plain`` would have turned into the same dicts and lists.  A key renders
+# a step's new input this way: the copy and a new encoder cost twice the encoding (issue 16).
+canonical_plain: Renderer = json.JSONEncoder(
+    sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=_plain_part
+).encode
 
 
 class _EdgeDigests(dict[tuple[str, ...], int]):
