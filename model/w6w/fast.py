@@ -382,10 +382,23 @@ def _config_renderer(name: str) -> Renderer:
 
 
 def step_renderers(cls: type) -> tuple[tuple[str, Renderer], ...]:
-    """A renderer for every field of the StepState class: JSON values memoised, the rest cached."""
+    """A renderer for every field of the StepState class.
+
+    JSON values memoised, the status, stage, attempt and times (str, int or
+    None) by ``repr``, inline (unambiguous within a field, as Config's
+    scalars), the rest (errors) cached.
+    """
     json_fields = ("input", "output", "meta", "inner", "plaintext")
+    scalars = ("status", "attempt", "started_at", "finished_at", "stage")
     return tuple(
-        (field.name, _render_json if field.name in json_fields else _render_hashable)
+        (
+            field.name,
+            _render_json
+            if field.name in json_fields
+            else repr
+            if field.name in scalars
+            else _render_hashable,
+        )
         for field in attrs.fields(cls)
     )
 

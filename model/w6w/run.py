@@ -104,9 +104,11 @@ class Run(abc.ABC):
         )
         self.layout = Layout(self.plan, self.strand, self.strands)
         # Speed only, filled as asked: a position's rule rows by what it is due for
-        # (semantics.py ``rules_at``), a step's lane keys (rules.py ``_lanes``).
+        # (semantics.py ``rules_at``), a step's lane and inbound keys (rules.py ``_lanes``,
+        # ``_inbound_keys``), what a position's start resolves (rules.py ``_parameters``).
         self.rows: dict[Any, list[Any]] = {}
         self.lanes: dict[tuple[str, Any], Any] = {}
+        self.starts: dict[int, Any] = {}
         # Per position, the clauses that placed the step, which its start cites: W6W-FAN-6
         # ("When a parallel step completes, its newly-ready direct successors … S2…Sk
         # each open a new strand") after a parallel source, W6W-FAN-7 ("A step with
