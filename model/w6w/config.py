@@ -398,6 +398,8 @@ class Edges(frozenset[EdgeKey]):
         return edges
 
     def __or__(self, other: Iterable[EdgeKey]) -> Edges:  # type: ignore[override]
+        if not other:
+            return self  # a step without edges of a lane: the common case
         added = [key for key in other if key not in self]
         if not added:
             return self
@@ -422,6 +424,8 @@ class EdgeSet:
         self.digest = digest
 
     def __or__(self, other: Iterable[EdgeKey]) -> EdgeSet:
+        if not other:
+            return self  # a step without edges of a lane: the common case
         new = [key for key in other if key not in self.items]
         if not new:
             return self

@@ -83,7 +83,9 @@ class kept_digest:
     def __init__(self, renderers: Callable[[type], tuple[tuple[str, Renderer], ...]]) -> None:
         self.renderers = renderers
         self.name = "digest"
-        self.fields: dict[str, Callable[[Any], int]] | None = None  # a field's weighted digest
+        # Per field: its term (weight × digest of a value), and the change of its term
+        # from one value to another (one call where two terms' difference took two).
+        self.fields: dict[str, tuple[Term, Change]] | None = None
 
     def __set_name__(self, owner: type, name: str) -> None:
         self.name = name
@@ -94,13 +96,13 @@ class kept_digest:
         fields = self.fields
         if fields is None:
             fields = self.fields = {
-                name: _weighted(_weight(name), render)
+                name: _terms(_weight(name), render)
                 for name, render in self.renderers(type(instance))
             }
         now = instance.__dict__
         since = now.pop("_since", None)
         if since is None:
-            value = sum(digest(now[name]) for name, digest in fields.items())
+            value = sum(term(now[name]) for name, (term, _) in fields.items())
         else:
             base, changed = since  # changed: the names of the fields changed since ``base``
             was = base.__dict__
@@ -108,8 +110,7 @@ class kept_digest:
             for name in changed:
                 old, new = was[name], now[name]
                 if old is not new:
-                    digest = fields[name]
-                    value += digest(new) - digest(old)
+                    value += fields[name][1](old, new)
         value &= _MASK
         now[self.name] = value
         return value
@@ -136,16 +137,35 @@ class _TextDigests(dict[str, int]):
 _TEXT_DIGESTS = _TextDigests()
 
 
-def _weighted(weight: int, render: Renderer) -> Callable[[Any], int]:
-    """A field's term in ``kept_digest``: weight × the digest its value keeps, or its text's."""
+Term = Callable[[Any], int]
+Change = Callable[[Any, Any], int]
+
+
+def _terms(weight: int, render: Renderer) -> tuple[Term, Change]:
+    """A field's term in ``kept_digest``, and the change of the term between two values.
+
+    The term: the field's weight × the digest its value keeps, or its text's.
+    """
+    texts = _TEXT_DIGESTS
     if render in (_render_steps, _render_counts, render_edges):
 
-        def kept(value: Any) -> int:
-            digest = getattr(value, "digest", None)
-            return weight * (digest if digest is not None else _TEXT_DIGESTS[render(value)])
+        def digest(value: Any) -> int:
+            kept = getattr(value, "digest", None)
+            return kept if kept is not None else texts[render(value)]
 
-        return kept
-    return lambda value: weight * _TEXT_DIGESTS[render(value)]
+        def kept_change(old: Any, new: Any) -> int:
+            now: int | None = getattr(new, "digest", None)
+            was: int | None = getattr(old, "digest", None)
+            if now is None or was is None:
+                return weight * (digest(new) - digest(old))
+            return weight * (now - was)
+
+        return (lambda value: weight * digest(value)), kept_change
+
+    def change(old: Any, new: Any) -> int:
+        return weight * (texts[render(new)] - texts[render(old)])
+
+    return (lambda value: weight * texts[render(value)]), change
 
 
 def evolve(instance: _T, **changes: Any) -> _T:

@@ -268,7 +268,7 @@ def _inbound_keys(run: Run, step_id: str) -> tuple[EdgeKey, ...]:
     found = run.lanes.get((step_id, None))
     if found is None:
         found = run.lanes[step_id, None] = tuple(_key(e) for e in run.inbound[step_id])
-    return found  # type: ignore[no-any-return]
+    return found
 
 
 def skip_step(run: Run, c: Config, i: int) -> list[Transition[Config]]:

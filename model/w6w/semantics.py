@@ -289,12 +289,15 @@ class W6wRun(Run):
             # its run writes no checkpoint of its own.
             return t
         number = c.checkpoints + 1
-        target = evolve(
-            t.target,
-            checkpoints=number,
-            crash_due=number in self.scenario.crashes and t.target.status == "running",
-            signalled=t.target.signalled or number == self.scenario.cancel_after,
-        )
+        crash_due = number in self.scenario.crashes and t.target.status == "running"
+        signalled = t.target.signalled or number == self.scenario.cancel_after
+        # Only the fields that change: a configuration's key follows the changed ones.
+        changes = {"checkpoints": number}
+        if crash_due != t.target.crash_due:
+            changes["crash_due"] = crash_due
+        if signalled != t.target.signalled:
+            changes["signalled"] = signalled
+        target = evolve(t.target, **changes)
         return Transition(
             {**t.event, "checkpoint": number}, t.rule, (*t.clauses, *self.serialized), target
         )
