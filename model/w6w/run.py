@@ -174,7 +174,12 @@ class Run(abc.ABC):
         W6W-FAN-5: "ready when every inbound edge is resolved (its source
         reached a terminal status, or the edge was skipped)".
         """
-        return all(c.steps[j].status in TERMINAL for j in self.sources[i])
+        # A loop, not all() of a generator, which cost 2% of an exploration (issue 16).
+        steps = c.steps
+        for j in self.sources[i]:  # noqa: SIM110
+            if steps[j].status not in TERMINAL:
+                return False
+        return True
 
     def steps_of(self, config: Config) -> Steps:
         """``config``'s step states with their derived facts (config.Steps).

@@ -52,6 +52,7 @@ from wforacle.model.w6w.config import config_key as config_key
 from wforacle.model.w6w.config import descendants as descendants
 from wforacle.model.w6w.controls import CONTROLS, in_branch_order
 from wforacle.model.w6w.document import Workflow
+from wforacle.model.w6w.fast import amend
 from wforacle.model.w6w.fast import evolve as evolve
 from wforacle.model.w6w.meta import META_CAP as META_CAP
 from wforacle.model.w6w.meta import attempt_meta as attempt_meta
@@ -289,18 +290,23 @@ class W6wRun(Run):
             # its run writes no checkpoint of its own.
             return t
         number = c.checkpoints + 1
-        crash_due = number in self.scenario.crashes and t.target.status == "running"
-        signalled = t.target.signalled or number == self.scenario.cancel_after
+        target = t.target
+        crash_due = number in self.scenario.crashes and target.status == "running"
+        signalled = target.signalled or number == self.scenario.cancel_after
         # Only the fields that change: a configuration's key follows the changed ones.
         changes = {"checkpoints": number}
-        if crash_due != t.target.crash_due:
+        if crash_due != target.crash_due:
             changes["crash_due"] = crash_due
-        if signalled != t.target.signalled:
+        if signalled != target.signalled:
             changes["signalled"] = signalled
-        target = evolve(t.target, **changes)
-        return Transition(
-            {**t.event, "checkpoint": number}, t.rule, (*t.clauses, *self.serialized), target
-        )
+        if target is c:
+            target = evolve(c, **changes)  # a rule that changed nothing: c is not the rule's
+        else:
+            # The rule built its target and event for this transition alone: the number
+            # is written into them, not into copies (fast.amend).
+            amend(target, **changes)
+        t.event["checkpoint"] = number
+        return Transition(t.event, t.rule, (*t.clauses, *self.serialized), target)
 
 
 def _launching(c: Config) -> bool:

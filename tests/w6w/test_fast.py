@@ -14,6 +14,7 @@ from wforacle.model.kernel.explore import canonical, explore
 from wforacle.model.w6w.config import Counts, Edges, EdgeSet, Steps, StepState
 from wforacle.model.w6w.fast import (
     _plain,
+    amend,
     canonical_plain,
     edge_set_key,
     evolve,
@@ -279,3 +280,13 @@ def _rows_hold(data, doc, scenario):
                 for c in configs:
                     for rule in dropped:
                         assert rule(each, c, i) == [], (rule.__name__, i, c)
+
+
+def test_amend_refuses_a_record_whose_digest_was_computed():
+    """``amend`` writes into a fresh record only: a computed digest would go stale."""
+    fresh = evolve(Config(), status="running")
+    amend(fresh, checkpoints=1)
+    assert fresh.checkpoints == 1
+    assert fresh.digest == attrs.evolve(fresh).digest
+    with pytest.raises(ValueError, match="computed already"):
+        amend(fresh, checkpoints=2)
