@@ -4,16 +4,21 @@ Nothing here decides what a run may do.  It holds the tricks the explorer
 needs to visit a few thousand configurations a second:
 
 - ``evolve``: ``attrs.evolve`` for the positional-init records of config.py,
-  at a fraction of its cost;
-- the configuration-key renderers: a canonical text of every field of a
-  configuration, each field by a renderer chosen once by its type, with the
-  JSON values memoised per object, hashable values cached and edge sets
-  digested.
+  at a fraction of its cost, and ``amend``, which writes into a record
+  ``evolve`` has just made instead of copying it again;
+- the key renderers: a canonical text of every field of a record, each
+  field by a renderer chosen once by its type, with the JSON values
+  memoised per object (``canonical_plain``), hashable values cached and
+  edge sets digested;
+- ``kept_digest``: a configuration's key, the sum of its fields' digests,
+  derived from the key of the configuration it was evolved from.
 
 The plain path beside each: ``attrs.evolve`` itself, and ``plain_key`` — the
 canonical JSON of every field, rendered afresh.  tests/w6w/test_fast.py
-checks, on generated runs, that ``evolve`` equals ``attrs.evolve`` and that
-two configurations have equal keys exactly when their plain keys are equal.
+checks, on generated runs, that ``evolve`` equals ``attrs.evolve``, that
+two configurations have equal keys exactly when their plain keys are equal,
+that a derived digest equals the one computed afresh and that
+``canonical_plain`` renders what ``canonical`` of ``_plain`` does.
 """
 
 from __future__ import annotations
