@@ -398,6 +398,8 @@ class Edges(frozenset[EdgeKey]):
         return edges
 
     def __or__(self, other: Iterable[EdgeKey]) -> Edges:  # type: ignore[override]
+        if not other:
+            return self  # a step without edges of a lane: the common case
         added = [key for key in other if key not in self]
         if not added:
             return self
@@ -422,6 +424,8 @@ class EdgeSet:
         self.digest = digest
 
     def __or__(self, other: Iterable[EdgeKey]) -> EdgeSet:
+        if not other:
+            return self  # a step without edges of a lane: the common case
         new = [key for key in other if key not in self.items]
         if not new:
             return self
@@ -519,20 +523,25 @@ class Config:
     waiting: int = 0  # steps suspended now (kept so that draining is known in O(1))
     suspension: tuple[str, str] | None = None  # a suspended run's (step id, resume token)
 
+    # Every field's rendering, digested (fast.kept_digest: derived from the digest of
+    # the configuration this one was evolved from, by the fields that changed).
+    digest = fast.kept_digest(fast.config_renderers)
+
 
 _step_key = fast.compile_key(fast.step_renderers(StepState), "\x1e", "(", ")")
-_config_key = fast.compile_key(fast.config_renderers(Config), "\x1f")
 
 
-def config_key(c: Config) -> str:
-    """A canonical rendering of every field of ``c`` (for exploration).
+def config_key(c: Config) -> int:
+    """A 128-bit digest of a canonical rendering of every field of ``c`` (for exploration).
 
     Derived from the attrs fields themselves, so a field added to Config can
     never be left out of the key (two configurations with equal keys are the
-    same configuration).  Each field has a renderer chosen once by its
-    value's type (fast.py: ``config_renderers``).
+    same configuration, but with probability 2^-128).  Each field has a
+    renderer chosen once by its value's type (fast.py: ``config_renderers``);
+    the key sums the digests of the fields' texts (``fast.kept_digest``), so
+    a configuration's is derived from its predecessor's by what changed.
     """
-    return _config_key(c)
+    return c.digest
 
 
 @attrs.frozen

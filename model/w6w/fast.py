@@ -4,16 +4,21 @@ Nothing here decides what a run may do.  It holds the tricks the explorer
 needs to visit a few thousand configurations a second:
 
 - ``evolve``: ``attrs.evolve`` for the positional-init records of config.py,
-  at a fraction of its cost;
-- the configuration-key renderers: a canonical text of every field of a
-  configuration, each field by a renderer chosen once by its type, with the
-  JSON values memoised per object, hashable values cached and edge sets
-  digested.
+  at a fraction of its cost, and ``amend``, which writes into a record
+  ``evolve`` has just made instead of copying it again;
+- the key renderers: a canonical text of every field of a record, each
+  field by a renderer chosen once by its type, with the JSON values
+  memoised per object (``canonical_plain``), hashable values cached and
+  edge sets digested;
+- ``kept_digest``: a configuration's key, the sum of its fields' digests,
+  derived from the key of the configuration it was evolved from.
 
 The plain path beside each: ``attrs.evolve`` itself, and ``plain_key`` — the
 canonical JSON of every field, rendered afresh.  tests/w6w/test_fast.py
-checks, on generated runs, that ``evolve`` equals ``attrs.evolve`` and that
-two configurations have equal keys exactly when their plain keys are equal.
+checks, on generated runs, that ``evolve`` equals ``attrs.evolve``, that
+two configurations have equal keys exactly when their plain keys are equal,
+that a derived digest equals the one computed afresh and that
+``canonical_plain`` renders what ``canonical`` of ``_plain`` does.
 """
 
 from __future__ import annotations
@@ -21,6 +26,7 @@ from __future__ import annotations
 import collections.abc
 import functools
 import hashlib
+import json
 import types
 from collections.abc import Callable, Iterable
 from typing import Any, Generic, TypeVar
@@ -33,6 +39,7 @@ JSON = Any
 Renderer = Callable[[Any], str]
 _T = TypeVar("_T")
 _EVOLVERS: dict[type, Callable[[Any, dict[str, Any]], Any]] = {}
+_KEPT: dict[type, tuple[str, ...]] = {}  # a class's kept_digest names (``amend``)
 _MASK = (1 << 128) - 1
 
 
@@ -60,6 +67,113 @@ class cached(Generic[_T]):
         return value
 
 
+class kept_digest:
+    """A record's 128-bit digest: Σ weight(f)·digest(f's text) mod 2^128 over its fields.
+
+    Each field ``f`` is rendered by its renderer (``config_renderers``) and the
+    text's BLAKE2b digest weighted by an odd 128-bit number of its own; a
+    value that keeps a digest (config.Steps, Counts, Edges, EdgeSet) gives
+    that one, unrendered.  Two records have equal digests exactly when every
+    field renders alike (but with probability 2^-128), as their texts would.
+
+    Why a sum and not the digest of one text: a record made by ``evolve``
+    from one whose digest is known (the explorer knows every configuration's
+    before it follows its transitions) derives its own from that one and the
+    fields that changed, typically the steps and the checkpoint number of 22,
+    instead of rendering and hashing all 22 (issue 16: the text and its
+    BLAKE2b cost about 5 µs a configuration).  ``evolve`` records the record
+    it copied and the fields it changed in ``_since``; the digest, once
+    computed, is cached as ``cached`` caches.
+    """
+
+    def __init__(self, renderers: Callable[[type], tuple[tuple[str, Renderer], ...]]) -> None:
+        self.renderers = renderers
+        self.name = "digest"
+        # Per field: its term (weight × digest of a value), and the change of its term
+        # from one value to another (one call where two terms' difference took two).
+        self.fields: dict[str, tuple[Term, Change]] | None = None
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.name = name
+
+    def __get__(self, instance: Any, owner: type | None = None) -> int:
+        if instance is None:
+            return self  # type: ignore[return-value]
+        fields = self.fields
+        if fields is None:
+            fields = self.fields = {
+                name: _terms(_weight(name), render)
+                for name, render in self.renderers(type(instance))
+            }
+        now = instance.__dict__
+        since = now.pop("_since", None)
+        if since is None:
+            value = sum(term(now[name]) for name, (term, _) in fields.items())
+        else:
+            base, changed = since  # changed: the names of the fields changed since ``base``
+            was = base.__dict__
+            value = was[self.name]  # known: evolve records only such a base
+            for name in changed:
+                old, new = was[name], now[name]
+                if old is not new:
+                    value += fields[name][1](old, new)
+        value &= _MASK
+        now[self.name] = value
+        return value
+
+
+def _weight(name: str) -> int:
+    """A field's weight in ``kept_digest``: odd, 128 bits, fixed by its name."""
+    text = b"w6w-field-" + name.encode()
+    return int.from_bytes(hashlib.blake2b(text, digest_size=16).digest()) | 1
+
+
+class _TextDigests(dict[str, int]):
+    """A text's 128-bit digest (BLAKE2b), computed once while the table is small."""
+
+    def __missing__(self, text: str) -> int:
+        if len(self) > 65536:
+            self.clear()
+        digest = self[text] = int.from_bytes(
+            hashlib.blake2b(text.encode(), digest_size=16).digest()
+        )
+        return digest
+
+
+_TEXT_DIGESTS = _TextDigests()
+
+
+Term = Callable[[Any], int]
+Change = Callable[[Any, Any], int]
+
+
+def _terms(weight: int, render: Renderer) -> tuple[Term, Change]:
+    """A field's term in ``kept_digest``, and the change of the term between two values.
+
+    The term: the field's weight × the digest its value keeps, or its text's.
+    """
+    texts = _TEXT_DIGESTS
+    if render in (_render_steps, _render_counts, render_edges):
+
+        def digest(value: Any) -> int:
+            kept = getattr(value, "digest", None)
+            return kept if kept is not None else texts[render(value)]
+
+        def kept_change(old: Any, new: Any) -> int:
+            now: int | None = getattr(new, "digest", None)
+            was: int | None = getattr(old, "digest", None)
+            if now is None or was is None:
+                return weight * (digest(new) - digest(old))
+            return weight * (now - was)
+
+        return (lambda value: weight * digest(value)), kept_change
+
+    def change(old: Any, new: Any) -> int:
+        return weight * (texts[render(new)] - texts[render(old)])
+
+    return (lambda value: weight * texts[render(value)]), change
+
+
 def evolve(instance: _T, **changes: Any) -> _T:
     """``attrs.evolve`` for the positional-init classes of config.py, at a fraction of its cost.
 
@@ -78,6 +192,31 @@ def evolve(instance: _T, **changes: Any) -> _T:
     return evolver(instance, changes)  # type: ignore[no-any-return]
 
 
+def amend(record: Any, **changes: Any) -> None:
+    """Store ``changes`` in ``record`` itself: for a record ``evolve`` has just made.
+
+    ``W6wRun.enabled`` numbers a transition's checkpoint this way, in the
+    target its rule has just built, which nothing else holds yet: evolving
+    it again copied all 22 fields a second time, about a twentieth of an
+    exploration (issue 16, measured in instructions).  The record's
+    ``kept_digest`` bookkeeping (``_since``) takes the changed names in; a
+    record whose digest was computed already is refused, as that digest
+    would no longer be its own.
+    """
+    fields = record.__dict__
+    kept = _KEPT.get(type(record))
+    if kept is None:
+        found = [name for name, v in vars(type(record)).items() if isinstance(v, kept_digest)]
+        kept = _KEPT[type(record)] = tuple(found)
+    for name in kept:
+        if name in fields:
+            raise ValueError(f"amend: the {name} of this record was computed already")
+    fields.update(changes)
+    since = fields.get("_since")
+    if since is not None:
+        fields["_since"] = (since[0], {**since[1], **changes})
+
+
 def _compile_evolver(cls: type) -> Callable[[Any, dict[str, Any]], Any]:
     names = [f.name for f in attrs.fields(cls)]
     namespace: dict[str, Any] = {"cls": cls, "new": object.__new__, "store": object.__setattr__}
@@ -87,6 +226,16 @@ def _compile_evolver(cls: type) -> Callable[[Any, dict[str, Any]], Any]:
         computed = [n for n, v in vars(cls).items() if isinstance(v, kinds)]
         body = "    d = i.__dict__.copy()\n    d.update(k)\n"
         body += "".join(f"    d.pop({name!r}, None)\n" for name in computed)
+        for name, value in vars(cls).items():
+            if isinstance(value, kept_digest):
+                # What kept_digest derives the copy's digest from: this record when its
+                # digest is known, else the one this record's own would be derived from.
+                # ``k``, the changes, is this call's own dict: its keys name the fields.
+                body += f"    if d.pop({name!r}, None) is not None:\n"
+                body += "        d['_since'] = (i, k)\n"
+                body += "    elif '_since' in d:\n"
+                body += "        base, changed = d['_since']\n"
+                body += "        d['_since'] = (base, {**changed, **k})\n"
         body += "    o = new(cls)\n    store(o, '__dict__', d)\n    return o\n"
     elif _plain_record(cls):
         # A slot's descriptor stores a value as __init__'s object.__setattr__ does.
@@ -183,14 +332,31 @@ def _render_json(value: JSON) -> str:
         return memo[1]
     if len(_JSON_MEMO) > 4096:
         _JSON_MEMO.clear()
-    text = canonical(_plain(value))
+    text = canonical_plain(value)
     _JSON_MEMO[id(value)] = (value, text)  # holding the object keeps its id unique
     return text
 
 
 @functools.lru_cache(maxsize=65536)
 def _render_hashable(value: Any) -> str:
-    return canonical(_plain(value))
+    return canonical_plain(value)
+
+
+def _plain_part(value: Any) -> JSON:
+    """What JSON cannot encode as it is (a record, a set, a chunked tuple), made plain."""
+    plain = _plain(value)
+    if plain is value:
+        raise TypeError(f"{type(value).__name__} is not JSON")
+    return plain
+
+
+# ``canonical`` of ``_plain(value)``, without copying what JSON encodes as it is: the
+# encoder asks ``_plain_part`` only for the parts it cannot encode (records, sets, chunked
+# tuples), which ``_plain`` would have turned into the same dicts and lists.  A key renders
+# a step's new input this way: the copy and a new encoder cost twice the encoding (issue 16).
+canonical_plain: Renderer = json.JSONEncoder(
+    sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=_plain_part
+).encode
 
 
 class _EdgeDigests(dict[tuple[str, ...], int]):
@@ -267,10 +433,23 @@ def _config_renderer(name: str) -> Renderer:
 
 
 def step_renderers(cls: type) -> tuple[tuple[str, Renderer], ...]:
-    """A renderer for every field of the StepState class: JSON values memoised, the rest cached."""
+    """A renderer for every field of the StepState class.
+
+    JSON values memoised, the status, stage, attempt and times (str, int or
+    None) by ``repr``, inline (unambiguous within a field, as Config's
+    scalars), the rest (errors) cached.
+    """
     json_fields = ("input", "output", "meta", "inner", "plaintext")
+    scalars = ("status", "attempt", "started_at", "finished_at", "stage")
     return tuple(
-        (field.name, _render_json if field.name in json_fields else _render_hashable)
+        (
+            field.name,
+            _render_json
+            if field.name in json_fields
+            else repr
+            if field.name in scalars
+            else _render_hashable,
+        )
         for field in attrs.fields(cls)
     )
 

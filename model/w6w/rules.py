@@ -259,8 +259,23 @@ def start_run(run: Run, c: Config) -> list[Transition[Config]]:
 
 
 def _all_inbound_skipped(run: Run, c: Config, step_id: str) -> bool:
-    inbound = run.inbound[step_id]
-    return bool(inbound) and all(_key(e) in c.skipped for e in inbound)
+    inbound = _inbound_keys(run, step_id)
+    if not inbound:
+        return False
+    # A loop, not all() of a generator: every launch asks this twice (issue 16).
+    skipped = c.skipped
+    for key in inbound:  # noqa: SIM110
+        if key not in skipped:
+            return False
+    return True
+
+
+def _inbound_keys(run: Run, step_id: str) -> tuple[EdgeKey, ...]:
+    """The keys of the step's inbound edges (computed once: every launch asks)."""
+    found = run.lanes.get((step_id, None))
+    if found is None:
+        found = run.lanes[step_id, None] = tuple(_key(e) for e in run.inbound[step_id])
+    return found
 
 
 def skip_step(run: Run, c: Config, i: int) -> list[Transition[Config]]:
@@ -346,10 +361,10 @@ def start_step(run: Run, c: Config, i: int) -> list[Transition[Config]]:
     pending: StepError | None = None
     try:
         # W6W-ENV-17: the recorded input never holds a secret's plaintext (A-70).
-        parameters = controls.parameters(run.by_id[step_id])
+        parameters, reads_scope = _parameters(run, i)
         invoked, resolved, used = resolve_labelled(
             parameters,
-            run.scope(c) if _reads_scope(parameters) else _NO_SCOPE,
+            run.scope(c) if reads_scope else _NO_SCOPE,
             readings=run.resolution,  # A-33, A-37, A-157, A-158
             block=run.by_id if run.outer is not None else (),
         )
@@ -394,6 +409,19 @@ STARTED = ("W6W-PLAN-7", "W6W-STATE-4", "W6W-ENV-17")  # what every step start c
 _NO_SCOPE: dict[str, JSON] = {}
 
 
+def _parameters(run: Run, i: int) -> tuple[JSON, bool]:
+    """What a start of position ``i`` resolves, and whether that may read the run scope.
+
+    Computed once per run and position (``Run.starts``): a step's with block
+    never changes, and every start of it asked again.
+    """
+    found = run.starts.get(i)
+    if found is None:
+        parameters = controls.parameters(run.by_id[run.plan[i]])
+        found = run.starts[i] = (parameters, _reads_scope(parameters))
+    return found
+
+
 def _reads_scope(value: JSON) -> bool:
     """Whether resolving ``value`` may read the run scope: a marker, a template, an envelope."""
     if isinstance(value, str):
@@ -432,8 +460,8 @@ def invoke(run: Run, c: Config, i: int) -> list[Transition[Config]]:
         else (*counts[:i], invocation, *counts[i + 1 :])  # a configuration built by hand
     )
     result: Result = run.scenario.script(step_id).result(invocation, run.scenario.default)
-    after = evolve(c, invocations=invocations)
-    return [_attempt_ended(run, c, i, result, after, {}, invoke.__name__)]
+    changes = {"invocations": invocations}
+    return [_attempt_ended(run, c, i, result, state, changes, {}, invoke.__name__)]
 
 
 def _is_wait(step: Step) -> bool:
@@ -456,13 +484,12 @@ def complete(run: Run, c: Config, i: int) -> list[Transition[Config]]:
         return []  # invoke's case
     found = []
     for ending in controls.endings(run, c, i):
-        base = evolve(
-            c,
-            clock=ending.clock,
-            sub_invocations=controls.block_counts(run, c, ending.sub_invocations),
-            errors=(*c.errors, *ending.errors),
-        )
-        base = evolve(base, steps=_replace(c, i, evolve(state, inner=list(ending.records))))
+        changes = {
+            "clock": ending.clock,
+            "sub_invocations": controls.block_counts(run, c, ending.sub_invocations),
+            "errors": (*c.errors, *ending.errors),
+        }
+        ended = evolve(state, inner=list(ending.records))
         events = ending.events
         parallel = controls.action(step) == "parallel"
         if parallel:
@@ -470,7 +497,9 @@ def complete(run: Run, c: Config, i: int) -> list[Transition[Config]]:
         else:
             inner = controls.call_order(events) if step.is_call else list(events)
         extra = {"inner": inner}
-        found.append(_attempt_ended(run, c, i, ending.result, base, extra, complete.__name__))
+        found.append(
+            _attempt_ended(run, c, i, ending.result, ended, changes, extra, complete.__name__)
+        )
     return found
 
 
@@ -486,11 +515,24 @@ def _own_callback(run: Run) -> tuple[str, ...]:
 
 
 def _attempt_ended(
-    run: Run, c: Config, i: int, result: Result, base: Config, extra: dict[str, JSON], rule: str
+    run: Run,
+    c: Config,
+    i: int,
+    result: Result,
+    state: StepState,
+    changes: dict[str, JSON],
+    extra: dict[str, JSON],
+    rule: str,
 ) -> Transition[Config]:
-    """The transition of an attempt that ended with ``result``, from ``base``, labelled ``rule``."""
-    step_id, state = run.plan[i], base.steps[i]
+    """The transition of an attempt that ended with ``result``, labelled ``rule``.
+
+    ``state`` is the step's state the attempt ended in, ``changes`` what else
+    the attempt changed in ``c`` (the invocation counters; a control's clock,
+    sub-block counters and records): the target is built once, with them.
+    """
+    step_id = run.plan[i]
     step = run.by_id[step_id]
+    clock = changes.get("clock", c.clock)  # a control's sub-block may have advanced it
     if result.error is not None:
         return Transition(
             _event(
@@ -506,9 +548,9 @@ def _attempt_ended(
             # W6W-META-14: "A failed step MAY record its last attempt's meta" — recorded;
             # each attempt's own report replaces the superseded one's (W6W-META-16).
             evolve(
-                base,
+                c,
                 steps=_replace(
-                    base,
+                    c,
                     i,
                     evolve(
                         state,
@@ -517,6 +559,7 @@ def _attempt_ended(
                         pending=result.error,
                     ),
                 ),
+                **changes,
             ),
         )
     meta = attempt_meta(step, result)
@@ -524,7 +567,7 @@ def _attempt_ended(
         state,
         status="succeeded",
         output=result.output,
-        finished_at=base.clock,
+        finished_at=clock,
         meta=meta,
         stage=None,
         pending=None,
@@ -550,7 +593,7 @@ def _attempt_ended(
             *meta_clauses(step, result),
             *_own_callback(run),
         ),
-        evolve(base, steps=_replace(base, i, finished), activated=activated, skipped=skipped),
+        evolve(c, steps=_replace(c, i, finished), activated=activated, skipped=skipped, **changes),
     )
 
 

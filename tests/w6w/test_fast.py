@@ -10,9 +10,17 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from wforacle.model.kernel.explore import explore
+from wforacle.model.kernel.explore import canonical, explore
 from wforacle.model.w6w.config import Counts, Edges, EdgeSet, Steps, StepState
-from wforacle.model.w6w.fast import edge_set_key, evolve, plain_key, render_edges
+from wforacle.model.w6w.fast import (
+    _plain,
+    amend,
+    canonical_plain,
+    edge_set_key,
+    evolve,
+    plain_key,
+    render_edges,
+)
 from wforacle.model.w6w.scenario import load_scenario
 from wforacle.model.w6w.semantics import Config, W6wRun, config_key, outcome
 from wforacle.oracle.check import matches
@@ -84,6 +92,18 @@ def test_steps_keep_their_derived_facts_current(data, doc):
         assert list(c.steps.published) == list(fresh.published)  # plan order
         assert c.invocations.digest == run.layout.counts(tuple(c.invocations)).digest
         assert_edge_digests_current(c)
+        # The configuration's digest, derived from its predecessor's, is the one computed afresh.
+        assert c.digest == attrs.evolve(c).digest
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.data(), parallel_workflows(max_steps=6, controls=True))
+def test_canonical_plain_renders_what_the_plain_path_renders(data, doc):
+    """``canonical_plain`` renders every configuration, and its fields, as the plain path does."""
+    _, seen = visited(doc, data.draw(scenarios(doc)))
+    for c in seen[:40]:
+        for value in (c, *c.steps, *(getattr(c, f.name) for f in attrs.fields(Config))):
+            assert canonical_plain(value) == canonical(_plain(value))
 
 
 def assert_edge_digests_current(c):
@@ -260,3 +280,13 @@ def _rows_hold(data, doc, scenario):
                 for c in configs:
                     for rule in dropped:
                         assert rule(each, c, i) == [], (rule.__name__, i, c)
+
+
+def test_amend_refuses_a_record_whose_digest_was_computed():
+    """``amend`` writes into a fresh record only: a computed digest would go stale."""
+    fresh = evolve(Config(), status="running")
+    amend(fresh, checkpoints=1)
+    assert fresh.checkpoints == 1
+    assert fresh.digest == attrs.evolve(fresh).digest
+    with pytest.raises(ValueError, match="computed already"):
+        amend(fresh, checkpoints=2)
