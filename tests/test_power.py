@@ -27,7 +27,10 @@ SLOW_SEEDS = tuple(range(8))
 BUDGETS: dict[tuple[str, str], int] = {
     ("w6w", "no-skip"): 1800,
     ("w6w", "meta-from-output"): 1200,
-    ("w6w", "error-edge-ignored"): 4800,
+    # Session 14 (aborts at the handler's checkpoint drawn, A-164; seeds 0-7 under both
+    # releases): error-edge-ignored median 258 (6.155.2), chain-first-only worst 1803,
+    # block-meta-unpublished worst 501, parallel-no-drain worst 1314 (6.170.17).
+    ("w6w", "error-edge-ignored"): 5200,
     ("w6w", "retry-auth"): 5800,
     ("w6w", "uncapped-backoff"): 6700,
     ("w6w", "record-drops"): 900,
@@ -44,7 +47,7 @@ BUDGETS: dict[tuple[str, str], int] = {
     ("w6w", "secret-generic-root"): 3800,  # session 12: median 190 (twenty of them)
     ("w6w", "template-untyped"): 400,
     ("w6w", "render-two-pass"): 1000,
-    ("w6w", "chain-first-only"): 5300,
+    ("w6w", "chain-first-only"): 7300,
     # The canonical controls (issue 18): every w6w bug re-measured with the control shape
     # in the catalogue (a fifth of the cases), seeds 0-4, under Hypothesis 6.170.17 and
     # 6.155.2 (CI's), docs/power.md; each budget the largest of the old one and each
@@ -52,10 +55,10 @@ BUDGETS: dict[tuple[str, str], int] = {
     # was lowered).
     ("w6w", "control-retried"): 2900,
     ("w6w", "foreach-shared-callback"): 9800,
-    ("w6w", "block-meta-unpublished"): 1900,
+    ("w6w", "block-meta-unpublished"): 2100,
     ("w6w", "foreach-root-unknown"): 13000,
     ("w6w", "block-failure-ignored"): 1200,
-    ("w6w", "parallel-no-drain"): 5200,
+    ("w6w", "parallel-no-drain"): 5300,
     # The run-level handler (session 12): medians 56 and 12, worsts 201 and 114 over seeds
     # 0-7 (docs/power.md).
     ("w6w", "run-retry-no-wait"): 2300,
