@@ -145,8 +145,19 @@ def test_the_w6w_shrinker_makes_a_control_a_plain_step_and_drops_one_crash_of_se
     plain = [
         v
         for v in variants
-        if len(v["document"]["steps"]) == 2 and v["document"]["steps"][1]["uses"]["app"] == "demo"
+        if len(v["document"]["steps"]) == 2
+        and v["document"]["steps"][1]["uses"]["app"] == "demo"
+        and v["schedule"] == case["schedule"]
     ]
+    # The plain step is also tried under a few other schedules (a completion-order finding
+    # needs both changed at once).
+    rescheduled = [
+        v
+        for v in variants
+        if v["document"]["steps"][-1] == plain[0]["document"]["steps"][1]
+        and v["schedule"] != case["schedule"]
+    ]
+    assert rescheduled
     assert [v["document"]["steps"][1] for v in plain] == [
         {"id": "c", "fanOut": "parallel", "uses": {"app": "demo", "action": "run"}},
         block[0],  # or its block step in its place, the edge from a leading to it
