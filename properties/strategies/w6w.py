@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import functools
 import json
+from collections.abc import Callable
 from typing import Any
 
 from hypothesis import strategies as st
@@ -854,8 +855,17 @@ _TIMING_SHAPES = st.sampled_from(W6W_SHAPES[:2])
 
 
 @st.composite
-def engine_cases(draw: st.DrawFn, max_steps: int = 6) -> dict[str, Any]:
+def engine_cases(
+    draw: st.DrawFn,
+    max_steps: int = 6,
+    checkpoint_of: Callable[[dict[str, Any], str], int | None] | None = None,
+) -> dict[str, Any]:
     """A document, a scenario and a schedule (which outstanding invocation completes next).
+
+    ``checkpoint_of(case, event)``: the checkpoint the model's reference run
+    of ``case`` writes with ``event`` (the specification supplies it: this
+    module does not import the model's run); with it, an abort can be aimed
+    at the run-level handler's own checkpoint (A-164).
 
     A fifth of the cases come from the timing and retry shapes of the
     catalogue (``W6W_SHAPES``), a fifth from its expression shape (with
@@ -903,29 +913,17 @@ def engine_cases(draw: st.DrawFn, max_steps: int = 6) -> dict[str, Any]:
             document["retry"]["backoff"] = "exponential"
     if handler in ("continue", "both"):
         document["onError"] = "continue"
-        if "cancelAfterCheckpoint" in scenario and draw(_S0):
+        if "cancelAfterCheckpoint" in scenario and draw(_S0) and checkpoint_of is not None:
             # The signal at the handler's own checkpoint, where no step is left to poll
-            # between (A-164): a K drawn blind almost never lands there.
-            at = _checkpoint_of(case, "run_continued")
+            # between (A-164): a K drawn blind almost never lands there.  The model's
+            # reference run without the signal says which checkpoint that is (nothing
+            # before it depends on the signal).
+            plain = {**case, "scenario": {**scenario}}
+            del plain["scenario"]["cancelAfterCheckpoint"]
+            at = checkpoint_of(plain, "run_continued")
             if at is not None:
                 scenario["cancelAfterCheckpoint"] = at
     return case
-
-
-def _checkpoint_of(case: dict[str, Any], name: str) -> int | None:
-    """The checkpoint the model's reference run of ``case`` writes with event ``name``.
-
-    The signal is left out, so the run is the one the signal then interrupts at
-    that checkpoint (nothing before it depends on the signal).  None when the
-    reference run has no such event.
-    """
-    from wforacle.model.kernel.lts import execute
-    from wforacle.properties.w6w.specification import W6W
-
-    plain = {**case, "scenario": {**case["scenario"]}}
-    del plain["scenario"]["cancelAfterCheckpoint"]
-    trace = execute(W6W.prepare(plain, W6W.options({})).semantics).trace
-    return next((e.get("checkpoint") for e in trace if e.get("event") == name), None)
 
 
 _RUN_HANDLERS = st.sampled_from((None,) * 5 + ("retry", "continue", "both"))

@@ -584,14 +584,22 @@ def _model() -> None:
 def _cases() -> Any:
     from wforacle.properties.strategies.w6w import engine_cases
 
-    return engine_cases(max_steps=6)
+    return engine_cases(max_steps=6, checkpoint_of=_checkpoint_of)
 
 
 def _core() -> Any:
     _model()
     from wforacle.properties.strategies.w6w import engine_cases
 
-    return engine_cases()
+    return engine_cases(checkpoint_of=_checkpoint_of)
+
+
+def _checkpoint_of(case: JSON, name: str) -> int | None:
+    """The checkpoint the model's reference run of ``case`` writes with event ``name``, if any."""
+    from wforacle.model.kernel.lts import execute
+
+    trace = execute(prepare(case, _options({})).semantics).trace
+    return next((e.get("checkpoint") for e in trace if e.get("event") == name), None)
 
 
 def _waits() -> Any:
