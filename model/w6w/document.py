@@ -204,3 +204,25 @@ class Workflow:
         for i, step in enumerate(self.steps):
             visit(("steps", i), step)
         return found
+
+
+def written_steps(steps: Any) -> list[Any]:
+    """A step list as written (JSON) and the steps of its controls' blocks (A-06), depth-first.
+
+    For documents not loaded into ``Workflow`` (the campaigns' drafts, a
+    called workflow's document): what is not a list or a step object is
+    passed over.
+    """
+    found: list[Any] = []
+    for step in steps if isinstance(steps, list) else ():
+        if not isinstance(step, dict):
+            continue
+        found.append(step)
+        raw = step.get("with")
+        with_: dict[str, Any] = raw if isinstance(raw, dict) else {}
+        for key in ("then", "else", "body"):
+            found.extend(written_steps(with_.get(key)))
+        branches = with_.get("branches")
+        for branch in branches if isinstance(branches, list) else ():
+            found.extend(written_steps(branch))
+    return found

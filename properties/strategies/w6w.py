@@ -16,6 +16,8 @@ from typing import Any
 
 from hypothesis import strategies as st
 
+from wforacle.model.w6w.document import written_steps as all_steps
+
 STEP_ID_ALPHABET = "abcdefghijklmnopqrstuvwxyz0123456789_-"
 
 step_ids = st.text(STEP_ID_ALPHABET, min_size=1, max_size=6)
@@ -144,21 +146,6 @@ def step_errors(draw: st.DrawFn) -> dict[str, Any]:
         "phase": draw(_S7),
         "retryable": draw(_S0),
     }
-
-
-def all_steps(steps: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Steps and the steps of their control blocks (A-06), depth-first."""
-    found: list[dict[str, Any]] = []
-    for step in steps:
-        found.append(step)
-        raw = step.get("with")
-        with_: dict[str, Any] = raw if isinstance(raw, dict) else {}
-        for key in ("then", "else", "body"):
-            if isinstance(with_.get(key), list):
-                found.extend(all_steps(with_[key]))
-        for branch in with_.get("branches", []) if isinstance(with_.get("branches"), list) else []:
-            found.extend(all_steps(branch))
-    return found
 
 
 # Small outputs: enough to tell steps apart and to flow through $ bindings.

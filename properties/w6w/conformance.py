@@ -17,6 +17,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 from wforacle.model.kernel.explore import canonical
+from wforacle.model.w6w.document import written_steps
 from wforacle.model.w6w.resolve import REDACTED, stringify
 from wforacle.model.w6w.rules import REROUTE
 from wforacle.model.w6w.scenario import Scenario
@@ -190,22 +191,7 @@ def step_kinds(calls: Mapping[str, JSON], steps: Iterable[Any]) -> dict[str, str
 
 def called_steps(document: JSON) -> list[JSON]:
     """A called document's steps, its controls' block steps included (raw JSON)."""
-    found: list[JSON] = []
-
-    def walk(steps: JSON) -> None:
-        for step in steps if isinstance(steps, list) else ():
-            if not isinstance(step, dict):
-                continue
-            found.append(step)
-            with_ = step.get("with")
-            if isinstance(with_, dict):
-                for key in ("then", "else", "body"):
-                    walk(with_.get(key))
-                for branch in with_.get("branches") or []:
-                    walk(branch)
-
-    walk(document.get("steps") if isinstance(document, dict) else None)
-    return found
+    return written_steps(document.get("steps") if isinstance(document, dict) else None)
 
 
 # The clauses that say what each member of the final RunState is (the rule broken when
@@ -411,24 +397,26 @@ def why_not(run: W6wRun, event: JSON, before: tuple[Any, ...]) -> tuple[tuple[st
     step = event.get("step")
     if not isinstance(step, str) or step not in run.position or not before:
         return (), ""
-    if name == "step_failed" and all(c.signalled for c in before):
-        retried = {
-            t.event.get("event") == "retry_scheduled" and t.event.get("step") == step
-            for c in before
-            for t in run.enabled(c)
-        }
-        if True in retried:
-            # W6W-FAN-9: "On … an abort the engine stops launching new steps, lets
-            # in-flight steps finish"; the model's retry is part of finishing (A-165).
-            return ("W6W-FAN-9", "W6W-HOST-3"), (
-                f"the abort signal fired while {step} was in flight: in-flight steps "
-                f"finish, and {step}'s retry is part of finishing it (A-165; its other "
-                "reading, --retries-after-abort stop, polls the signal between attempts)"
-            )
+    signalled = name == "step_failed" and all(c.signalled for c in before)
+    if signalled and any(
+        e.get("event") == "retry_scheduled" for e in _permitted(run, before, step)
+    ):
+        # W6W-FAN-9: "On … an abort the engine stops launching new steps, lets
+        # in-flight steps finish"; the model's retry is part of finishing (A-165).
+        return ("W6W-FAN-9", "W6W-HOST-3"), (
+            f"the abort signal fired while {step} was in flight: in-flight steps "
+            f"finish, and {step}'s retry is part of finishing it (A-165; its other "
+            "reading, --retries-after-abort stop, polls the signal between attempts)"
+        )
     if name in LAUNCHES:
         answers = {_not_here(run, c, run.position[step], name) for c in before}
         return answers.pop() if len(answers) == 1 else ((), "")
     return _control_attempt(run, event, before)
+
+
+def _permitted(run: W6wRun, before: tuple[Any, ...], step: str) -> list[JSON]:
+    """The events the model permits about ``step`` in the configurations ``before``."""
+    return [t.event for c in before for t in run.enabled(c) if t.event.get("step") == step]
 
 
 def _control_attempt(
@@ -453,10 +441,8 @@ def _control_attempt(
         )
     if name == "step_succeeded" and step.is_call:
         codes = {
-            (t.event.get("event"), (t.event.get("error") or {}).get("code"))
-            for c in before
-            for t in run.enabled(c)
-            if t.event.get("step") == step.id
+            (e.get("event"), (e.get("error") or {}).get("code"))
+            for e in _permitted(run, before, step.id)
         }
         if codes == {("attempt_failed", "call_depth_exceeded")}:
             # W6W-RUNERR-3: "the same call-depth-bounded seam a @w6w/call step uses";
@@ -468,12 +454,7 @@ def _control_attempt(
                 "call_depth_exceeded, which fails its caller"
             )
     if name == "step_succeeded" and step.is_control:
-        ends = {
-            t.event.get("event")
-            for c in before
-            for t in run.enabled(c)
-            if t.event.get("step") == step.id
-        }
+        ends = {e.get("event") for e in _permitted(run, before, step.id)}
         if ends == {"attempt_failed"}:
             return ("W6W-EDGE-10",), (
                 f"{step.id}'s sub-block failed in every way the model runs it, and a "

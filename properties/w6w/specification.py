@@ -648,7 +648,7 @@ def _full() -> Any:
 
 def _size(case: JSON) -> dict[str, int]:
     """Steps (a control's block steps included, A-06) and edges."""
-    from wforacle.properties.strategies.w6w import all_steps
+    from wforacle.model.w6w.document import written_steps as all_steps
 
     document = case["document"]
     return {"steps": len(all_steps(document["steps"])), "edges": len(document.get("edges") or [])}
@@ -805,7 +805,7 @@ def _plain_steps(case: JSON) -> Iterator[JSON]:
     ``if`` where an app step would show the bug).  The step keeps its id,
     edges, fanOut, retry and onError; its block steps' scripts go with it.
     """
-    from wforacle.properties.strategies.w6w import all_steps
+    from wforacle.model.w6w.document import written_steps as all_steps
 
     for k, step in enumerate(case["document"]["steps"]):
         uses = step.get("uses") or {}
