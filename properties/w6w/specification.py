@@ -110,18 +110,23 @@ def _error_edges(case: Mapping[str, JSON]) -> bool:
     return any(isinstance(e, dict) and e.get("when") == "error" for e in edges)
 
 
+def _any_step(case: Mapping[str, JSON], holds: Callable[[dict[str, JSON]], bool]) -> bool:
+    """Whether a step of the case's document (a control's block step too) ``holds``."""
+    from wforacle.model.w6w.document import written_steps
+
+    document = case.get("document")
+    steps = document.get("steps") if isinstance(document, dict) else None
+    return any(holds(step) for step in written_steps(steps))
+
+
 def _if_controls(case: Mapping[str, JSON]) -> bool:
     """Whether the case's document holds an ``if`` control (A-53's truthiness reading)."""
 
-    def found(value: JSON) -> bool:
-        if isinstance(value, dict):
-            uses = value.get("uses")
-            if isinstance(uses, dict) and uses.get("action") == "if":
-                return True
-            return any(found(v) for v in value.values())
-        return isinstance(value, list) and any(found(v) for v in value)
+    def is_if(step: dict[str, JSON]) -> bool:
+        uses = step.get("uses")
+        return isinstance(uses, dict) and uses.get("action") == "if"
 
-    return found(case.get("document"))
+    return _any_step(case, is_if)
 
 
 def _calls(case: Mapping[str, Any]) -> bool:
@@ -162,18 +167,8 @@ def _aborted_handler(case: Mapping[str, Any]) -> bool:
 
 
 def _aborted_retries(case: Mapping[str, Any]) -> bool:
-    """A-165 can matter: an abort in a run with a step that has a retry policy.
-
-    Conservative: a policy anywhere in the document (a control's block step's
-    too) counts.
-    """
-
-    def found(value: JSON) -> bool:
-        if isinstance(value, dict):
-            return ("retry" in value and "uses" in value) or any(found(v) for v in value.values())
-        return isinstance(value, list) and any(found(v) for v in value)
-
-    return _aborted(case) and found(case.get("document"))
+    """A-165 can matter: an abort in a run with a step (a block step too) with a retry policy."""
+    return _aborted(case) and _any_step(case, lambda step: "retry" in step)
 
 
 def _required_defaults(case: Mapping[str, Any]) -> bool:
