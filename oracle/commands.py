@@ -548,6 +548,7 @@ def cmd_shrink(args: argparse.Namespace) -> int:
         explain,
         explained,
         judge_case,
+        reduce_by_rule,
         reduce_case,
         signature,
     )
@@ -586,8 +587,12 @@ def cmd_shrink(args: argparse.Namespace) -> int:
 
         started = time.perf_counter()
         reduced = reduce_case(spec, case, still_fails, budget=args.budget)
-        seconds = time.perf_counter() - started
         judged = judge_case(spec, engine, reduced, selection=chosen)
+        left = max(0.0, args.budget - (time.perf_counter() - started))
+        reduced, judged = reduce_by_rule(
+            spec, engine, reduced, judged, left, chosen.options(), chosen
+        )
+        seconds = time.perf_counter() - started
         final = explained(spec, reduced, judged, chosen.options())
     finally:
         engine.stop()

@@ -8,8 +8,9 @@ same campaign.  Each example is judged (oracle/engine.py); the first
 divergence or fault makes Hypothesis shrink document, scenario and schedule
 together to a minimal case that still fails the same way (same verdict,
 same first divergent event kind); ``reduce_case`` then removes what the
-failure does not need with the specification's ``smaller`` step, and the
-result is explained (the clauses and their text) and saved as a regression
+failure does not need with the specification's ``smaller`` step, first
+keeping the kind of event, then (``reduce_by_rule``) the rule the
+engine broke, and the result is explained (the clauses and their text) and saved as a regression
 fixture (oracle/fixtures.py).  Everything here is written once over a
 ``Specification`` (properties/specification.py).
 """
@@ -356,10 +357,23 @@ def campaign(
     # The judgement the reported case got when it was last seen failing (reduce_case
     # returns a copy of ``best`` when it removed nothing).
     judgement = last["judgement"] if last.get("case") is reduced else best_judgement
+    if not spent["shrink"]:
+        reduced, judgement = reduce_by_rule(
+            spec,
+            engine,
+            reduced,
+            judgement,
+            max(0.0, reduce_budget - (time.perf_counter() - first["at"])),
+            options,
+            selection,
+            on_run=lambda: counted.__setitem__("shrink_runs", counted["shrink_runs"] + 1),
+            on_deadline=out_of_time,
+        )
     # One more run of the reported case: a finding that does not recur is still a
     # finding (the first judgement stands), and the engine's nondeterminism is one too.
     again = judge_case(spec, engine, reduced, options, selection)
     counted["shrink_runs"] += 1
+    wanted = signature(judgement)  # the second pass may have changed the symptom
     if signature(again) != wanted and nondeterministic is None:
         nondeterministic = (
             f"the reported case gave {signature(again)[0]} on a rerun after {wanted[0]}: "
@@ -387,6 +401,52 @@ def campaign(
         readings=readings,
         coverage=tally.freeze(spec.name),
     )
+
+
+def reduce_by_rule(
+    spec: Specification,
+    engine: Engine,
+    case: JSON,
+    judgement: Judgement,
+    budget: float,
+    options: Any = None,
+    selection: Selection | None = None,
+    on_run: Callable[[], None] | None = None,
+    on_deadline: Callable[[], None] | None = None,
+) -> tuple[JSON, Judgement]:
+    """A second reduction of a divergence that keeps the broken rule, not the symptom.
+
+    The first pass keeps the kind of event where the engine departs
+    (``signature``); a part of the case may be there only to carry that
+    symptom (stranger 5's foreach kept a second body step whose failure was
+    where the shared callback showed; without it the same bug, W6W-META-19,
+    shows at the step's success).  This pass accepts a smaller case whose
+    divergence is explained (``explained``) by the same first clause, so the
+    case keeps the rule the engine broke and nothing that only dressed it.
+    Returns the case and its judgement (the given ones when nothing went).
+    """
+    wanted = explained(spec, case, judgement, options).divergence
+    if judgement.divergence is None or wanted is None or not wanted.clauses:
+        return case, judgement
+    rule = wanted.clauses[0]
+    kept: dict[str, Any] = {}
+
+    def same_rule(candidate: JSON) -> bool:
+        again = judge_case(spec, engine, candidate, options, selection)
+        if on_run is not None:
+            on_run()
+        if again.verdict != judgement.verdict or again.divergence is None:
+            return False
+        told = explained(spec, candidate, again, options).divergence
+        if told is None or not told.clauses or told.clauses[0] != rule:
+            return False
+        kept["case"], kept["judgement"] = candidate, again
+        return True
+
+    smaller = reduce_case(spec, case, same_rule, budget, options, on_deadline)
+    if kept.get("case") is smaller:
+        return smaller, kept["judgement"]
+    return case, judgement
 
 
 def explained(spec: Specification, case: JSON, judgement: Judgement, options: Any) -> Judgement:

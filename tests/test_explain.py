@@ -13,7 +13,7 @@ from wforacle.model.kernel.lts import execute
 from wforacle.oracle.check import check
 from wforacle.oracle.engine import Engine, judge
 from wforacle.oracle.explain import by_rule
-from wforacle.oracle.fuzz import explained, judge_case
+from wforacle.oracle.fuzz import explained, judge_case, reduce_by_rule, reduce_case, signature
 from wforacle.properties.w6w.specification import W6W
 
 ENGINES = Path(__file__).resolve().parents[1] / "examples" / "engines"
@@ -554,6 +554,33 @@ def _first_clause_when(case, event, field, value):
     divergence = check(semantics, W6W.key, trace).divergence
     assert divergence is not None and divergence.index == k
     return by_rule(W6W, semantics, divergence, trace).clauses[0]
+
+
+def test_the_second_reduction_keeps_the_broken_rule_and_drops_the_step_that_carried_the_symptom():
+    # Stranger 5's foreach-shared-callback finding: b1's failure is where the shared
+    # callback shows (attempt_failed).  Keeping that kind of event, b1 must stay; the
+    # same bug shows without it at b0's success (step_succeeded), explained by the same
+    # clause, W6W-META-19, so the reduction by the rule takes b1 away.
+    body = [_step("b0"), _step("b1")]
+    b0 = {"attempts": [{"output": 1, "meta": _reports(0)}, {"output": 2, "meta": _reports(1)}]}
+    b1 = {"attempts": [{"output": 5}, {"error": {"code": "x", "message": "m"}}]}
+    case = _case(
+        [_control("c", "foreach", items=[1, 2], body=body)],
+        scenario={"steps": {"b0": b0, "b1": b1}},
+    )
+    engine = Engine(f"{sys.executable} {ENGINES / 'w6w_engine.py'} --bug foreach-shared-callback")
+    try:
+        first = judge_case(W6W, engine, case)
+        wanted = signature(first)
+        assert wanted == ("divergence", "attempt_failed")
+        kept = reduce_case(W6W, case, lambda c: signature(judge_case(W6W, engine, c)) == wanted)
+        assert [s["id"] for s in kept["document"]["steps"][0]["with"]["body"]] == ["b0", "b1"]
+        smaller, judgement = reduce_by_rule(W6W, engine, kept, judge_case(W6W, engine, kept), 60)
+    finally:
+        engine.stop()
+    assert [s["id"] for s in smaller["document"]["steps"][0]["with"]["body"]] == ["b0"]
+    assert signature(judgement) == ("divergence", "step_succeeded")
+    assert explained(W6W, smaller, judgement, None).divergence.clauses[0] == "W6W-META-19"
 
 
 def test_an_engine_keeping_the_last_meta_report_is_explained_by_first_report_kept():

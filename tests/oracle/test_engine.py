@@ -177,6 +177,10 @@ EXPRESSION_FIRST = {
     "template-untyped": ("W6W-ROOT-9",),  # "The result is always a single string"
     "render-two-pass": ("W6W-ENV-12",),  # "One pass"
     "chain-first-only": ("W6W-CHAIN-1", "W6W-CHAIN-2"),  # || or ?? falls back left to right
+    # foreach is one of the eight roots: {{ foreach.item }} outside a foreach is
+    # root-anchored too (it resolves to ""), so the bug needs no control.  The reduction
+    # by the broken rule (oracle/fuzz.py _by_rule_pass) takes the foreach away.
+    "foreach-root-unknown": ("W6W-ROOT-25",),
 }
 # The canonical controls over the protocol (issue 18): the clause each bug breaks, and
 # what its shrunk control keeps (the action is the shape's, the blocks what it needs).
@@ -184,7 +188,6 @@ CONTROL_FIRST = {
     "control-retried": "W6W-EDGE-8",  # "@w6w/control steps" "run no retry loop at all"
     "foreach-shared-callback": "W6W-META-19",  # "foreach iterations never share a callback"
     "block-meta-unpublished": "W6W-META-20",  # "publishes meta into its inner scope"
-    "foreach-root-unknown": "W6W-ROOT-25",  # foreach is one of the eight roots
     "block-failure-ignored": "W6W-EDGE-10",  # "handled by its enclosing control's own …"
     # "On a plain fail … stops launching new steps": a branch's step fails and the
     # branch (or another) has a step left to launch.
