@@ -541,6 +541,7 @@ def _smaller_documents(case: JSON, data: JSON) -> Iterator[tuple[JSON, JSON]]:
                 scenario["inputs"].pop(name, None)
             yield variant, scenario
     yield from ((variant, None) for variant in _smaller_states(data))
+    yield from ((variant, None) for variant in _literal_matches(data, case.get("scenario")))
     yield from _later_initial(data, case.get("scenario"))
     outputs = data.get("outputs")
     if isinstance(outputs, dict):
@@ -643,6 +644,48 @@ def _smaller_states(data: JSON) -> Iterator[JSON]:
                     if not into:
                         del transition["into"]
             yield variant
+
+
+# What a templated match value is tried as when no stimulus supplies a value that differs
+# from the payloads' (the values properties/strategies/workfile_states draws).
+LITERAL_MATCHES = ("r1", "r2", "r3")
+
+
+def _literal_matches(data: JSON, scenario: JSON) -> Iterator[JSON]:
+    """A templated match value replaced by a literal one (stranger 8's shrunk cases).
+
+    A match value read from a binding (``ref: '{{ ask.id }}'``) keeps the
+    step that binds it and that step's scripted result in every shrunk case,
+    though the bug concerns only whether a payload matches.  Tried, for each
+    templated value: each value a stimulus of that event carries in that
+    field (a payload that matches), then the first of ``LITERAL_MATCHES``
+    none of them carries (a payload that does not).  The binding's step and
+    its script may then go.
+    """
+    states = data.get("states")
+    stimuli = scenario.get("events") if isinstance(scenario, dict) else None
+    stimuli = [s for s in stimuli if isinstance(s, dict)] if isinstance(stimuli, list) else []
+    for name, state in states.items() if isinstance(states, dict) else ():
+        on = state.get("on") if isinstance(state, dict) else None
+        for sub, spec in on.items() if isinstance(on, dict) else ():
+            match = spec.get("match") if isinstance(spec, dict) else None
+            for field, value in match.items() if isinstance(match, dict) else ():
+                if not (isinstance(value, str) and "{{" in value):
+                    continue
+                carried = []
+                for stimulus in stimuli:
+                    payload = stimulus.get("payload")
+                    if stimulus.get("event") != spec.get("event") or not isinstance(payload, dict):
+                        continue
+                    if field in payload and payload[field] not in carried:
+                        carried.append(payload[field])
+                other = next((v for v in LITERAL_MATCHES if v not in carried), None)
+                for literal in [*carried, other]:
+                    if literal is None or isinstance(literal, (dict, list)):
+                        continue
+                    variant = copy.deepcopy(data)
+                    variant["states"][name]["on"][sub]["match"][field] = literal
+                    yield variant
 
 
 def _later_initial(data: JSON, scenario: JSON) -> Iterator[tuple[JSON, JSON]]:

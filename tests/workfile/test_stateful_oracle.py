@@ -680,3 +680,46 @@ def test_a_construct_that_drops_a_members_suppression_breaks_supp_20():
     permitted = {**finished, "suppressed": ["a.s2"]}
     assert BLAME["join"](finished, permitted, None) == "WF-SUPP-20"
     assert BLAME["join"](permitted, finished, None) == "WF-SUPP-8"
+
+
+def test_a_templated_match_value_shrinks_to_a_literal_and_its_binding_step_goes():
+    # Stranger 8: shrunk cases kept an on_enter step whose id a templated match read.
+    # match-ignored delivers a payload no match admits (WFS-TRANS-30); the bug needs a
+    # match value, not the step that binds it.
+    from wforacle.oracle.fuzz import reduce_case, signature
+
+    document = (
+        "initial: a\n"
+        "states:\n"
+        "  a:\n"
+        "    on_enter:\n"
+        "    - ask:\n"
+        "        svc.send: {}\n"
+        "    'on':\n"
+        "      sig:\n"
+        "        event: svc.signal\n"
+        "        match:\n"
+        "          ref: '{{ ask.id }}'\n"
+        "        goto: done\n"
+        "  done:\n"
+        "    final: true\n"
+    )
+    case = {
+        "document": document,
+        "manifests": {"svc": STATE_MANIFEST},
+        "scenario": {
+            "attempts": {"a.ask": [{"output": {"id": "r1"}}]},
+            "events": [{"wait": 1, "at": 0, "event": "svc.signal", "payload": {"ref": "zz"}}],
+        },
+    }
+    seeded = engine("match-ignored")
+    try:
+        wanted = signature(judge(seeded, WORKFILE, case))
+        assert wanted[0] == "divergence"
+        reduced = reduce_case(
+            WORKFILE, case, lambda c: signature(judge(seeded, WORKFILE, c)) == wanted
+        )
+    finally:
+        seeded.stop()
+    assert "on_enter" not in reduced["document"] and "{{" not in reduced["document"], reduced
+    assert "attempts" not in reduced["scenario"], reduced
