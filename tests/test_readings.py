@@ -445,6 +445,9 @@ OTHER_READINGS = [
     ("workfile", "--reading A-123=succeeded", ("A-123", "succeeded"), None),
     ("workfile", "--reading A-117=truthy", ("A-117", "truthy"), None),
     ("workfile", "--reading A-124=first", ("A-124", "first"), None),
+    ("workfile", "--reading A-169=run", ("A-169", "run"), None),
+    ("workfile", "--reading A-170=unknown", ("A-170", "unknown"), None),
+    ("workfile", "--reading A-171=succeeded", ("A-171", "succeeded"), None),
 ]
 
 
@@ -896,6 +899,82 @@ def test_a124_a_later_faulting_arm_guard_faults_the_choose_only_under_every():
     (reading,) = [r for r in WORKFILE.readings if r.assumption == "A-124"]
     assert reading.relevant(case)
     taken(WORKFILE, "--reading A-124=first", case, "A-124=every", ("A-124", "first"))
+
+
+def _workfile_finished(case, **readings):
+    """The model's step outcomes and the run's under ``readings``."""
+    trace = execute(WORKFILE.prepare(case, WORKFILE.options(readings)).semantics).trace
+    steps = {e["step"]: e["outcome"] for e in trace if e["event"] == "step_finished"}
+    return steps, trace[-1]["outcome"]
+
+
+def _relevance(assumption, case, irrelevant):
+    (reading,) = [r for r in WORKFILE.readings if r.assumption == assumption]
+    assert reading.relevant(case)
+    assert not reading.relevant(irrelevant)
+
+
+def test_a169_a_fault_in_a_stop_result_fails_the_run_only_under_run():
+    # WF-PART-3: a fault in an entry of "an executed wf.stop.result … still prevents a
+    # successful workflow result"; WF-STEP-7 makes it the stop step's fault, whose
+    # on_fail: continue absorbs it (A-169: the step's, or the run's).
+    document = (
+        "steps:\n  - s:\n      wf.stop:\n        reason: done\n"
+        '        result: { x: "{{ 1 / 0 }}" }\n'
+        "      on_fail: continue\n  - a:\n      svc.get: {}\n"
+    )
+    case = {"document": document, "manifests": A119["manifests"],
+            "scenario": {"attempts": {"a": [{"output": 1}]}}, "schedule": []}  # fmt: skip
+    assert _workfile_finished(case) == ({"s": "failed", "a": "succeeded"}, "completed")
+    assert _workfile_finished(case, stop_fault="run") == ({"s": "failed"}, "failed")
+    _relevance("A-169", case, {**case, "document": document.replace("result", "x")})
+    taken(WORKFILE, "--reading A-169=run", case, "A-169=step", ("A-169", "run"))
+
+
+def test_a170_a_reissue_that_fails_definitely_goes_to_on_unknown_only_under_unknown():
+    # WF-AMB-1: an ambiguous attempt of an idempotent action is reissued; WF-AMB-4: "For
+    # idempotency: none, or exhaustion of the attempt count, the executor applies the
+    # action step's on_unknown policy" — a definite failure of the reissue is neither
+    # (A-170: the final attempt decides, or on_unknown does).
+    document = (
+        "steps:\n  - a:\n      svc.put: {}\n      retry: { attempts: 2 }\n"
+        "      on_unknown: fail\n      on_fail: continue\n"
+    )
+    manifest = (
+        "connector: svc\nactions:\n  put:\n    effects: write\n    idempotency: keyed\n"
+        "    errors:\n      svc.lost: unknown\n      svc.bad: fatal\n"
+    )
+    case = {"document": document, "manifests": {"svc": manifest},
+            "scenario": {"attempts": {"a": [{"error": "svc.lost"}, {"error": "svc.bad"}]}},
+            "schedule": []}  # fmt: skip
+
+    def code(**readings):
+        trace = execute(WORKFILE.prepare(case, WORKFILE.options(readings)).semantics).trace
+        (finished,) = [e for e in trace if e["event"] == "step_finished"]
+        return finished["error"]["code"]
+
+    assert code() == "svc.bad"
+    assert code(reissue_failure="unknown") == "flow.action_ambiguous"
+    _relevance("A-170", case, {**case, "document": document.replace("attempts: 2", "")})
+    taken(WORKFILE, "--reading A-170=unknown", case, "A-170=final", ("A-170", "unknown"))
+
+
+def test_a171_an_action_step_whose_handler_stops_the_run_succeeded_only_under_succeeded():
+    # WF-IWC-4: "An enclosing construct on the active containment chain from a wf.stop step
+    # through the root step list becomes stopped"; an action step is not a construct
+    # (A-171: the handled step is stopped with the chain, or succeeded).
+    document = (
+        "steps:\n  - a:\n      svc.get: {}\n      catch:\n        svc.bad:\n"
+        "          steps:\n            - s:\n                wf.stop: { reason: done }\n"
+    )
+    case = {"document": document, "manifests": A119["manifests"],
+            "scenario": {"attempts": {"a": [{"error": "svc.bad"}]}}, "schedule": []}  # fmt: skip
+    stopped = {"a.(catch).s": "stopped", "a": "stopped"}
+    assert _workfile_finished(case) == (stopped, "stopped")
+    handled = {**stopped, "a": "succeeded"}
+    assert _workfile_finished(case, handled_stop="succeeded") == (handled, "stopped")
+    _relevance("A-171", case, {**case, "document": document.replace("wf.stop", "wf.fail")})
+    taken(WORKFILE, "--reading A-171=succeeded", case, "A-171=stopped", ("A-171", "succeeded"))
 
 
 # d's guard is false (SKIPPED) and both its cases hold: A-159 "conditions" takes both, as

@@ -52,6 +52,13 @@ reading wforacle's model does not (`wforacle readings --spec workfile`); not bug
   A-124=first                    a wf.choose evaluates its arm guards in order up to
                                  the first that holds (a later faulting one is never
                                  evaluated), not every guard first
+  A-169=run                      a fault in a wf.stop result fails the run (as on_fail:
+                                 abort would), not only the stop step
+  A-170=unknown                  an action step whose ambiguous attempt was reissued and
+                                 then failed definitely goes to its on_unknown
+                                 disposition, not fails with the final code
+  A-171=succeeded                an action step whose catch handler's wf.stop ended the
+                                 run succeeded, not stopped with the chain
 
 Seeded bugs (--bug NAME, repeatable):
 
@@ -234,6 +241,9 @@ READINGS = {
     "A-123=succeeded",
     "A-117=truthy",
     "A-124=first",
+    "A-169=run",
+    "A-170=unknown",
+    "A-171=succeeded",
 }
 TRUTHY = False  # --reading A-117=truthy (main sets it: one reading per process)
 LAZY_CHOOSE = False  # --reading A-124=first
@@ -1523,7 +1533,11 @@ class Executor:
             reason = self.evaluate(body.get("reason"), scope)
             if "result" not in body:
                 return reason, {}, None
-            result, suppressed = self.project(body["result"], scope)  # entry by entry (WF-PART)
+            try:
+                result, suppressed = self.project(body["result"], scope)  # entry by entry
+            except Fault as fault:
+                fault.stop_result = True  # --reading A-169=run: it fails the run
+                raise
             return reason, result, suppressed
         if st.kind == "wf.fail":
             return self.evaluate(body.get("reason"), scope)
@@ -1618,6 +1632,8 @@ class Executor:
                 return OK
             scope.outcome[st.id] = "failed"
             self.finish_step(path, "failed", error=err)
+            if getattr(fault, "stop_result", False) and "A-169=run" in self.bugs:
+                raise Terminate("abort", path, error=err)  # the other reading: the run fails
             return self.policy(st, scope, err)
         if self.dry and late_check and self.affected(self.checked_fields(st), scope):
             return self.suppress(st, scope, path)
@@ -1695,6 +1711,8 @@ class Executor:
             outcome = "cancelled" if (bug and not own) else "stopped"
             if own and "A-123=succeeded" in self.bugs:
                 outcome = "succeeded"  # the other reading: the stop step itself succeeded
+            if not own and st.is_action and "A-171=succeeded" in self.bugs:
+                outcome = "succeeded"  # the other reading: its handler's wf.stop recovered it
             scope.outcome[st.id] = outcome
             self.finish_step(path, outcome)
         elif t.kind == "fail" and path != t.origin:
@@ -1910,6 +1928,7 @@ class Executor:
         delegated = self.dry and write and declared.get("dry_run") == "delegate"
         flag = {"dryRun": True} if delegated else {}
         attempt = 1
+        ambiguous = False  # --reading A-170=unknown: an earlier attempt was ambiguous
         while True:
             self.calls += 1
             call = self.calls
@@ -1949,6 +1968,7 @@ class Executor:
                 result = self.classify(declared, code)
             self.event("attempt_finished", step=path, attempt=attempt, result=result, code=code)
             if result == "unknown":
+                ambiguous = True
                 if write:
                     effect = {"step": path, "attempt": attempt, "effect": "unknown", "code": code}
                     if details is not None:
@@ -1967,6 +1987,11 @@ class Executor:
             if retryable and attempt < attempts:
                 attempt = self.schedule_retry(st, path, attempt, reply)
                 continue
+            if ambiguous and "A-170=unknown" in self.bugs:  # the other reading: on_unknown decides
+                if st.on_unknown == "fail":
+                    return ("fail", Err("flow.action_ambiguous", path, details, "fail"))
+                err = Err("flow.action_ambiguous", path, details, "abort")
+                return ("fail", err) if "abort-caught" in self.bugs else ("abort", err)
             return ("fail", Err(code, path, details))
 
     def schedule_retry(self, st, path, attempt, reply):

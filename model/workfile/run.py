@@ -99,6 +99,10 @@ class ModelLimit(Exception):
     """A document the model refuses to run: what it uses is not modelled (A-131)."""
 
 
+class StopResultFault(EvaluationFault):
+    """A fault in a ``wf.stop`` ``result``: the step's, or the run's under A-169's "run"."""
+
+
 @attrs.frozen(eq=False)
 class Config:
     """A configuration: JSON data nobody changes after it is built."""
@@ -135,6 +139,7 @@ RULES: dict[str, tuple[str, ...]] = {
         "WF-CATCH-16",
         "WF-POLICY-1",
         "A-117",
+        "A-169",  # a fault in a wf.stop result: the step's, or the run's
     ),
     "dispatch": ("WF-STEP-4", "WF-STEP-8", "WF-STEP-12", "WF-CUT-1"),
     "complete": ("WF-STEP-9", "WF-CLASS-1", "WF-CODE-1", "WF-CODE-2", "A-119"),
@@ -155,8 +160,8 @@ RULES: dict[str, tuple[str, ...]] = {
     # A failed step, by why it failed; the policy ladder (WF-POLICY-3/4/7/19) applies
     # in the same transition.
     "exhausted": ("WF-RETRY-10", "WF-RETRY-11", "WF-FAIL-2", "WF-SOUT-6", "WF-POLICY-1"),
-    "abort_ambiguous": ("WF-AMB-4", "WF-UNK-1", "WF-UNK-4", "WF-UNK-10", "WF-CATCH-20"),
-    "fail_ambiguous": ("WF-AMB-4", "WF-UNK-7", "WF-CATCH-10"),
+    "abort_ambiguous": ("WF-AMB-4", "WF-UNK-1", "WF-UNK-4", "WF-UNK-10", "WF-CATCH-20", "A-170"),
+    "fail_ambiguous": ("WF-AMB-4", "WF-UNK-7", "WF-CATCH-10", "A-170"),
     "handler_failed": ("WF-CATCH-26", "WF-CATCH-23", "A-122"),
     "construct_failed": ("WF-POLICY-8", "WF-POLICY-9", "WF-POLICY-13", "WF-POLICY-15"),
     "repeat_exhausted": ("WF-SUPP-12", "A-125"),
@@ -226,7 +231,7 @@ RULES: dict[str, tuple[str, ...]] = {
     # An active step ended by the cancellation in force, by its source.
     "cancel_run": ("WF-CANCEL-5", "WF-CANCEL-8", "WF-CANCEL-11", "WF-LATE-3", "WF-CUT-1"),
     "cancel_internal": ("WF-IWC-3", "WF-IWC-5", "WF-POLICY-15", "WF-SCHED-7"),
-    "cancel_stop": ("WF-IWC-3", "WF-IWC-4", "WF-SOUT-5", "A-123"),
+    "cancel_stop": ("WF-IWC-3", "WF-IWC-4", "WF-SOUT-5", "A-123", "A-171"),
     "cancel_abort": ("WF-POLICY-3", "WF-UNK-4", "WF-UNK-11", "WF-CUT-1", "A-121"),
     "cancel_child": ("WF-CANCEL-7", "WF-CANCEL-8", "WF-CANCEL-16", "A-140"),
     "finish": (
@@ -288,7 +293,15 @@ class Options:
     conditional's test and a guard take ``booleans`` only (the model's
     choice), or any value by its truthiness (``truthy``); ``choose_guards``
     A-124: a ``wf.choose`` evaluates ``every`` arm guard (the model's
-    choice), or its guards in order up to the ``first`` that holds.
+    choice), or its guards in order up to the ``first`` that holds;
+    ``stop_fault`` A-169: a fault in a ``wf.stop`` ``result`` fails the
+    ``step`` (the model's choice: its failure policy applies) or the ``run``
+    (as ``on_fail: abort`` would); ``reissue_failure`` A-170: an action
+    step whose ambiguous attempt was reissued and then failed definitely
+    fails with the ``final`` attempt's code (the model's choice) or goes to
+    its ``on_unknown`` disposition (``unknown``); ``handled_stop`` A-171: an
+    action step whose handler's ``wf.stop`` ends the run is ``stopped`` with
+    the containment chain (the model's choice) or ``succeeded``.
     """
 
     absent_field: str = attrs.field(
@@ -311,6 +324,13 @@ class Options:
     # would fault is never evaluated).
     choose_guards: str = attrs.field(
         default="every", validator=attrs.validators.in_(("every", "first"))
+    )
+    stop_fault: str = attrs.field(default="step", validator=attrs.validators.in_(("step", "run")))
+    reissue_failure: str = attrs.field(
+        default="final", validator=attrs.validators.in_(("final", "unknown"))
+    )
+    handled_stop: str = attrs.field(
+        default="stopped", validator=attrs.validators.in_(("stopped", "succeeded"))
     )
 
 
@@ -826,7 +846,10 @@ def _reach(run: WorkfileRun, data: Data, frame: Data, loc: Loc) -> JSON:
         cur = _begin(run, step, path, frame)
     except EvaluationFault as fault:
         error = {"code": fault.code, "step": path}
-        return Labelled("fault", _fail(run, data, frame, loc, step, error))
+        # A-169: under the reading "run", a fault in a wf.stop result fails the run (WF-PART-3:
+        # it "still prevents a successful workflow result"), as on_fail: abort would.
+        ends_run = isinstance(fault, StopResultFault) and run.options.stop_fault == "run"
+        return Labelled("fault", _fail(run, data, frame, loc, step, error, ends_run))
     if dry and isinstance(step.body, Action):
         spec = run.spec(step)
         if _writes(spec) and not (spec is not None and spec.dry_run_delegate):
@@ -922,7 +945,10 @@ def _begin(run: WorkfileRun, step: Step, path: str, frame: Data) -> Data:
         cur.update(phase="children", call=body.workflow, children=[child], failing=None)
     elif isinstance(body, Stop):
         reason = run.resolve(body.reason, env)
-        result, withheld = _project(run, frame, body.result, run.scenario.dry_run)
+        try:
+            result, withheld = _project(run, frame, body.result, run.scenario.dry_run)
+        except EvaluationFault as fault:
+            raise StopResultFault(fault.code, fault.message) from fault  # A-169
         cur.update(phase="stop", reason=reason, result=result, suppressed=withheld)
     elif isinstance(body, Fail):
         reason = None if body.reason is ABSENT else run.resolve(body.reason, env)
@@ -1025,6 +1051,8 @@ def _complete(run: WorkfileRun, data: Data, loc: Loc) -> JSON:
         kind = classification(spec, code, run.options.unclassified)  # A-119
     event.update(result=kind, code=code)
     attempts = step.modifiers.effective_attempts
+    if kind == "unknown" and run.options.reissue_failure == "unknown":
+        cur["ambiguous"] = True  # A-170: a later definite failure goes to on_unknown
     if kind == "unknown" and _writes(spec):
         effect = {"step": path, "attempt": attempt, "effect": "unknown", "code": code}
         if details is not None:
@@ -1034,7 +1062,7 @@ def _complete(run: WorkfileRun, data: Data, loc: Loc) -> JSON:
     if attempt < attempts and (kind == "retryable" or (kind == "unknown" and idempotent)):
         cur.update(phase="retry", server=result.get("retryAfterMs"))
     else:
-        if kind == "unknown":
+        if kind == "unknown" or cur.get("ambiguous"):  # A-170
             disposition = step.modifiers.on_unknown or "abort"  # WF-UNK-1
             failure = {"code": AMBIGUOUS, "step": path, "disposition": disposition}
         else:
@@ -1198,7 +1226,15 @@ def _fail_current(run: WorkfileRun, data: Data, loc: Loc) -> JSON:
     return Labelled(why, _fail(run, data, frame, loc, step, failure))
 
 
-def _fail(run: WorkfileRun, data: Data, frame: Data, loc: Loc, step: Step, error: Data) -> JSON:
+def _fail(
+    run: WorkfileRun,
+    data: Data,
+    frame: Data,
+    loc: Loc,
+    step: Step,
+    error: Data,
+    aborts: bool = False,
+) -> JSON:
     """The step fails; the failure policy ladder applies (Failure Policy Precedence).
 
     An ``on_unknown: abort`` disposition and ``on_fail: abort`` fail the run
@@ -1216,7 +1252,7 @@ def _fail(run: WorkfileRun, data: Data, frame: Data, loc: Loc, step: Step, error
     }
     data["outcomes"] = data["outcomes"].set(path, "failed")
     frame["cur"] = None
-    if error.get("disposition") == "abort" or step.modifiers.on_fail == "abort":
+    if aborts or error.get("disposition") == "abort" or step.modifiers.on_fail == "abort":
         # An abort disposition ends the caller's run too, across every wf.call
         # (WF-UNK-11, WF-UNK-14); on_fail: abort ends the run the step is in.
         crossing = error.get("disposition") == "abort"
@@ -1573,6 +1609,12 @@ def _cancel(run: WorkfileRun, data: Data, loc: Loc, end: Data) -> JSON:
     event: Data = {"event": "step_finished", "step": path}
     if path in end["paths"] and end["chain"] != "cancelled":
         outcome = end["chain"]
+        if (
+            outcome == "stopped"
+            and run.options.handled_stop == "succeeded"
+            and isinstance(run.steps[cur["static"]].body, Action)
+        ):
+            outcome = "succeeded"  # A-171: the handled action step is not a construct
         if outcome == "failed":
             event["error"] = {"code": end["error"]["code"], "step": end["error"]["step"]}
     if cur.get("phase") == "outstanding":

@@ -116,6 +116,42 @@ READINGS = (
         relevant=_mentions(("document", "workflows"), "wf.choose"),
         clauses=("WF-STEP-7", "WF-SUPP-10"),
     ),
+    Reading(
+        "--stop-fault",
+        "stop_fault",
+        "Workfile, A-169: a fault in a wf.stop result fails the stop step, whose failure "
+        "policy applies (default: step), or the run, as on_fail: abort would (run)",
+        ("step", "run"),
+        assumption="A-169",
+        relevant=_mentions(("document", "workflows"), "wf.stop", "result"),
+        clauses=("WF-PART-3", "WF-STEP-7"),
+    ),
+    Reading(
+        "--reissue-failure",
+        "reissue_failure",
+        "Workfile, A-170: an action step whose ambiguous attempt was reissued and then failed "
+        "definitely fails with the final attempt's code (default: final) or goes to its "
+        "on_unknown disposition (unknown)",
+        ("final", "unknown"),
+        assumption="A-170",
+        # A reissue: an idempotent action, a second attempt, and a scripted error or timeout.
+        relevant=lambda case: (
+            _mentions(("manifests",), "inherent", "keyed", test=any)(case)
+            and _mentions(("document", "workflows"), "attempts")(case)
+            and _mentions(("scenario",), "error", "timeout", test=any)(case)
+        ),
+        clauses=("WF-AMB-1", "WF-AMB-4"),
+    ),
+    Reading(
+        "--handled-stop",
+        "handled_stop",
+        "Workfile, A-171: an action step whose catch handler's wf.stop ends the run is stopped "
+        "with the containment chain (default: stopped) or succeeded",
+        ("stopped", "succeeded"),
+        assumption="A-171",
+        relevant=_mentions(("document", "workflows"), "catch", "wf.stop"),
+        clauses=("WF-IWC-4", "WF-SOUT-5"),
+    ),
 )
 
 
