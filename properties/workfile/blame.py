@@ -277,6 +277,22 @@ def _construct_failed(o: JSON, p: JSON, run: Any) -> str | None:
 def _finish(o: JSON, p: JSON, run: Any) -> str | None:
     if p.get("outcome") == "cancelled" and "result" in o and "result" not in p:
         return "WF-CANCEL-9"  # "Workflow outputs are not evaluated for the cancelled run"
+    return _terminal(o, p)
+
+
+def _terminal(o: JSON, p: JSON) -> str | None:
+    """What the engine's terminal information left out or added, of a run ending as the model's."""
+    if o.get("event") != "run_finished" or o.get("outcome") != p.get("outcome"):
+        return None
+    if o.get("unknownEffects") != p.get("unknownEffects"):
+        return "WF-TERM-8"  # "its terminal information MUST identify every affected action
+        # attempt known at termination, including attempts made uncertain by cancellation
+        # after dispatch" (a stranger's executor forgot a write cancelled in flight)
+    mine, theirs = o.get("error"), p.get("error")
+    both = isinstance(mine, dict) and isinstance(theirs, dict)
+    if both and mine.get("disposition") != theirs.get("disposition"):
+        return "WF-UNK-3"  # "its terminal result records whether the unresolved attempt
+        # applied abort or fail"
     return None
 
 
@@ -425,6 +441,9 @@ def _dispatch(o: JSON, p: JSON, run: Any) -> str | None:
 
 
 def _deliver(o: JSON, p: JSON, run: Any) -> str | None:
+    if o.get("event") == "quiet":
+        # The engine waits on as though no event were eligible; the model delivers one.
+        return _undelivered(p, run)
     if o.get("event") != "entry_exited":
         return None
     if o.get("by") == "timeout":
@@ -438,6 +457,25 @@ def _deliver(o: JSON, p: JSON, run: Any) -> str | None:
         return "WFS-ENTRY-12"  # "Entry positions are counted from zero separately for each
         # state"
     return None
+
+
+def _undelivered(p: JSON, run: Any) -> str:
+    """Why an eligible event the model delivers is one the engine must still hold.
+
+    An entry with steps may have accepted it while they ran (a stranger's
+    executor dropped such events); an entry without them was waiting for it.
+    """
+    states = getattr(run, "states", None)
+    entry = p.get("entry")
+    state = (
+        states.get(entry.split("[", 1)[0])
+        if isinstance(states, dict) and isinstance(entry, str)
+        else None
+    )
+    if state is not None and (state.on_enter or state.steps):
+        return "WFS-TRANS-27"  # "An implementation MUST retain a candidate event accepted
+        # after activation while correlation evaluation or steps is in progress"
+    return "WFS-TRANS-36"  # "The first eligible event or timeout selects the transition"
 
 
 def _time_out(o: JSON, p: JSON, run: Any) -> str | None:
@@ -461,7 +499,7 @@ def _correlate(o: JSON, p: JSON, run: Any) -> str | None:
 def _finish_state(o: JSON, p: JSON, run: Any) -> str | None:
     if o.get("outcome") == p.get("outcome") and o.get("result") != p.get("result"):
         return "WFS-FORM-12"  # "workflow outputs are evaluated in that final entry's scope"
-    return None
+    return _terminal(o, p)
 
 
 BLAME: dict[str, Blame] = {

@@ -180,3 +180,50 @@ def test_the_shrinker_drops_a_result_member_literalises_a_condition_and_an_empty
     assert {"y": None} in results and {"x": "{{ error.code }}"} in results
     assert {"{{ true }}", "{{ false }}"} <= set(of("r", "wf.repeat", "until"))
     assert {"b": [{"z": {"svc.get": {}}}]} in of("p", "wf.parallel", "branches")
+
+
+# A stranger's state-form executor (session 16): one entry whose on_enter writes.
+BUSY_ENTRY = (
+    "initial: a\nstates:\n  a:\n    on_enter:\n      - ask: { svc.send: {} }\n"
+    "    'on':\n      sig:\n        event: svc.signal\n        match: { ref: r1 }\n"
+    "        goto: done\n  done:\n    final: true\n"
+)
+
+
+def _during_the_attempt(found: list[JSON], event: JSON) -> bool:
+    """A stimulus while a[0].ask's attempt is outstanding."""
+    stimulus = event["event"] in ("event_accepted", "cancel_requested")
+    return stimulus and bool(found) and found[-1]["event"] == "attempt_started"
+
+
+def test_an_event_accepted_while_on_enter_runs_then_dropped_breaks_trans_27():
+    # WFS-TRANS-27: "An implementation MUST retain a candidate event accepted after
+    # activation while correlation evaluation or steps is in progress".  The executor
+    # dropped it and went quiet; the explanation named WFS-FORM-9 (catalogue order).
+    from wforacle.properties.strategies.workfile_states import STATE_MANIFEST
+
+    event = {"wait": 1, "at": 0, "event": "svc.signal", "payload": {"ref": "r1"}}
+    case = {"document": BUSY_ENTRY, "manifests": {"svc": STATE_MANIFEST},
+            "scenario": {"events": [event]}, "schedule": []}  # fmt: skip
+
+    def dropped(trace):
+        k = next(k for k, e in enumerate(trace) if e["event"] == "entry_exited")
+        return [*trace[:k], {"event": "quiet"}]
+
+    assert _first(case, dropped, _during_the_attempt) == "WFS-TRANS-27"
+
+
+def test_a_write_cancelled_in_flight_left_out_of_unknown_effects_breaks_term_8():
+    # WF-TERM-8: terminal information "MUST identify every affected action attempt known at
+    # termination, including attempts made uncertain by cancellation after dispatch".  The
+    # explanation named WF-BIND-1 (the finish rule's first clause).
+    from wforacle.properties.strategies.workfile_states import STATE_MANIFEST
+
+    case = {"document": BUSY_ENTRY, "manifests": {"svc": STATE_MANIFEST},
+            "scenario": {"cancel": 1}, "schedule": []}  # fmt: skip
+
+    def forgotten(trace):
+        assert trace[-1]["unknownEffects"]  # the model's: the write cancelled in flight
+        return [*trace[:-1], {**trace[-1], "unknownEffects": []}]
+
+    assert _first(case, forgotten, _during_the_attempt) == "WF-TERM-8"
