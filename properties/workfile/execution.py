@@ -560,7 +560,7 @@ def _smaller_states(data: JSON) -> Iterator[JSON]:
     """A state-form document's own reductions (docs/workfile-stateful.md).
 
     A state no transition reaches; one of several exits (a subscription, the
-    timeout); a templated ``after`` replaced by a literal duration; a routed
+    timeout); a match field; a templated ``after`` replaced by a literal duration; a routed
     transition replaced by one of its cases or ``else``;
     a transition sent straight to a final state; an ``into`` member; an
     accepted value with every ``into`` that supplies it; an empty step list.
@@ -586,6 +586,13 @@ def _smaller_states(data: JSON) -> Iterator[JSON]:
             if not variant["states"][name]["on"]:
                 del variant["states"][name]["on"]
             yield variant
+        for sub, spec in subscriptions.items():
+            match = spec.get("match") if isinstance(spec, dict) else None
+            for field in list(match) if isinstance(match, dict) else ():
+                # A match field the bug does not need (stranger 20's `kind: x`).
+                variant = copy.deepcopy(data)
+                del variant["states"][name]["on"][sub]["match"][field]
+                yield variant
         if "timeout" in state and exits > 1:
             variant = copy.deepcopy(data)
             del variant["states"][name]["timeout"]

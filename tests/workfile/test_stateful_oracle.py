@@ -723,3 +723,28 @@ def test_a_templated_match_value_shrinks_to_a_literal_and_its_binding_step_goes(
         seeded.stop()
     assert "on_enter" not in reduced["document"] and "{{" not in reduced["document"], reduced
     assert "attempts" not in reduced["scenario"], reduced
+
+
+def test_a_match_field_the_bug_does_not_need_goes():
+    # Stranger 20: absent-field-matches shrank to match {ref: r1, kind: x} over the payload
+    # {ref: zz}; one match value that the payload breaks is all match-ignored needs
+    # (WFS-TRANS-30), so one of the two fields goes.
+    from wforacle.oracle.fuzz import reduce_case, signature
+
+    document = (
+        "initial: a\nstates:\n  a:\n    'on':\n      sig:\n        event: svc.signal\n"
+        "        match: { ref: r1, kind: x }\n        goto: done\n  done:\n    final: true\n"
+    )
+    event = {"wait": 1, "at": 0, "event": "svc.signal", "payload": {"ref": "zz", "kind": "y"}}
+    case = {"document": document, "manifests": {"svc": STATE_MANIFEST},
+            "scenario": {"events": [event]}}  # fmt: skip
+    seeded = engine("match-ignored")
+    try:
+        wanted = signature(judge(seeded, WORKFILE, case))
+        assert wanted[0] == "divergence"
+        reduced = reduce_case(
+            WORKFILE, case, lambda c: signature(judge(seeded, WORKFILE, c)) == wanted
+        )
+    finally:
+        seeded.stop()
+    assert ("ref:" in reduced["document"]) != ("kind:" in reduced["document"]), reduced
