@@ -977,3 +977,71 @@ def test_a_decision_routed_elsewhere_cites_the_case_order_first():
     trace[k]["to"] = "t"
     divergence = check(semantics, HARNESS.key, trace).divergence
     assert by_rule(HARNESS, semantics, divergence, trace).clauses[0] == "HX-SCHED-4"
+
+
+# Stranger 19's abort-reads-handler: a run-level retry, an abort signal at the failing
+# step's end; three steps in an implicit chain, the signal after checkpoint 7.
+ABORTED_RETRY = {
+    "document": {
+        "manifestVersion": "2",
+        "id": "wf",
+        "name": "wf",
+        "retry": {"maxAttempts": 2, "delayMs": 0},
+        "steps": [
+            {"id": step, "uses": {"app": "linear", "action": "run"}} for step in ("a", "b", "s")
+        ],
+    },
+    "scenario": {
+        "cancelAfterCheckpoint": 7,
+        "steps": {
+            "s": {"attempts": [{"error": {"code": "x", "message": "m", "retryable": False}}]}
+        },
+    },
+    "schedule": [],
+}
+
+
+def _restarted(trace: list) -> list:
+    """The model's trace with its canceled run_finished replaced by a restart."""
+    end = trace[-1]
+    assert end["event"] == "run_finished" and end["status"] == "canceled", end
+    restart = {"event": "run_restarted", "status": "running", "attempt": 2, "waitMs": 0}
+    return [*trace[:-1], {**restart, "at": end["at"], "checkpoint": end["checkpoint"]}]
+
+
+def test_a_canceled_run_that_reads_its_retry_policy_breaks_runerr_6_first():
+    # W6W-RUNERR-6: "a canceled run [is] not [a failure]: neither is retried and neither
+    # reads the policy"; the rule that ends the run cites W6W-HOST-3 first.
+    from wforacle.model.kernel.lts import execute
+    from wforacle.oracle.check import check
+    from wforacle.oracle.explain import by_rule
+    from wforacle.properties.w6w.specification import W6W
+
+    run = W6W.prepare(ABORTED_RETRY, None).semantics
+    trace = _restarted([dict(e) for e in execute(run).trace])
+    divergence = check(run, W6W.key, trace).divergence
+    assert divergence is not None
+    assert by_rule(W6W, run, divergence, trace).clauses[0] == "W6W-RUNERR-6"
+
+
+def test_a_step_goes_with_the_checkpoints_it_took_from_before_the_abort_signal():
+    # Removing a step before the signal moves the signal's point later in the run: the
+    # reduction also tries the signal that many checkpoints earlier, so the three steps
+    # shrink to the failing one (stranger 19 had to do it by hand).
+    from wforacle.model.kernel.lts import execute
+    from wforacle.oracle.fuzz import reduce_case
+    from wforacle.properties.w6w.specification import W6W
+
+    def signalled_after_the_failure(case):
+        # The signal right at the first failure's checkpoint: the run ends canceled next.
+        trace = execute(W6W.prepare(case, None).semantics).trace
+        failed = next((k for k, e in enumerate(trace) if e["event"] == "step_failed"), None)
+        if failed is None:
+            return False
+        end = {"event": "run_finished", "at": 0, "status": "canceled"}
+        return list(trace[failed + 1 :]) == [{**end, "checkpoint": trace[failed]["checkpoint"] + 1}]
+
+    assert signalled_after_the_failure(ABORTED_RETRY)
+    reduced = reduce_case(W6W, ABORTED_RETRY, signalled_after_the_failure)
+    assert [s["id"] for s in reduced["document"]["steps"]] == ["s"], reduced
+    assert reduced["scenario"]["cancelAfterCheckpoint"] == 3, reduced

@@ -370,6 +370,7 @@ def secret_leak(scenario: Scenario, document: JSON, seen: Observation) -> Diverg
 
 LAUNCHES = ("step_started", "step_skipped", "step_replayed")  # a strand launching a step
 ATTEMPT_ENDS = ("step_succeeded", "attempt_failed")  # an attempt that reached the action
+RUN_HANDLED = ("run_restarted", "run_continued", "run_rerouted")  # the run-level policy read
 
 
 def why_not(run: W6wRun, event: JSON, before: tuple[Any, ...]) -> tuple[tuple[str, ...], str]:
@@ -663,6 +664,18 @@ def blame(run: W6wRun, divergence: Divergence) -> tuple[str, ...]:
     observed = divergence.observed
     if not isinstance(observed, dict):
         return ()
+    called = _call_blame(run, observed, divergence.permitted)
+    if called:
+        return called
+    canceled = any(
+        isinstance(p, dict) and p.get("event") == "run_finished" and p.get("status") == "canceled"
+        for p in divergence.permitted
+    )
+    if canceled and observed.get("event") in RUN_HANDLED:
+        # The run-level policy read although the run was canceled (a stranger's engine
+        # retried an aborted run): the rule that ends it cites W6W-HOST-3 first.
+        return ("W6W-RUNERR-6",)  # "a canceled run [is] not [a failure]: neither is retried
+        # and neither reads the policy"
     controlled = _control_blame(run, observed)
     if controlled or observed.get("event") not in ATTEMPT_ENDS:
         return controlled
@@ -677,6 +690,42 @@ def blame(run: W6wRun, divergence: Divergence) -> tuple[str, ...]:
     attempts = run.scenario.script(step).attempts
     reports = [normalise_meta(result.meta[0]) for result in attempts if result.meta]
     return ("W6W-META-19",) if meta in reports else ()
+
+
+def _call_blame(run: W6wRun, observed: JSON, permitted: Any) -> tuple[str, ...]:
+    """A call whose child ran as the model's child, but whose result is not its lastOutput.
+
+    A-56: the call's output is the child's lastOutput; W6W-FAN-10: "lastOutput
+    is the output of the last succeeded step by plan order" (a stranger's
+    engine returned the first).  The child's step events agree (in any
+    order: the child's strands interleave as the engine schedules them);
+    only its run_finished or the call's own output differs.
+    """
+    named = observed.get("step")
+    step = run.by_id.get(named) if isinstance(named, str) else None
+    inner = observed.get("inner")
+    if step is None or not step.is_call or observed.get("event") != "step_succeeded":
+        return ()
+    if not isinstance(inner, list):
+        return ()
+
+    def body(events: list[JSON]) -> list[str]:
+        return sorted(
+            json.dumps(e, sort_keys=True)
+            for e in events
+            if not (isinstance(e, dict) and e.get("event") == "run_finished")
+        )
+
+    for event in permitted:
+        theirs = event.get("inner") if isinstance(event, dict) else None
+        same_step = event.get("event") == "step_succeeded" and event.get("step") == named
+        if not same_step or not isinstance(theirs, list) or body(inner) != body(theirs):
+            continue
+        ended = [e for e in inner if isinstance(e, dict) and e.get("event") == "run_finished"]
+        model = [e for e in theirs if isinstance(e, dict) and e.get("event") == "run_finished"]
+        if ended != model or observed.get("output") != event.get("output"):
+            return ("W6W-FAN-10", "A-56")
+    return ()
 
 
 def _control_blame(run: W6wRun, observed: JSON) -> tuple[str, ...]:

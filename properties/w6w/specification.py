@@ -660,7 +660,8 @@ def smaller(case: JSON) -> Iterator[JSON]:
     to its targets), an edge, a step's optional field (retry, onError,
     fanOut, with), a with member or an envelope part (``_with_members``), a
     scenario script or attempt or meta report or idempotent flag, one crash
-    of several, a control made a plain app step (``_plain_steps``), one of
+    of several, a control made a plain app step (``_plain_steps``), a called
+    workflow's case reduced as a case of its own (``_callees``), one of
     several documents, secrets or variables, the schedule's last choice.
     """
     # Issue 18: a shrunk case kept crashAfterCheckpoints although no bug concerned
@@ -685,6 +686,7 @@ def smaller(case: JSON) -> Iterator[JSON]:
     document, scenario = case["document"], case["scenario"]
     steps = document["steps"]
     edges = document.get("edges") or []
+    cancel = scenario.get("cancelAfterCheckpoint") if isinstance(scenario, dict) else None
     for step in reversed(steps):
         if len(steps) == 1:
             break
@@ -695,10 +697,18 @@ def smaller(case: JSON) -> Iterator[JSON]:
             doc["edges"] = [e for e in doc["edges"] if step["id"] not in (e["from"], e["to"])]
         variant["scenario"].get("steps", {}).pop(step["id"], None)
         yield variant
+        # The step's checkpoints gone, the abort signal's number points later in the run:
+        # the same point is that many checkpoints earlier (stranger 19: three steps kept,
+        # cancelAfterCheckpoint 7, where one step and 3 showed the same bug).
+        for fewer in range(1, CHECKPOINTS_PER_STEP + 1):
+            if isinstance(cancel, int) and cancel - fewer >= 1:
+                earlier = copy.deepcopy(variant)
+                earlier["scenario"]["cancelAfterCheckpoint"] = cancel - fewer
+                yield earlier
     yield from _contracted(case)
     yield from _blocks(case)
     yield from _plain_steps(case)
-    yield from _callee_steps(case)
+    yield from _callees(case)
     for k in reversed(range(len(edges))):
         variant = copy.deepcopy(case)
         del variant["document"]["edges"][k]
@@ -756,39 +766,36 @@ def smaller(case: JSON) -> Iterator[JSON]:
 
 
 _RESCHEDULES: tuple[list[int], ...] = ([], [1], [1, 1], [0, 1], [2])
+# The checkpoints a step's removal may take out of a run, tried when an abort signal's
+# number must follow (W6W-STATE-2: a start, an end, and a failed attempt and its retry each).
+CHECKPOINTS_PER_STEP = 4
 
 
-def _callee_steps(case: JSON) -> Iterator[JSON]:
-    """A called workflow's step taken out (its edges and script with it), at any depth (A-56).
+def _callees(case: JSON) -> Iterator[JSON]:
+    """Every reduction of a called workflow's own case, at any depth (A-56).
 
     A finding about calls needs the call and what its child does that shows
-    the bug, rarely every step of the child.
+    the bug, rarely every step of the child — nor its steps' optional fields,
+    scripts, meta reports (stranger 19: a shrunk child kept a retry, a fanOut
+    and a meta report the bug did not need).  Each callee's document and
+    scenario are reduced as a case of their own (``smaller``, which reaches
+    the callee's callees in turn) and put back.
     """
-
-    def levels(scenario: JSON, path: tuple[str, ...]) -> Iterator[tuple[tuple[str, ...], JSON]]:
-        calls = scenario.get("calls") if isinstance(scenario, dict) else None
-        for name, callee in sorted((calls or {}).items()):
-            if isinstance(callee, dict):
-                yield (*path, name), callee
-                yield from levels(callee.get("scenario"), (*path, name))
-
-    for path, callee in list(levels(case["scenario"], ())):
-        document = callee.get("document")
-        steps = document.get("steps") if isinstance(document, dict) else None
-        if not isinstance(steps, list) or len(steps) < 2:
+    scenario = case["scenario"]
+    calls = scenario.get("calls") if isinstance(scenario, dict) else None
+    for name, callee in sorted((calls or {}).items()):
+        if not isinstance(callee, dict) or not isinstance(callee.get("document"), dict):
             continue
-        for step in reversed(steps):
-            if not isinstance(step, dict) or "id" not in step:
-                continue
+        own = callee.get("scenario")
+        sub = {"document": callee["document"], "scenario": own if isinstance(own, dict) else {}}
+        for reduced in smaller(sub):
+            if reduced["document"] == sub["document"] and reduced["scenario"] == sub["scenario"]:
+                continue  # a reduction of what a callee has not (a schedule)
             variant = copy.deepcopy(case)
-            there = variant["scenario"]["calls"][path[0]]
-            for name in path[1:]:  # a callee's own scenario supplies the next level
-                there = there["scenario"]["calls"][name]
-            doc = there["document"]
-            doc["steps"] = [s for s in doc["steps"] if s.get("id") != step["id"]]
-            if "edges" in doc:
-                doc["edges"] = [e for e in doc["edges"] if step["id"] not in (e["from"], e["to"])]
-            (there.get("scenario") or {}).get("steps", {}).pop(step["id"], None)
+            there = variant["scenario"]["calls"][name]
+            there["document"] = reduced["document"]
+            if "scenario" in callee or reduced["scenario"]:
+                there["scenario"] = reduced["scenario"]
             yield variant
 
 
@@ -917,11 +924,21 @@ def _with_members(case: JSON) -> Iterator[JSON]:
     A finding in a with block needs the value that resolves wrongly, not its
     neighbours (whose features the step start would cite before it).
     Control and call steps keep their with blocks: their members are the
-    control's parameters.
+    control's parameters — but a call's ``inputs``, or one of them, may go
+    (stranger 19: a shrunk call kept two inputs its child never read).
     """
     for k, step in enumerate(case["document"]["steps"]):
         with_ = step.get("with")
         app = (step.get("uses") or {}).get("app", "")
+        inputs = with_.get("inputs") if isinstance(with_, dict) else None
+        if app == "@w6w/call" and isinstance(inputs, dict):
+            variant = copy.deepcopy(case)
+            del variant["document"]["steps"][k]["with"]["inputs"]
+            yield variant
+            for name in list(inputs) if len(inputs) > 1 else ():
+                variant = copy.deepcopy(case)
+                del variant["document"]["steps"][k]["with"]["inputs"][name]
+                yield variant
         if not isinstance(with_, dict) or not isinstance(app, str) or app.startswith("@w6w/"):
             continue
         for name, value in with_.items():

@@ -116,3 +116,55 @@ def test_a_campaign_of_calls_finds_and_explains_the_seeded_bug(bug, toyflow):
     assert finding.judgement.divergence.clauses[0] == FIRST[bug]
     assert len(finding.case["document"]["steps"]) == 1, finding.case["document"]
     assert judge(toyflow, W6W, finding.case).verdict == "pass"  # not a false alarm
+
+
+def test_a_call_returning_another_child_step_s_output_breaks_fan_10():
+    # A-56: a call's output is its child's lastOutput; W6W-FAN-10: "lastOutput is the output
+    # of the last succeeded step by plan order".  A stranger's engine returned the child's
+    # first output: the explanation named W6W-FIELD-10 (the attempt rule's first clause).
+    from wforacle.oracle.check import check
+    from wforacle.oracle.explain import by_rule
+
+    run = W6W.prepare(CASE, None).semantics
+    trace = [dict(e) for e in execute(run).trace]
+    k = next(k for k, e in enumerate(trace) if e["event"] == "step_succeeded" and e["step"] == "c")
+    call = trace[k]
+    first = next(e["output"] for e in call["inner"] if e["event"] == "step_succeeded")
+    inner = [{**e, "output": first} if e["event"] == "run_finished" else e for e in call["inner"]]
+    trace[k] = {**call, "output": first, "inner": inner}
+    divergence = check(run, W6W.key, trace).divergence
+    assert divergence is not None
+    assert by_rule(W6W, run, divergence, trace).clauses[0] == "W6W-FAN-10"
+
+
+def test_a_called_workflows_fields_scripts_and_the_calls_inputs_shrink():
+    # Stranger 19: shrunk cases kept a child step's retry and fanOut, its script's meta
+    # report and idempotent flag, and the call's inputs, none of which the finding needed.
+    # Here the finding is the run's output, "done": the child's t and its script.
+    import copy
+
+    from wforacle.oracle.fuzz import reduce_case
+
+    case = copy.deepcopy(CASE)
+    child = case["scenario"]["calls"]["child"]
+    child["document"]["steps"][1].update(
+        retry={"maxAttempts": 2, "backoff": "exponential", "delayMs": 0}, fanOut="parallel"
+    )
+    meta = [{"app": "slack", "action": "post", "connectionId": "c1", "version": "1"}]
+    child["scenario"]["steps"]["t"] = {
+        "attempts": [{"output": "done", "meta": meta}],
+        "idempotent": False,
+    }
+    case["document"]["steps"][1]["with"]["inputs"]["y"] = 1
+
+    def output(c):
+        return execute(W6W.prepare(c, None).semantics).trace[-1].get("output")
+
+    assert output(case) == "done"
+    reduced = reduce_case(W6W, case, lambda c: output(c) == "done")
+    (call,) = reduced["document"]["steps"]
+    assert "inputs" not in call["with"], call
+    callee = reduced["scenario"]["calls"]["child"]
+    (t,) = callee["document"]["steps"]
+    assert "retry" not in t and "fanOut" not in t, t
+    assert callee["scenario"]["steps"]["t"] == {"attempts": [{"output": "done"}]}, callee
