@@ -122,7 +122,7 @@ PROFILE_BUGS: dict[str, tuple[str, tuple[str, ...]]] = {
     "w6w-wait": ("w6w", ("wait-no-drain",)),
     "w6w-reroute": ("w6w", ("reroute-failure-continued",)),
     # W6W-EDGE-8 (a call runs no retry loop); W6W-RUNERR-3's "call-depth-bounded seam" (A-56).
-    "w6w-call": ("w6w", ("call-retried", "call-depth-unbounded")),
+    "w6w-call": ("w6w", ("call-retried", "call-depth-unbounded", "call-defaults-ignored")),
     "workfile-stateful": (
         "workfile",
         (

@@ -59,6 +59,8 @@ campaign finds them:
                           the run (succeeded, null output) instead of leaving it failed
   call-retried            a failed @w6w/call is retried under its retry policy
   call-depth-unbounded    a call past maxCallDepth runs its workflow anyway
+  call-defaults-ignored   a child run's variables are the call's inputs alone: the
+                          child's declared defaults do not apply (W6W-FIELD-19)
   resume-no-checkpoints   a resumed run sends no checkpoint messages (resume's "checkpoints"
                           is a number, not true), so a second scripted crash never comes
   template-partial-root   a string mixing rooted and unrooted {{ }} markers resolves its rooted ones
@@ -142,6 +144,7 @@ BUGS = {
     "reroute-failure-continued",
     "call-retried",
     "call-depth-unbounded",
+    "call-defaults-ignored",
     "template-partial-root",
     "secret-generic-root",
     "template-untyped",
@@ -872,6 +875,8 @@ class Engine:
             if var["key"] in supplied:
                 continue
             supplied_only = "A-42=supplied" in self.bugs and var.get("required")
+            if self.parent is not None and "call-defaults-ignored" in self.bugs:
+                supplied_only = True  # the seeded bug: a child run takes its inputs alone
             if "default" in var and not supplied_only:
                 variables[var["key"]] = var["default"]
             elif var.get("required"):

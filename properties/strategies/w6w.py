@@ -1019,9 +1019,15 @@ def call_cases(draw: st.DrawFn) -> dict[str, Any]:
     its own scripts — given inputs read by the child's with blocks as
     ``vars``; in a third of the cases the child itself calls ``grandchild``,
     and in a sixth ``maxCallDepth`` is 1, so that call fails
-    ``call_depth_exceeded``.  No crash, replay or abort: a call's interplay
-    with a resumed or signalled execution is not driven; nor is the run-level
-    retry, which would make the call twice.
+    ``call_depth_exceeded``.  In a quarter the child declares a variable the
+    inputs do not supply, with a default one of its steps reads (W6W-FIELD-19);
+    in a sixth the call names a workflow the scenario does not supply, so the
+    call step is invoked as an app step, answered by its own script — a
+    retryable failure then a success, in half (W6W-EDGE-8: still no retry
+    loop).  Both drawn last, so that the other choices stay as they were
+    (stranger 19: neither was ever drawn).  No crash, replay or abort: a
+    call's interplay with a resumed or signalled execution is not driven; nor
+    is the run-level retry, which would make the call twice.
     """
     case = draw(engine_cases())
     case.pop("replay", None)
@@ -1060,6 +1066,19 @@ def call_cases(draw: st.DrawFn) -> dict[str, Any]:
         if draw(st.integers(0, 1)) == 0:
             scenario["maxCallDepth"] = 1
     scenario["calls"] = {"child": child}
+    first = child["document"]["steps"][0]
+    app = str((first.get("uses") or {}).get("app", ""))
+    if draw(st.integers(0, 3)) == 0 and not app.startswith("@w6w/"):
+        # A declared variable the inputs leave to its default (W6W-FIELD-19, A-56).
+        default = draw(_VARIABLE_VALUES)
+        child["document"]["variables"] = [{"key": "extra", "default": default}]
+        first["with"] = {**(first.get("with") or {}), "extra": {"$": "vars.extra"}}
+    if draw(st.integers(0, 5)) == 0:
+        # A workflow the scenario does not supply: the call is an app step's invocation.
+        steps[k]["with"]["workflow"] = "elsewhere"
+        failing = {"error": {"code": "flaky", "message": "generated", "retryable": True}}
+        attempts = [failing, {"output": 2}] if draw(st.booleans()) else [{"output": 1}]
+        scenario.setdefault("steps", {})[step["id"]] = {"attempts": attempts}
     return case
 
 

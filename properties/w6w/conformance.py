@@ -697,17 +697,22 @@ def _call_blame(run: W6wRun, observed: JSON, permitted: Any) -> tuple[str, ...]:
 
     A-56: the call's output is the child's lastOutput; W6W-FAN-10: "lastOutput
     is the output of the last succeeded step by plan order" (a stranger's
-    engine returned the first).  The child's step events agree (in any
+    engine returned the first).  Or the child started without a declared
+    default (W6W-FIELD-19).  The child's step events agree (in any
     order: the child's strands interleave as the engine schedules them);
     only its run_finished or the call's own output differs.
     """
     named = observed.get("step")
     step = run.by_id.get(named) if isinstance(named, str) else None
     inner = observed.get("inner")
-    if step is None or not step.is_call or observed.get("event") != "step_succeeded":
+    if step is None or not step.is_call or observed.get("event") not in ATTEMPT_ENDS:
         return ()
     if not isinstance(inner, list):
         return ()
+    bounded = '"call_depth_exceeded"'
+    if bounded not in json.dumps(observed) and any(bounded in json.dumps(p) for p in permitted):
+        # A call past the depth bound ran (in the child, or deeper) where the model's fails.
+        return ("W6W-RUNERR-3",)  # calls are "call-depth-bounded"
 
     def body(events: list[JSON]) -> list[str]:
         return sorted(
@@ -716,10 +721,28 @@ def _call_blame(run: W6wRun, observed: JSON, permitted: Any) -> tuple[str, ...]:
             if not (isinstance(e, dict) and e.get("event") == "run_finished")
         )
 
+    def variables(events: list[JSON]) -> JSON:
+        return next(
+            (
+                e.get("variables")
+                for e in events
+                if isinstance(e, dict) and e.get("event") == "run_started"
+            ),
+            None,
+        )
+
     for event in permitted:
         theirs = event.get("inner") if isinstance(event, dict) else None
-        same_step = event.get("event") == "step_succeeded" and event.get("step") == named
-        if not same_step or not isinstance(theirs, list) or body(inner) != body(theirs):
+        same_step = event.get("event") == observed["event"] and event.get("step") == named
+        if not same_step or not isinstance(theirs, list):
+            continue
+        mine, model = variables(inner), variables(theirs)
+        if isinstance(mine, dict) and isinstance(model, dict) and set(model) - set(mine):
+            # The child started without a variable the model's has: the inputs are the
+            # engine's too, so a declared default was not applied (a stranger's engine).
+            return ("W6W-FIELD-19", "A-56")  # default: "Used when the caller doesn't
+            # supply a value"
+        if observed["event"] != "step_succeeded" or body(inner) != body(theirs):
             continue
         ended = [e for e in inner if isinstance(e, dict) and e.get("event") == "run_finished"]
         model = [e for e in theirs if isinstance(e, dict) and e.get("event") == "run_finished"]

@@ -713,6 +713,13 @@ def smaller(case: JSON) -> Iterator[JSON]:
         variant = copy.deepcopy(case)
         del variant["document"]["edges"][k]
         yield variant
+    declared = document.get("variables")
+    for k in reversed(range(len(declared) if isinstance(declared, list) else 0)):
+        variant = copy.deepcopy(case)  # a declared variable (a callee's default, stranger 19)
+        del variant["document"]["variables"][k]
+        if not variant["document"]["variables"]:
+            del variant["document"]["variables"]
+        yield variant
     for field in ("retry", "onError", "reroute"):  # the run-level handler (Amendment 2026-08-21)
         if field in document:
             variant = copy.deepcopy(case)

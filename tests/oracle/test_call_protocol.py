@@ -101,7 +101,11 @@ def test_the_correct_engine_passes_a_campaign_of_calls(toyflow):
     assert result.finding is None and result.faults == 0
 
 
-FIRST = {"call-retried": "W6W-EDGE-8", "call-depth-unbounded": "W6W-RUNERR-3"}
+FIRST = {
+    "call-retried": "W6W-EDGE-8",
+    "call-depth-unbounded": "W6W-RUNERR-3",
+    "call-defaults-ignored": "W6W-FIELD-19",
+}
 
 
 @pytest.mark.parametrize("bug", PROFILE_BUGS["w6w-call"][1])
