@@ -326,11 +326,17 @@ def _case_result(here: Path, judgement: Judgement) -> CaseResult:
     explanation: tuple[str, ...] = ()
     if judgement.divergence is not None:
         divergence = judgement.divergence
+        from wforacle.oracle.fuzz import clause_or_assumption  # a failing row pays for it
+
         detail = f"event {divergence.index}: {divergence.message}"
+        first = divergence.clauses[0] if divergence.clauses else None
         explanation = (
             *([f"engine:    {short(divergence.observed, 200)}"] if divergence.observed else []),
             *(f"permitted: {short(event, 200)}" for event in divergence.permitted[:3]),
-            f"clauses:   {', '.join(divergence.clauses[:8]) or '(none)'}",
+            # Every clause (a stranger missed the one his bug broke, ninth of a list cut at
+            # eight), the first with its text.
+            f"clauses:   {', '.join(divergence.clauses) or '(none)'}",
+            *([f"first:     {first} — {_cut(clause_or_assumption(first), 200)}"] if first else []),
         )
     elif judgement.fault is not None:
         detail = f"{judgement.fault.kind}: {judgement.fault.message}"
@@ -341,6 +347,10 @@ def _case_result(here: Path, judgement: Judgement) -> CaseResult:
             f"; under the model's: {detail}" if detail else ""
         )
     return CaseResult(here.name, judgement.verdict, detail, seconds, explanation, judgement)
+
+
+def _cut(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def short(value: JSON, limit: int = 220) -> str:

@@ -17,6 +17,7 @@ still to come).
 
 from __future__ import annotations
 
+import copy
 from typing import Any
 
 import yaml
@@ -101,12 +102,70 @@ def state_cases(draw: st.DrawFn) -> dict[str, JSON]:
             del scenario["cancel"]
     if draw(st.integers(0, 7)) == 0:
         scenario["dryRun"] = True
+    _core_modifiers(draw, states, names, scenario)
     return {
         "document": _dump(document),
         "manifests": {"svc": STATE_MANIFEST},
         "scenario": scenario,
         "schedule": [],
     }
+
+
+# Core modifiers on an entry's step, each with the script that makes it act (stranger 20:
+# the profile drew none, so an executor's catch, retry or on_fail inside states went
+# untested): a retry after a retryable failure, none after a fatal one (WF-RETRY-3,
+# WF-RETRY-10/11), on_fail: continue (WF-POLICY-4), two handlers whose patterns both
+# match (WF-CODE-1/2), a handler that stops or fails the run (WF-IWC-4/5, A-171).
+MODIFIERS: tuple[tuple[dict[str, JSON], tuple[JSON, ...]], ...] = (
+    ({"retry": {"policy": "fixed", "initial": "100ms", "attempts": 2}}, ("svc.busy", "ok")),
+    ({"retry": {"policy": "fixed", "initial": "100ms", "attempts": 2}}, ("svc.busy", "svc.fatal")),
+    ({"retry": {"policy": "fixed", "initial": "100ms", "attempts": 2}}, ("svc.fatal", "ok")),
+    ({"on_fail": "continue"}, ("svc.fatal",)),
+    (
+        {
+            "catch": {
+                "svc.*": {"steps": [], "result": {"id": "general", "n": 0}},
+                "svc.fatal": {"steps": [], "result": {"id": "exact", "n": 1}},
+            }
+        },
+        ("svc.fatal",),
+    ),
+    (
+        {"catch": {"svc.fatal": {"steps": [{"halt": {"wf.stop": {"reason": "handled"}}}]}}},
+        ("svc.fatal",),
+    ),
+    (
+        {"catch": {"svc.*": {"steps": [{"halt": {"wf.fail": {"code": "app.refused"}}}]}}},
+        ("svc.busy",),
+    ),
+)
+
+
+def _core_modifiers(
+    draw: st.DrawFn, states: dict[str, JSON], names: list[str], scenario: dict[str, JSON]
+) -> None:
+    """An entry's ask or work step given a Core modifier, and the script it acts on.
+
+    Drawn last, so that every other choice of a case stays what it was.  A
+    handler's step is named for its step (``halt_ask``): one entry scope
+    holds both lists' steps, and a nested scope may not bind an id again.
+    """
+    for name in names:
+        state = states[name]
+        for member, step_id in (("on_enter", "ask"), ("steps", "work")):
+            listed = [s for s in state.get(member) or [] if step_id in s]
+            if not listed or draw(st.integers(0, 4)) > 0:
+                continue
+            modifiers, script = copy.deepcopy(draw(st.sampled_from(MODIFIERS)))
+            for handler in (modifiers.get("catch") or {}).values():
+                for inner in handler.get("steps") or []:
+                    inner[f"halt_{step_id}"] = inner.pop("halt")
+            listed[0][step_id].update(modifiers)
+            results = [
+                {"output": {"id": "x", "n": 1}} if code == "ok" else {"error": code}
+                for code in script
+            ]
+            scenario.setdefault("attempts", {})[f"{name}.{step_id}"] = results
 
 
 def _state(

@@ -97,6 +97,10 @@ def test_a_divergence_fails_its_item_with_conforms_explanation_and_the_same_juni
     assert len(divergent) == 1
     explanation = [line.strip() for line in printed.splitlines() if line.startswith(" ")]
     assert explanation and any(line.startswith("clauses:") for line in explanation)
+    # The first clause with its text (a stranger read past a list cut at eight).
+    (first,) = [line for line in explanation if line.startswith("first:")]
+    listed = next(line for line in explanation if line.startswith("clauses:"))
+    assert first.split()[1] == listed.split()[1].rstrip(",") and " — " in first
     failure = result.stdout.str()
     assert f"wforacle case {divergent[0]}" in failure and "DIVERGENCE event" in failure
     for line in explanation:

@@ -748,3 +748,23 @@ def test_a_match_field_the_bug_does_not_need_goes():
     finally:
         seeded.stop()
     assert ("ref:" in reduced["document"]) != ("kind:" in reduced["document"]), reduced
+
+
+# Core rules inside an entry (stranger 20: the profile drew no retry, catch or on_fail in
+# states, so an executor's catch-precedence bug went unseen in 10,000 examples).  Seed 0
+# finds each within a few hundred examples (docs/power.md).
+CORE_IN_ENTRIES = {"catch-declaration-order": "WF-CODE-1", "retry-fatal": "WF-RETRY-11"}
+
+
+@pytest.mark.parametrize("bug", sorted(CORE_IN_ENTRIES))
+def test_the_profile_finds_a_core_bug_inside_an_entry(bug, correct):
+    seeded = engine(bug)
+    try:
+        result = campaign(WORKFILE, seeded, examples=600, seed_value=0, cases=cases())
+    finally:
+        seeded.stop()
+    finding = result.finding
+    assert finding is not None, f"{bug} not found in 600 examples"
+    assert finding.judgement.divergence.clauses[0] == CORE_IN_ENTRIES[bug]
+    assert "states:" in finding.case["document"] and finding.size["steps"] <= 2, finding.case
+    assert judge(correct, WORKFILE, finding.case).verdict == "pass"
