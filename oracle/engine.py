@@ -331,6 +331,7 @@ class Engine:
         idle = protocol.idle(prepared)
         waits = 0
         owed: JSON = None  # the checkpoint number whose checkpoint message must come next
+        finished = False  # the engine sent run_finished (w6w: no checkpoint message follows)
         ended = False  # the engine reported the run's end: nothing interrupts it now
 
         def answer(unit: str) -> dict[str, JSON]:
@@ -344,6 +345,16 @@ class Engine:
             if kind is not None and not isinstance(kind, str):  # issue 19: it was exit 3
                 raise Fault(
                     "protocol", f"a message type that is not a string: {str(message)[:200]}"
+                )
+            if kind == "checkpoint" and required and finished:
+                # A stranger's engine wrote one for run_finished; with a crash scripted at that
+                # number the oracle crashed a finished run and reported a divergence at its own
+                # crashed event, citing nothing.
+                raise Fault(
+                    "protocol",
+                    "a checkpoint message after run_finished: run_finished carries its number "
+                    "in the trace but gets no checkpoint message (docs/engine-protocol.md, "
+                    f"Crashes and resume); got {str(message)[:200]}",
                 )
             if kind == "checkpoint":
                 owed = None
@@ -361,6 +372,7 @@ class Engine:
                     raise Fault("protocol", f"an event message without an event object: {message}")
                 trace.append(message["event"])
                 ended = ended or protocol.ends(message["event"])
+                finished = finished or message["event"].get("event") == "run_finished"
                 number = message["event"].get("checkpoint")
                 if (
                     required

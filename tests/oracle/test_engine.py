@@ -514,3 +514,36 @@ def test_a_campaign_stops_after_an_engine_hangs_three_times(tmp_path):
         engine.stop()
     assert result.hangs_stopped and result.finding is None
     assert result.faults == HANG_LIMIT == 3 and result.fault_cases[0][1].fault.kind == "hang"
+
+
+def test_a_checkpoint_message_after_run_finished_is_a_protocol_fault(tmp_path):
+    # docs/engine-protocol.md: every checkpointed event "but run_finished" is followed by
+    # its checkpoint message.  A stranger's engine wrote one for run_finished too; with a
+    # crash scripted at that number the oracle crashed a finished run and reported a
+    # divergence at its own crashed event, citing no clause.
+    script = tmp_path / "eager.py"
+    script.write_text(
+        "import json, sys\n"
+        "def send(m): print(json.dumps(m), flush=True)\n"
+        'send({"type": "ready", "protocol": 1})\n'
+        "for line in sys.stdin:\n"
+        "    m = json.loads(line)\n"
+        '    if m.get("type") != "run":\n'
+        "        continue\n"
+        '    run = {"event": "run_finished", "at": 0, "status": "succeeded", "output": None}\n'
+        '    send({"type": "event", "event": {**run, "checkpoint": 1}})\n'
+        '    send({"type": "checkpoint", "call": 1, "number": 1, "state": {}})\n'
+    )
+    case = {
+        "document": {"manifestVersion": "2", "id": "wf", "name": "one",
+                     "steps": [{"id": "a", "uses": {"app": "demo", "action": "run"}}]},
+        "scenario": {"crashAfterCheckpoints": [1]},
+        "schedule": [],
+    }  # fmt: skip
+    engine = Engine(f"{sys.executable} {script}", timeout=5)
+    try:
+        judgement = judge(engine, W6W, case)
+    finally:
+        engine.stop()
+    assert judgement.verdict == "fault", judgement.to_json()
+    assert judgement.fault.kind == "protocol" and "after run_finished" in judgement.fault.message
