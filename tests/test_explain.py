@@ -1045,3 +1045,28 @@ def test_a_step_goes_with_the_checkpoints_it_took_from_before_the_abort_signal()
     reduced = reduce_case(W6W, ABORTED_RETRY, signalled_after_the_failure)
     assert [s["id"] for s in reduced["document"]["steps"]] == ["s"], reduced
     assert reduced["scenario"]["cancelAfterCheckpoint"] == 3, reduced
+
+
+def test_an_instance_ended_where_an_error_edge_readied_a_handler_breaks_fail_2_first():
+    # HX-FAIL-2: "If it has outgoing error edges, all are traversed".  A stranger's runtime
+    # ignored error edges and completed the instance failed; the explanation said only
+    # that the model had h READY (HX-DONE-1), without the rule that readied it.
+    from wforacle.model.kernel.lts import execute
+    from wforacle.oracle.check import check
+    from wforacle.oracle.explain import by_rule
+    from wforacle.properties.harness.specification import HARNESS
+
+    case = {
+        "document": '<harness id="x"><node id="p"/><node id="h"/>'
+        '<edge from="p" to="h" type="error"/></harness>',
+        "scenario": {"nodes": {"p": {"attempts": [{"error": {"code": "x"}}]}}},
+        "schedule": [],
+    }
+    run = HARNESS.prepare(case, None).semantics
+    trace = [dict(e) for e in execute(run).trace]
+    k = next(k for k, e in enumerate(trace) if e.get("node") == "h")
+    ended = {"event": "instance_completed", "status": "failed", "failedNode": "p"}
+    observed = [*trace[:k], ended]
+    divergence = check(run, HARNESS.key, observed).divergence
+    assert divergence is not None
+    assert by_rule(HARNESS, run, divergence, observed).clauses[0] == "HX-FAIL-2"

@@ -791,8 +791,13 @@ def _left_ready(run: Any, before: tuple[Any, ...]) -> tuple[tuple[str, ...], str
 
 def _made_ready(run: Any, c: Any, i: int) -> tuple[str, ...]:
     """The clauses by which node ``i``'s join resolved in configuration ``c``."""
-    from wforacle.model.harness.semantics import SKIPPED
+    from wforacle.model.harness.semantics import FAILED, SKIPPED
 
+    if any(c.states[source] == FAILED for source in run.errors_in.get(i, ())):
+        # Readied by an error edge from a failed node (a stranger's runtime ignored error
+        # edges and was told HX-DONE-1 alone).
+        return ("HX-FAIL-2", "HX-DONE-1")  # "If it has outgoing error edges, all are
+        # traversed"
     negative = [k for k in run.incoming[i] if c.edges[k] == "negative"]
     unreached = [run.links[k].source for k in negative if run.links[k].source in c.unreached]
     if not unreached:
