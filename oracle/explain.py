@@ -21,9 +21,12 @@ Only reports pay for this (a finding, a shrunk case, a conformance row,
 
 from __future__ import annotations
 
+import functools
 import json
+import re
 import time
 from collections.abc import Hashable, Sequence
+from pathlib import Path
 from typing import Any
 
 import attrs
@@ -396,3 +399,27 @@ def _transitions(spec: Specification, semantics: Any, bound: int) -> list[Any]:
     except tuple(spec.limits()):  # what the model does not cover: keep what was found
         pass
     return found
+
+
+def clause_or_assumption(clause: str) -> str:
+    """A clause's catalogued text, or an assumption's title from docs/assumptions.md."""
+    from wforacle.properties.clauses import clause_text  # as below: the catalogue loads late
+
+    try:
+        return clause_text(clause)
+    except KeyError:
+        pass
+    title = _assumptions().get(clause)
+    return f"{title} (docs/assumptions.md)" if title else "(see docs/assumptions.md)"
+
+
+@functools.cache
+def _assumptions() -> dict[str, str]:
+    """Assumption id → title, from the checkout's docs/assumptions.md (absent when installed)."""
+    path = Path(__file__).resolve().parents[1] / "docs" / "assumptions.md"
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError:
+        return {}
+    found = re.findall(r"^## (A-\d+) — (.+)$", text, flags=re.MULTILINE)
+    return dict(found)

@@ -32,7 +32,7 @@ from wforacle.model.kernel.explore import canonical
 from wforacle.model.kernel.lts import execute
 from wforacle.oracle.console import json_text
 from wforacle.oracle.engine import Engine, Judgement, judge
-from wforacle.oracle.explain import by_rule
+from wforacle.oracle.explain import by_rule, clause_or_assumption
 from wforacle.oracle.readings import Selection, describe
 from wforacle.properties.registry import SPECIFICATIONS
 from wforacle.properties.specification import (
@@ -326,8 +326,6 @@ def _case_result(here: Path, judgement: Judgement) -> CaseResult:
     explanation: tuple[str, ...] = ()
     if judgement.divergence is not None:
         divergence = judgement.divergence
-        from wforacle.oracle.fuzz import clause_or_assumption  # a failing row pays for it
-
         detail = f"event {divergence.index}: {divergence.message}"
         first = divergence.clauses[0] if divergence.clauses else None
         explanation = (

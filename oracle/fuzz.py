@@ -18,9 +18,7 @@ fixture (oracle/fixtures.py).  Everything here is written once over a
 from __future__ import annotations
 
 import copy
-import functools
 import hashlib
-import re
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -33,10 +31,9 @@ from wforacle.model.diagnostics import InvalidCase, InvalidInput
 from wforacle.model.kernel.explore import canonical
 from wforacle.oracle.coverage import Coverage, Tally
 from wforacle.oracle.engine import Engine, Judgement, judge
-from wforacle.oracle.explain import by_rule
+from wforacle.oracle.explain import by_rule, clause_or_assumption
 from wforacle.oracle.fixtures import short, write_case
 from wforacle.oracle.readings import Selection, describe
-from wforacle.properties.clauses import clause_text
 from wforacle.properties.specification import Specification
 from wforacle.properties.strategies.hermetic import hermetic
 
@@ -538,28 +535,6 @@ def explain(finding: Finding, found: bool = True) -> str:
 
 
 QUOTED = 4  # the clauses a finding's explanation quotes whole
-
-
-def clause_or_assumption(clause: str) -> str:
-    """A clause's catalogued text, or an assumption's title from docs/assumptions.md."""
-    try:
-        return clause_text(clause)
-    except KeyError:
-        pass
-    title = _assumptions().get(clause)
-    return f"{title} (docs/assumptions.md)" if title else "(see docs/assumptions.md)"
-
-
-@functools.cache
-def _assumptions() -> dict[str, str]:
-    """Assumption id → title, from the checkout's docs/assumptions.md (absent when installed)."""
-    path = Path(__file__).resolve().parents[1] / "docs" / "assumptions.md"
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError:
-        return {}
-    found = re.findall(r"^## (A-\d+) — (.+)$", text, flags=re.MULTILINE)
-    return dict(found)
 
 
 @attrs.frozen

@@ -37,8 +37,9 @@ from wforacle.oracle.check import differing, model_run
 from wforacle.oracle.console import json_text
 from wforacle.oracle.drawing import Drawing, draw
 from wforacle.oracle.engine import Judgement
+from wforacle.oracle.explain import clause_or_assumption
 from wforacle.oracle.fixtures import CaseResult, load_case, read_fixture_json, spec_of
-from wforacle.oracle.fuzz import Campaign, clause_or_assumption
+from wforacle.oracle.fuzz import Campaign
 from wforacle.oracle.readings import describe
 from wforacle.properties.clauses import clause_text
 from wforacle.properties.specification import Specification

@@ -28,7 +28,7 @@ import pytest
 
 from wforacle.oracle import drawing
 from wforacle.oracle.cli import main
-from wforacle.oracle.fuzz import clause_or_assumption
+from wforacle.oracle.explain import clause_or_assumption
 from wforacle.properties.registry import SPECIFICATIONS
 
 ENGINES = Path(__file__).resolve().parents[2] / "examples" / "engines"
