@@ -116,10 +116,11 @@ def state_cases(draw: st.DrawFn) -> dict[str, JSON]:
 # untested): a retry after a retryable failure, none after a fatal one (WF-RETRY-3,
 # WF-RETRY-10/11), on_fail: continue (WF-POLICY-4), two handlers whose patterns both
 # match (WF-CODE-1/2), a handler that stops or fails the run (WF-IWC-4/5, A-171).
+RETRY_ONCE = {"retry": {"policy": "fixed", "initial": "100ms", "attempts": 2}}
 MODIFIERS: tuple[tuple[dict[str, JSON], tuple[JSON, ...]], ...] = (
-    ({"retry": {"policy": "fixed", "initial": "100ms", "attempts": 2}}, ("svc.busy", "ok")),
-    ({"retry": {"policy": "fixed", "initial": "100ms", "attempts": 2}}, ("svc.busy", "svc.fatal")),
-    ({"retry": {"policy": "fixed", "initial": "100ms", "attempts": 2}}, ("svc.fatal", "ok")),
+    (RETRY_ONCE, ("svc.busy", "ok")),
+    (RETRY_ONCE, ("svc.busy", "svc.fatal")),
+    (RETRY_ONCE, ("svc.fatal", "ok")),
     ({"on_fail": "continue"}, ("svc.fatal",)),
     (
         {

@@ -714,12 +714,13 @@ def _call_blame(run: W6wRun, observed: JSON, permitted: Any) -> tuple[str, ...]:
         # A call past the depth bound ran (in the child, or deeper) where the model's fails.
         return ("W6W-RUNERR-3",)  # calls are "call-depth-bounded"
 
-    def body(events: list[JSON]) -> list[str]:
-        return sorted(
-            json.dumps(e, sort_keys=True)
-            for e in events
-            if not (isinstance(e, dict) and e.get("event") == "run_finished")
-        )
+    def parts(events: list[JSON]) -> tuple[list[str], list[JSON]]:
+        """The child's other events (as sorted text: any order) and its run_finished."""
+        ended: list[JSON] = []
+        rest: list[JSON] = []
+        for e in events:
+            (ended if isinstance(e, dict) and e.get("event") == "run_finished" else rest).append(e)
+        return sorted(json.dumps(e, sort_keys=True) for e in rest), ended
 
     def variables(events: list[JSON]) -> JSON:
         return next(
@@ -731,22 +732,24 @@ def _call_blame(run: W6wRun, observed: JSON, permitted: Any) -> tuple[str, ...]:
             None,
         )
 
+    mine, mine_parts = variables(inner), parts(inner)
     for event in permitted:
         theirs = event.get("inner") if isinstance(event, dict) else None
         same_step = event.get("event") == observed["event"] and event.get("step") == named
         if not same_step or not isinstance(theirs, list):
             continue
-        mine, model = variables(inner), variables(theirs)
+        model = variables(theirs)
         if isinstance(mine, dict) and isinstance(model, dict) and set(model) - set(mine):
             # The child started without a variable the model's has: the inputs are the
             # engine's too, so a declared default was not applied (a stranger's engine).
             return ("W6W-FIELD-19", "A-56")  # default: "Used when the caller doesn't
             # supply a value"
-        if observed["event"] != "step_succeeded" or body(inner) != body(theirs):
+        if observed["event"] != "step_succeeded":
             continue
-        ended = [e for e in inner if isinstance(e, dict) and e.get("event") == "run_finished"]
-        model = [e for e in theirs if isinstance(e, dict) and e.get("event") == "run_finished"]
-        if ended != model or observed.get("output") != event.get("output"):
+        (body, ended), (model_body, model_ended) = mine_parts, parts(theirs)
+        if body == model_body and (
+            ended != model_ended or observed.get("output") != event.get("output")
+        ):
             return ("W6W-FAN-10", "A-56")
     return ()
 

@@ -397,12 +397,18 @@ def _ineligible(o: JSON, run: Any) -> str | None:
 
 def _subscription(run: Any, o: JSON) -> Any:
     """The subscription ``o`` (an ``entry_exited``) names ``by``, in its entry's state."""
-    states = getattr(run, "states", None)
-    entry, by = o.get("entry"), o.get("by")
-    if not isinstance(states, dict) or not isinstance(entry, str) or not isinstance(by, str):
+    state, by = _state_of(run, o.get("entry")), o.get("by")
+    if state is None or not isinstance(by, str):
         return None
-    state = states.get(entry.split("[", 1)[0])
-    return next((s for s in state.on if s.name == by), None) if state is not None else None
+    return next((s for s in state.on if s.name == by), None)
+
+
+def _state_of(run: Any, entry: JSON) -> Any:
+    """The state an entry (``b[2]``) is of, in a state-form run; None otherwise."""
+    states = getattr(run, "states", None)
+    if not isinstance(states, dict) or not isinstance(entry, str):
+        return None
+    return states.get(entry.split("[", 1)[0])
 
 
 def _in_entry(o: JSON, p: JSON, run: Any) -> str | None:
@@ -465,13 +471,7 @@ def _undelivered(p: JSON, run: Any) -> str:
     An entry with steps may have accepted it while they ran (a stranger's
     executor dropped such events); an entry without them was waiting for it.
     """
-    states = getattr(run, "states", None)
-    entry = p.get("entry")
-    state = (
-        states.get(entry.split("[", 1)[0])
-        if isinstance(states, dict) and isinstance(entry, str)
-        else None
-    )
+    state = _state_of(run, p.get("entry"))
     if state is not None and (state.on_enter or state.steps):
         return "WFS-TRANS-27"  # "An implementation MUST retain a candidate event accepted
         # after activation while correlation evaluation or steps is in progress"

@@ -682,12 +682,25 @@ def test_a_construct_that_drops_a_members_suppression_breaks_supp_20():
     assert BLAME["join"](permitted, finished, None) == "WF-SUPP-8"
 
 
+def _reduced_against(bug: str, case: dict) -> dict:
+    """``case`` reduced while the engine seeded with ``bug`` diverges on it the same way."""
+    from wforacle.oracle.fuzz import reduce_case, signature
+
+    seeded = engine(bug)
+    try:
+        wanted = signature(judge(seeded, WORKFILE, case))
+        assert wanted[0] == "divergence"
+        return reduce_case(
+            WORKFILE, case, lambda c: signature(judge(seeded, WORKFILE, c)) == wanted
+        )
+    finally:
+        seeded.stop()
+
+
 def test_a_templated_match_value_shrinks_to_a_literal_and_its_binding_step_goes():
     # Stranger 8: shrunk cases kept an on_enter step whose id a templated match read.
     # match-ignored delivers a payload no match admits (WFS-TRANS-30); the bug needs a
     # match value, not the step that binds it.
-    from wforacle.oracle.fuzz import reduce_case, signature
-
     document = (
         "initial: a\n"
         "states:\n"
@@ -712,15 +725,7 @@ def test_a_templated_match_value_shrinks_to_a_literal_and_its_binding_step_goes(
             "events": [{"wait": 1, "at": 0, "event": "svc.signal", "payload": {"ref": "zz"}}],
         },
     }
-    seeded = engine("match-ignored")
-    try:
-        wanted = signature(judge(seeded, WORKFILE, case))
-        assert wanted[0] == "divergence"
-        reduced = reduce_case(
-            WORKFILE, case, lambda c: signature(judge(seeded, WORKFILE, c)) == wanted
-        )
-    finally:
-        seeded.stop()
+    reduced = _reduced_against("match-ignored", case)
     assert "on_enter" not in reduced["document"] and "{{" not in reduced["document"], reduced
     assert "attempts" not in reduced["scenario"], reduced
 
@@ -729,8 +734,6 @@ def test_a_match_field_the_bug_does_not_need_goes():
     # Stranger 20: absent-field-matches shrank to match {ref: r1, kind: x} over the payload
     # {ref: zz}; one match value that the payload breaks is all match-ignored needs
     # (WFS-TRANS-30), so one of the two fields goes.
-    from wforacle.oracle.fuzz import reduce_case, signature
-
     document = (
         "initial: a\nstates:\n  a:\n    'on':\n      sig:\n        event: svc.signal\n"
         "        match: { ref: r1, kind: x }\n        goto: done\n  done:\n    final: true\n"
@@ -738,15 +741,7 @@ def test_a_match_field_the_bug_does_not_need_goes():
     event = {"wait": 1, "at": 0, "event": "svc.signal", "payload": {"ref": "zz", "kind": "y"}}
     case = {"document": document, "manifests": {"svc": STATE_MANIFEST},
             "scenario": {"events": [event]}}  # fmt: skip
-    seeded = engine("match-ignored")
-    try:
-        wanted = signature(judge(seeded, WORKFILE, case))
-        assert wanted[0] == "divergence"
-        reduced = reduce_case(
-            WORKFILE, case, lambda c: signature(judge(seeded, WORKFILE, c)) == wanted
-        )
-    finally:
-        seeded.stop()
+    reduced = _reduced_against("match-ignored", case)
     assert ("ref:" in reduced["document"]) != ("kind:" in reduced["document"]), reduced
 
 
