@@ -64,7 +64,11 @@ def write_case(
         ({"outcome": o.value, "witness": list(o.witness)} for o in explored.outcomes),
         key=lambda o: canonical(o["outcome"]),
     )
-    clauses = sorted({c for t in execute(model).steps for c in t.clauses})
+    cited = {c for t in execute(model).steps for c in t.clauses}
+    # A rule also cites the assumptions it reads ("A-20": which JSON Logic); the manifest
+    # keeps them apart from the specification's clause ids.
+    assumptions = sorted(c for c in cited if c.startswith("A-"))
+    clauses = sorted(cited.difference(assumptions))
     digest = hashlib.blake2b(canonical(case).encode("utf-8"), digest_size=4).hexdigest()
     here = directory / f"{number:04d}-{digest}"
     here.mkdir(parents=True, exist_ok=True)
@@ -73,6 +77,7 @@ def write_case(
         "spec": spec.name,
         "id": here.name,
         "clauses": clauses,
+        **({"assumptions": assumptions} if assumptions else {}),
         "outcomes": len(outcomes),
         "complete": explored.complete,
     }

@@ -123,6 +123,8 @@ PROFILE_BUGS: dict[str, tuple[str, tuple[str, ...]]] = {
     "w6w-reroute": ("w6w", ("reroute-failure-continued",)),
     # W6W-EDGE-8 (a call runs no retry loop); W6W-RUNERR-3's "call-depth-bounded seam" (A-56).
     "w6w-call": ("w6w", ("call-retried", "call-depth-unbounded", "call-defaults-ignored")),
+    # W6W-EXPR-2 with A-20: evaluator bugs neither reading of @w6w/expr permits.
+    "w6w-jsonlogic": ("w6w", ("missing-only-absent", "plus-concatenates")),
     "workfile-stateful": (
         "workfile",
         (

@@ -12,6 +12,7 @@ from __future__ import annotations
 import copy
 import json
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -20,6 +21,7 @@ import pytest
 from jsonschema import Draft202012Validator
 
 from wforacle.model.kernel.lts import execute
+from wforacle.oracle.differential import node_modules
 from wforacle.oracle.engine import Engine, judge
 from wforacle.oracle.fuzz import campaign, explained
 from wforacle.oracle.readings import (
@@ -38,6 +40,11 @@ from wforacle.properties.workfile.specification import WORKFILE
 
 ROOT = Path(__file__).resolve().parents[1]
 ENGINES = ROOT / "examples" / "engines"
+# node and json-logic-js (npm ci --prefix tests/differential, as .ci/run does).
+JSON_LOGIC_JS = (
+    shutil.which("node") is not None
+    and ((node_modules() or ROOT / "absent") / "json-logic-js").is_dir()
+)
 
 
 def wforacle(*args: str) -> subprocess.CompletedProcess[str]:
@@ -307,6 +314,53 @@ def test_a157_an_unterminated_render_is_literal_only_under_literal():
     taken(W6W, "--reading A-157=literal", case, "A-157=rest", ("A-157", "literal"))
 
 
+A20 = {
+    "document": {
+        "manifestVersion": "2",
+        "id": "wf",
+        "name": "g",
+        "steps": [
+            {
+                "id": "b",
+                "uses": {"app": "demo", "action": "run"},
+                "with": {
+                    "x": {"$expr": {"-": [7, 2, 1]}},  # json-logic-js reads two operands
+                    "y": {"$expr": {"/": [1, 0]}},  # Infinity, written as null
+                    "t": '{{ ={"*": ["x", 2]} }}',  # NaN, printed as JavaScript prints it
+                    "c": "{{ vars.none || vars.name }}",  # a chain: the RFC's, either way
+                },
+            }
+        ],
+    },
+    "scenario": {"variables": {"name": "Ada"}},
+}
+
+
+def test_a20_json_logic_js_reads_its_operands_positionally_and_keeps_nan_a_value():
+    # @w6w/expr is "JSONLogic-based" and not included.  The community semantics
+    # (the model's) read every operand and fail on NaN; json-logic-js 2.0.5 reads two and
+    # computes NaN and Infinity, which JSON writes as null and a string prints as "NaN".
+    def started(**readings):
+        run = W6W.prepare(A20, W6W.options(readings)).semantics
+        trace = execute(run).trace
+        return next((e for e in trace if e["event"] == "step_started"), {}).get("input"), trace
+
+    community, trace = started()
+    assert community is None  # the step fails at resolution: 1 / 0 is NaN
+    failed = next(e for e in trace if e["event"] == "step_failed")
+    assert failed["error"]["code"] == "expr_evaluation_failed"
+    classic, _ = started(jsonlogic="classic")
+    assert classic == {"x": 5, "y": None, "t": "NaN", "c": "Ada"}
+    (reading,) = [r for r in W6W.readings if r.assumption == "A-20"]
+    assert reading.relevant(A20)
+    assert not reading.relevant({"document": {"steps": [{"id": "b", "with": {"x": 1}}]}})
+
+
+@pytest.mark.skipif(not JSON_LOGIC_JS, reason="json-logic-js is not installed")
+def test_a20_an_engine_calling_json_logic_js_depends_on_the_reading():
+    taken(W6W, "--reading A-20=classic", A20, "A-20=community", ("A-20", "classic"))
+
+
 def _if_control(condition):
     def block(name):
         return [{"id": name, "uses": {"app": "demo", "action": "run"}}]
@@ -426,6 +480,14 @@ OTHER_READINGS = [
     ("w6w", "--reading A-157=literal", ("A-157", "literal"), None),
     ("w6w", "--reading A-164=resolved", ("A-164", "resolved"), None),
     ("w6w", "--reading A-165=stop", ("A-165", "stop"), None),
+    pytest.param(
+        "w6w",
+        "--reading A-20=classic",  # toyflow calls json-logic-js 2.0.5 itself
+        ("A-20", "classic"),
+        "w6w-jsonlogic",
+        marks=pytest.mark.skipif(not JSON_LOGIC_JS, reason="json-logic-js is not installed"),
+        id="A-20=classic",
+    ),
     ("harness", "--bug all-negative-skipped", ("A-61", "skipped"), None),
     ("harness", "--reading A-80=any", ("A-80", "any"), None),
     ("harness", "--reading A-81=running", ("A-81", "running"), None),

@@ -37,9 +37,14 @@ its plaintext while the trace and the RunState record "[secret]".  A render
 part renders the string at its ref once, in render mode (no secret
 production).  A resolution failure fails the step with phase "resolution":
 secret_unavailable, render_ref_unresolved, render_ref_not_a_string,
-expr_evaluation_failed.  JSON Logic: only var, cat, ==, if, or and ?? (the
-operators the oracle's campaigns generate, and those chains compile to); any
-other operator fails as an unknown operator.
+expr_evaluation_failed.  JSON Logic, as the community semantics has it: var,
+cat, ==, if, or and ?? (the operators chains compile to), and the arithmetic
+(+ - * /), order (< <= > >=), missing, merge, max and min the w6w-jsonlogic
+profile draws, each reading every operand; any other operator fails as an
+unknown operator.  Under --reading A-20=classic every $expr and {{ = }}
+payload is evaluated by json-logic-js 2.0.5 itself, in a Node.js process
+(node on PATH; json-logic-js found through $WFORACLE_NODE_MODULES, NODE_PATH
+or the checkout's tests/differential/node_modules, installed by npm ci there).
 
 Seeded bugs, switched on with --bug NAME (repeatable), for showing that a
 campaign finds them:
@@ -78,6 +83,10 @@ campaign finds them:
                           branch's step failed (the block does not drain)
   wait-no-drain           a wait's suspension does not drain the run: other strands keep
                           launching steps (fuzz --profile w6w-wait)
+  missing-only-absent     JSON Logic missing counts only an absent path, not a null or ""
+                          value (fuzz --profile w6w-jsonlogic)
+  plus-concatenates       JSON Logic + with a string operand concatenates, as JavaScript's
+                          + does ("3" + 1 is "31"), instead of adding numbers
   run-retry-no-wait       the run-level retry restarts at once, without the backoff
                           Step.retry uses (W6W-RUNERR-2)
   continue-no-step-error  the run-level onError "continue" does not append the failure to
@@ -115,6 +124,10 @@ readings` lists them).  These are not bugs: a campaign under the default
                           handler left it
   A-165=stop              the abort signal is polled between a running step's attempts: a
                           step in flight makes no further retry, its failed attempt final
+  A-20=classic            JSON Logic is json-logic-js 2.0.5's (it is called): -, / and the
+                          comparisons read two operands, + and * parseFloat, NaN and
+                          undefined are values (written as null), missing of "" is never
+                          missing, a computed argument list is wrapped, not spread
 """
 
 from __future__ import annotations
@@ -123,7 +136,10 @@ import argparse
 import heapq
 import itertools
 import json
+import os
 import re
+import shutil
+import subprocess
 import sys
 from collections import deque
 
@@ -157,6 +173,8 @@ BUGS = {
     "block-failure-ignored",
     "parallel-no-drain",
     "wait-no-drain",
+    "missing-only-absent",
+    "plus-concatenates",
     "run-retry-no-wait",
     "continue-no-step-error",
 }
@@ -174,6 +192,7 @@ READINGS = {
     "A-157=literal",
     "A-164=resolved",
     "A-165=stop",
+    "A-20=classic",
 }
 CAP_MS = 300_000
 
@@ -425,7 +444,111 @@ def evaluate(logic, data):
             value = evaluate(args, data)
             args = value if isinstance(args, dict) and isinstance(value, list) else [value]
         return "".join(js_string(a) for a in args if a is not None and a is not MISSING)
+    if op in ARITHMETIC:
+        return arithmetic(op, operands(args, data))
+    if op in ORDER:
+        if not isinstance(args, list) or len(args) < 2:
+            raise LogicError({"type": "Invalid Arguments"})
+        previous = evaluate(args[0], data)
+        for rule in args[1:]:
+            current = evaluate(rule, data)
+            if not ordered(op, previous, current):
+                return False
+            previous = current
+        return True
+    if op == "missing":
+        args = operands(args, data)
+        keys = args[0] if args and isinstance(args[0], list) else args
+        return [key for key in keys if is_missing(data, key)]
+    if op == "merge":
+        return [x for a in operands(args, data) for x in (a if isinstance(a, list) else [a])]
+    if op in ("max", "min"):
+        args = operands(args, data)
+        if not args or not all(isinstance(a, (int, float)) and not isinstance(a, bool) for a in args):
+            raise LogicError({"type": "Invalid Arguments"})
+        return max(args) if op == "max" else min(args)
     raise LogicError({"type": "Unknown Operator", "key": op})
+
+
+ARITHMETIC = ("+", "-", "*", "/")
+ORDER = ("<", "<=", ">", ">=")
+BUG_SWITCHES = set()  # the --bug names the evaluator reads (it has no engine at hand)
+
+
+def operands(args, data):
+    """An operation's operands: each evaluated; a computed argument list spread (A-25)."""
+    if isinstance(args, list):
+        return [evaluate(a, data) for a in args]
+    value = evaluate(args, data)
+    return value if isinstance(args, dict) and isinstance(value, list) else [value]
+
+
+def number_operand(value):
+    """An arithmetic operand through ToNumber; an object, array or NaN fails with NaN."""
+    x = None if isinstance(value, (dict, list)) or value is MISSING else to_number(value)
+    if x is None or x != x:
+        raise LogicError({"type": "NaN"})
+    return float(x)
+
+
+def arithmetic(op, args):
+    if op == "+" and "plus-concatenates" in BUG_SWITCHES and any(isinstance(a, str) for a in args):
+        return "".join(js_string(a) for a in args)
+    if op == "+":
+        result = 0.0
+        for a in args:
+            result += number_operand(a)
+    elif op == "*":
+        result = 1.0
+        for a in args:
+            result *= number_operand(a)
+    else:
+        if not args:
+            raise LogicError({"type": "Invalid Arguments"})
+        if op == "-":
+            result = -number_operand(args[0]) if len(args) == 1 else number_operand(args[0])
+            for a in args[1:]:
+                result -= number_operand(a)
+        else:
+            numbers = [1.0, *args] if len(args) == 1 else args
+            result = number_operand(numbers[0])
+            for a in numbers[1:]:
+                divisor = number_operand(a)
+                if divisor == 0:
+                    raise LogicError({"type": "NaN"})
+                result /= divisor
+    if result != result or result in (float("inf"), float("-inf")):
+        raise LogicError({"type": "NaN"})
+    return int(result) if result.is_integer() and abs(result) < 2**53 else result
+
+
+def ordered(op, a, b):
+    """<, <=, >, >= as the community semantics compares: two strings as strings, a string
+    and null as numbers (NaN compares false), anything else as numbers (NaN fails)."""
+    if (a is None or isinstance(a, str)) and (b is None or isinstance(b, str)):
+        if a is not None and b is not None:
+            x, y = a.encode("utf-16-be", "surrogatepass"), b.encode("utf-16-be", "surrogatepass")
+        else:
+            x, y = to_number(a), to_number(b)
+            if x is None or y is None:
+                return False
+    else:
+        x, y = (
+            None if isinstance(v, (dict, list)) or v is MISSING else to_number(v) for v in (a, b)
+        )
+        if x is None or y is None or x != x or y != y:
+            raise LogicError({"type": "NaN"})
+    return {"<": x < y, "<=": x <= y, ">": x > y, ">=": x >= y}[op]
+
+
+def is_missing(data, key):
+    """A missing key: its path, read as var reads it ("" is the whole data), absent, null
+    or ""."""
+    path = key if isinstance(key, str) else js_string(key)
+    value = data if path == "" else lookup(data, path)
+    if "missing-only-absent" in BUG_SWITCHES:
+        return value is MISSING
+    return value is MISSING or value is None or value == ""
 
 
 def op_var(args, data):
@@ -676,7 +799,12 @@ class Resolution:
             return self.template(value)
         return value
 
-    def logic(self, rule):
+    def logic(self, rule, chain=False, as_json=True):
+        """A rule's value.  Under A-20=classic json-logic-js computes it (a chain is the
+        RFC's own construct, the same under either reading); a value JSON cannot carry is
+        null in a with value (``as_json``), and as JavaScript prints it in a string."""
+        if "A-20=classic" in self.bugs and not chain:
+            return CLASSIC.apply(rule, self.data, as_json)
         try:
             return evaluate(rule, self.data)
         except LogicError as failure:
@@ -735,7 +863,7 @@ class Resolution:
                 "secret_unavailable", f"secret '{name or ''}' is not available to this run"
             )
         if kind == "expr":
-            return stringify(self.logic(part[1]))
+            return stringify(self.logic(part[1], as_json=False))
         if kind == "chain":
             return stringify(self.chain(part))
         if kind == "render":
@@ -745,8 +873,8 @@ class Resolution:
     def chain(self, part):
         _, operator, operands = part
         if "chain-first-only" in self.bugs:
-            return self.logic(operands[0])
-        return self.logic({operator: operands})
+            return self.logic(operands[0], chain=True)
+        return self.logic({operator: operands}, chain=True)
 
     def render(self, ref):
         """A render part: the string at ref, parsed in render mode and resolved, once."""
@@ -1682,6 +1810,86 @@ class Engine:
                 self.aborted = True  # polled between steps: nothing new launches
 
 
+CLASSIC_WORKER = r"""
+const jsonLogic = require('json-logic-js')
+const rl = require('readline').createInterface({ input: process.stdin, terminal: false })
+console.log = () => {}  // json-logic-js's log operation; stdout carries the answers
+const tag = (k, v) => (typeof v === 'number' && !Number.isFinite(v)) ? { $js: String(v) }
+  : v === undefined ? { $js: 'undefined' } : v
+rl.on('line', (line) => {
+  const request = JSON.parse(line)
+  let out
+  try { out = { value: jsonLogic.apply(request.rule, request.data) } }
+  catch (e) { out = { error: (e && e.constructor && e.constructor.name) || 'Error', message: String(e && e.message || e) } }
+  process.stdout.write(JSON.stringify(out, tag) + '\n')
+})
+"""
+
+
+class ClassicLogic:
+    """json-logic-js 2.0.5 in a Node.js process (--reading A-20=classic)."""
+
+    def __init__(self):
+        self.process = None
+
+    @staticmethod
+    def modules():
+        here = os.path.dirname(os.path.abspath(__file__))
+        places = [os.environ.get("WFORACLE_NODE_MODULES", "")]
+        places += os.environ.get("NODE_PATH", "").split(os.pathsep)
+        places.append(os.path.join(here, "..", "..", "tests", "differential", "node_modules"))
+        for place in places:
+            if place and os.path.isdir(os.path.join(place, "json-logic-js")):
+                return os.path.abspath(place)
+        return None
+
+    def start(self):
+        modules = self.modules()
+        if shutil.which("node") is None or modules is None:
+            sys.stderr.write(
+                "toyflow: --reading A-20=classic needs node on PATH and json-logic-js "
+                "(NODE_PATH, or npm ci --prefix tests/differential)\n"
+            )
+            sys.exit(2)
+        self.process = subprocess.Popen(
+            ["node", "-e", CLASSIC_WORKER],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+            env={**os.environ, "NODE_PATH": modules},
+        )
+
+    def apply(self, rule, data, as_json):
+        if self.process is None:
+            self.start()
+        self.process.stdin.write(json.dumps({"rule": rule, "data": data}) + "\n")
+        self.process.stdin.flush()
+        answer = json.loads(self.process.stdout.readline())
+        if "error" in answer:
+            raise ResolutionFailure(
+                "expr_evaluation_failed",
+                f"expression failed with {answer['error']}: {answer['message']}",
+            )
+        return untag(answer["value"], as_json, top=True)
+
+
+def untag(value, as_json, top=False):
+    """A worker's answer as toyflow's values: NaN, Infinity and undefined are null in JSON;
+    a string shows a lone one as JavaScript prints it (NaN, Infinity; undefined as absent)."""
+    if isinstance(value, dict):
+        if set(value) == {"$js"}:
+            if as_json or not top:
+                return None
+            return MISSING if value["$js"] == "undefined" else float(value["$js"].replace("Infinity", "inf"))
+        return {k: untag(v, as_json) for k, v in value.items()}
+    if isinstance(value, list):
+        return [untag(v, as_json) for v in value]
+    return value
+
+
+CLASSIC = ClassicLogic()
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--bug", action="append", default=[], choices=sorted(BUGS))
@@ -1691,6 +1899,9 @@ def main():
         ROOTS.discard("foreach")
     if "A-33=string" in args.reading:
         STRING_FORM[0] = "string"
+    BUG_SWITCHES.update(args.bug)
+    if "A-20=classic" in args.reading:
+        CLASSIC.start()  # fails at once, saying why, without node or json-logic-js
     engine = Engine(set(args.bug) | set(args.reading))
     send({"type": "ready", "protocol": 1, "engine": "toyflow", "bugs": sorted(args.bug)})
     while True:

@@ -713,6 +713,9 @@ class Options:
     signal_retries: str = attrs.field(
         default="finish", validator=attrs.validators.in_(("finish", "stop"))
     )
+    jsonlogic: str = attrs.field(
+        default="community", validator=attrs.validators.in_(("community", "classic"))
+    )
 
 
 READINGS = Options()  # the model's choices

@@ -35,7 +35,7 @@ from wforacle.grammar.template import (
     has_chain_token,
     parse_template,
 )
-from wforacle.model.expr import js
+from wforacle.model.expr import classic, js
 from wforacle.model.expr.fast import evaluate  # the compiled path: rules repeat across runs
 from wforacle.model.expr.js import UNDEFINED
 from wforacle.model.expr.jsonlogic import (
@@ -145,8 +145,17 @@ def stringify(value: JSON, structured: str = "json") -> str:
     return js.to_string(value)
 
 
-def _evaluate(logic: JSON, root: JSON, limits: Limits) -> JSON:
+def _evaluate(logic: JSON, root: JSON, limits: Limits, semantics: str = "community") -> JSON:
+    """``logic`` against the generic data root, under A-20's reading ``semantics``.
+
+    Under "classic" (json-logic-js 2.0.5) the result may be one JSON cannot
+    carry — NaN, ±Infinity, undefined: a template part prints it as
+    JavaScript does ("NaN"; undefined is absent, ""), a ``$expr`` value is
+    it as JSON.
+    """
     try:
+        if semantics == "classic":
+            return classic.evaluate(logic, root, limits)
         return evaluate(logic, root, limits)
     except JsonLogicError as failure:
         # Assumption A-34: an expression that fails fails the step.
@@ -166,13 +175,16 @@ class Readings:
     config.Options); ``unterminated_render`` A-157: a render part's content
     with a ``{{`` and no ``}}`` after it resolves the markers before it and
     keeps the rest as written ("rest", the model's) or is literal as a whole
-    ("literal", as W6W-ROOT-12 has a with-value string).
+    ("literal", as W6W-ROOT-12 has a with-value string); ``jsonlogic`` A-20:
+    the JSON Logic community semantics ("community") or json-logic-js 2.0.5's
+    ("classic").
     """
 
     chain_check: str = "part"
     bare_secret: str = "empty"
     structured: str = "json"
     unterminated_render: str = "rest"
+    jsonlogic: str = "community"
 
 
 MODEL = Readings()  # the model's own
@@ -216,8 +228,14 @@ class Resolver:
                 return found
             if len(value) == 1 and "$expr" in value:
                 self._logic_reads_secrets(value["$expr"])
-                self.clauses.append("W6W-EXPR-2")
-                return _evaluate(value["$expr"], self.root, self.limits)
+                # W6W-EXPR-2 "Full JSONLogic evaluation over the run scope", with the
+                # semantics @w6w/expr is read to have (A-20).
+                self.clauses += ("W6W-EXPR-2", "A-20")
+                found = _evaluate(value["$expr"], self.root, self.limits, self.readings.jsonlogic)
+                # As JSON: 3, not 3.0 (JavaScript has one number type); under A-20's
+                # "classic", NaN, ±Infinity and undefined are null, as JSON.stringify
+                # writes them in an array.
+                return to_json(found)
             if is_expr_value(value):
                 text = self.envelope(value["parts"])
                 self.clauses.append("W6W-ENV-20")  # after its parts': the envelope's own
@@ -318,7 +336,11 @@ class Resolver:
                 # W6W-CHAIN-1 (||, truthy) or W6W-CHAIN-2 (??, absent-only).
                 self.clauses.append("W6W-CHAIN-1" if "or" in part.expr else "W6W-CHAIN-2")
             self._logic_reads_secrets(part.expr)
-            text = stringify(_evaluate(part.expr, self.root, self.limits), self.structured)
+            # A fallback chain is the RFC's own construct (W6W-CHAIN-1/2), the same
+            # under either reading of A-20 (json-logic-js has no ``??``).
+            semantics = "community" if chain is not None else self.readings.jsonlogic
+            found = _evaluate(part.expr, self.root, self.limits, semantics)
+            text = stringify(found, self.structured)
             self.clauses.append("W6W-ENV-4")
             return text
         if isinstance(part, RenderPart):

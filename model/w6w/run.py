@@ -134,7 +134,9 @@ class Run(abc.ABC):
     def resolution(self) -> Readings:
         """The readings resolving a with block takes: the run's (config.Options)."""
         o = self.options
-        return Readings(o.chain_check, o.bare_secret, o.structured, o.unterminated_render)
+        return Readings(
+            o.chain_check, o.bare_secret, o.structured, o.unterminated_render, o.jsonlogic
+        )
 
     @functools.cached_property
     def every_step(self) -> dict[str, Step]:

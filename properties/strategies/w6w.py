@@ -1082,6 +1082,98 @@ def call_cases(draw: st.DrawFn) -> dict[str, Any]:
     return case
 
 
+# -- JSON Logic where A-20's readings part (profile ``w6w-jsonlogic``) ---------------------
+#
+# The default campaigns' $expr values use var, cat, == and if, on which the JSON
+# Logic community semantics and json-logic-js 2.0.5 agree.  This profile draws the
+# operators where they part (docs/jsonlogic.md's difference classes): -, / and the
+# order comparisons with three operands (json-logic-js reads two), + and * over
+# strings (ToNumber against parseFloat), a lone / (a reciprocal against NaN),
+# missing of "" (A-24), a computed argument list (A-25), max and min, merge, and
+# an if whose condition is one of them.  Each value is one the engine must
+# compute and the trace shows (step_started.input).
+
+_JL_NUMBERS = st.sampled_from([0, 1, 2, 7, -3, 0.5])
+_JL_TEXTS = st.sampled_from([1, 2, "3", "3 apples", " 4 ", "", True, None])
+_JL_KEYS = st.sampled_from(["", "vars.name", "vars.missing", "vars.n", "steps.a.output"])
+_JL_WORDS = st.sampled_from(["a", "b", "", "x y"])
+_JL_KINDS = st.integers(0, 9)
+_JL_ORDER = st.sampled_from(["<", "<=", ">", ">="])
+_JL_NESTED = st.integers(0, 5)
+
+
+@st.composite
+def _jl_number(draw: st.DrawFn, depth: int) -> Any:
+    """A numeric operand: a literal, vars.n (any type), or (rarely) a nested arithmetic."""
+    kind = draw(_JL_NESTED)
+    if kind == 0:
+        return {"var": "vars.n"}
+    if kind == 1 and depth > 0:
+        return draw(_jl_rule(depth - 1, kinds=st.integers(0, 1)))
+    return draw(_JL_NUMBERS)
+
+
+@st.composite
+def _jl_rule(draw: st.DrawFn, depth: int = 1, kinds: st.SearchStrategy[int] = _JL_KINDS) -> Any:
+    """One JSON Logic rule from the operators where A-20's readings part."""
+    kind = draw(kinds)
+
+    def numbers(least: int, most: int) -> list[Any]:
+        return draw(st.lists(_jl_number(depth), min_size=least, max_size=most))
+
+    if kind == 0:
+        return {"-": numbers(1, 3)}
+    if kind == 1:
+        return {"/": numbers(1, 3)}
+    if kind in (2, 3):
+        texts = draw(st.lists(_JL_TEXTS, min_size=1, max_size=3))
+        return {"+" if kind == 2 else "*": texts}
+    if kind == 4:
+        return {draw(_JL_ORDER): numbers(2, 3)}
+    if kind == 5:
+        keys = draw(st.lists(_JL_KEYS, min_size=1, max_size=2))
+        return {"missing": [keys] if draw(_S0) else keys}
+    if kind == 6:
+        words = [draw(_JL_WORDS), draw(_JL_WORDS)]
+        return {"cat": {"merge": [[w] for w in words]} if draw(_S0) else words}
+    if kind == 7:
+        return {draw(st.sampled_from(["max", "min"])): numbers(1, 3)}
+    if kind == 8:
+        return {"merge": [numbers(1, 2), draw(_JL_NUMBERS)]}
+    condition = draw(_jl_rule(0, kinds=st.sampled_from([4, 5])))
+    return {"if": [condition, draw(_JL_WORDS), draw(_jl_number(0))]}
+
+
+@st.composite
+def jsonlogic_cases(draw: st.DrawFn) -> dict[str, Any]:
+    """Profile ``w6w-jsonlogic``: $expr values over the operators where A-20's readings part.
+
+    ``a`` succeeds with a small output; ``b``'s with block holds one to three
+    ``$expr`` values (``_jl_rule``) over the scenario's roots; a rule that
+    fails fails ``b`` at resolution, or is swallowed by its onError.  An
+    engine built on json-logic-js 2.0.5 passes under ``--readings any`` and
+    is told it took A-20's "classic" reading; an evaluator bug neither
+    reading permits is a finding (toyflow's ``missing-only-absent``,
+    ``plus-concatenates``).
+    """
+    values = {f"j{k}": {"$expr": draw(_jl_rule())} for k in range(draw(st.integers(1, 3)))}
+    second = _app_step("b", **{"with": values})
+    on_error = draw(_ON_ERRORS)
+    if on_error is not None:
+        second["onError"] = on_error
+    document = {
+        "manifestVersion": "2",
+        "id": "wf_jsonlogic",
+        "name": "generated",
+        "steps": [_app_step("a"), second],
+    }
+    scenario = expression_roots(
+        draw, {"steps": {"a": {"attempts": [{"output": draw(small_outputs)}]}}}
+    )
+    scenario["default"] = {"output": draw(_S17)}
+    return {"document": document, "scenario": scenario, "schedule": draw(_S18)}
+
+
 @st.composite
 def _callee(draw: st.DrawFn, name: str) -> dict[str, Any]:
     """A called workflow and its scenario: steps and their scripts only (A-56)."""

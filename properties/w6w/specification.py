@@ -129,6 +129,15 @@ def _if_controls(case: Mapping[str, JSON]) -> bool:
     return _any_step(case, is_if)
 
 
+def _jsonlogic(case: Mapping[str, JSON]) -> bool:
+    """Whether the case's document holds JSONLogic (A-20's reading).
+
+    A ``$expr`` value, an ExprValue ``expr`` part, or an ``=`` payload in a template.
+    """
+    text = json.dumps(case.get("document"))
+    return '"$expr"' in text or '"expr"' in text or _any_string(case, r"\{\{\s*=")
+
+
 def _calls(case: Mapping[str, Any]) -> bool:
     """Whether the case's scenario supplies workflows to call.
 
@@ -379,6 +388,18 @@ READINGS = (
         clauses=("W6W-CONCEPT-9",),
     ),
     Reading(
+        "--jsonlogic",
+        "jsonlogic",
+        "w6w, A-20 (with A-24, A-25): @w6w/expr's JSONLogic is the JSON Logic community "
+        "semantics (default) or json-logic-js 2.0.5's (classic: operands read positionally, "
+        'parseFloat in + and *, NaN and undefined as values, missing of "" never missing, '
+        "a computed argument list wrapped)",
+        ("community", "classic"),
+        assumption="A-20",
+        relevant=_jsonlogic,
+        clauses=("W6W-EXPR-2", "W6W-ENV-4"),
+    ),
+    Reading(
         "--abort-after-handler",
         "handler_abort",
         "w6w, A-164: an abort signal that fires once the run-level handler has acted "
@@ -587,6 +608,14 @@ def _core() -> Any:
     from wforacle.properties.strategies.w6w import engine_cases
 
     return engine_cases(checkpoint_of=_checkpoint_of)
+
+
+def _jsonlogic_cases() -> Any:
+    """Profile ``w6w-jsonlogic``: $expr values over the operators where A-20's readings part."""
+    _model()
+    from wforacle.properties.strategies.w6w import jsonlogic_cases
+
+    return jsonlogic_cases()
 
 
 def _checkpoint_of(case: JSON, name: str) -> int | None:
@@ -953,12 +982,39 @@ def _with_members(case: JSON) -> Iterator[JSON]:
                 variant = copy.deepcopy(case)
                 del variant["document"]["steps"][k]["with"][name]
                 yield variant
+            logic = value.get("$expr") if isinstance(value, dict) and len(value) == 1 else None
+            for simpler in _simpler_logic(logic):
+                variant = copy.deepcopy(case)
+                variant["document"]["steps"][k]["with"][name] = {"$expr": simpler}
+                yield variant
             parts = value.get("parts") if isinstance(value, dict) else None
             if isinstance(parts, list) and len(parts) > 1:
                 for i in reversed(range(len(parts))):
                     variant = copy.deepcopy(case)
                     del variant["document"]["steps"][k]["with"][name]["parts"][i]
                     yield variant
+
+
+def _simpler_logic(logic: JSON) -> Iterator[JSON]:
+    """A JSON Logic rule with less in it, at any depth.
+
+    One of its operations' operands in its place, or one operand of a list
+    dropped: a finding in one operation of a nested rule needs that
+    operation, not what encloses it.
+    """
+    if not (isinstance(logic, dict) and len(logic) == 1):
+        return
+    ((op, args),) = logic.items()
+    operands = args if isinstance(args, list) else [args]
+    for operand in operands:
+        if isinstance(operand, dict) and len(operand) == 1:
+            yield operand
+    if isinstance(args, list):
+        for i in range(len(args)):
+            if len(args) > 1:
+                yield {op: args[:i] + args[i + 1 :]}
+            for simpler in _simpler_logic(args[i]):
+                yield {op: [*args[:i], simpler, *args[i + 1 :]]}
 
 
 def _contracted(case: JSON) -> Iterator[JSON]:
@@ -1246,6 +1302,7 @@ W6W = Specification(
         "w6w-wait": _waits,
         "w6w-reroute": _reroutes,
         "w6w-call": _call_cases,
+        "w6w-jsonlogic": _jsonlogic_cases,
     },
     conformance=lambda: _conformance(),
     protocol=_protocol,

@@ -12,7 +12,14 @@ import pytest
 from hypothesis import given, settings
 
 from wforacle.model.expr.jsonlogic import evaluate
-from wforacle.oracle.differential import NodeJsonLogic, ReferenceUnavailable, compare, ours
+from wforacle.oracle.differential import (
+    JS_TAG,
+    NodeJsonLogic,
+    ReferenceUnavailable,
+    compare,
+    ours,
+    same_json,
+)
 from wforacle.properties.strategies.jsonlogic import data, rules, typed_cases
 
 
@@ -116,3 +123,48 @@ def test_a_misbehaving_reference_is_a_fault_within_the_timeout(monkeypatch, scri
 def test_arbitrary_rules_diverge_only_in_documented_classes(json_logic_js, rule, values):
     verdict = compare(ours(rule, values), json_logic_js.apply(rule, values), rule)
     assert verdict.agrees, verdict
+
+
+# -- A-20's other reading: model/expr/classic.py is json-logic-js 2.0.5 ---------------------
+
+
+def classic_outcome(rule, values):
+    """The classic port's outcome in the reference's shape (non-finite and undefined as null)."""
+    from wforacle.model.expr import classic
+    from wforacle.model.expr.jsonlogic import JsonLogicError, to_json
+
+    try:
+        return {"value": to_json(classic.evaluate(rule, values))}
+    except JsonLogicError as failure:
+        return {"error": {"type": failure.type}}
+
+
+def _tags_as_null(value):
+    if isinstance(value, dict):
+        if set(value) == {JS_TAG}:
+            return None
+        return {k: _tags_as_null(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_tags_as_null(v) for v in value]
+    return value
+
+
+def _same_outcome(mine, theirs):
+    if "error" in mine or "error" in theirs:
+        return "error" in mine and "error" in theirs
+    return same_json(mine["value"], _tags_as_null(theirs["value"]))
+
+
+@settings(max_examples=300)
+@given(rules(), data())
+def test_the_classic_reading_is_json_logic_js_on_arbitrary_rules(json_logic_js, rule, values):
+    # The model under A-20 = classic must be the library an engine calls: no difference
+    # class at all (20,000 rules at once when written: none).
+    assert _same_outcome(classic_outcome(rule, values), json_logic_js.apply(rule, values))
+
+
+@pytest.mark.slow
+@settings(max_examples=5000)
+@given(rules(), data())
+def test_the_classic_reading_is_json_logic_js_at_length(json_logic_js, rule, values):
+    assert _same_outcome(classic_outcome(rule, values), json_logic_js.apply(rule, values))
