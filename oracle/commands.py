@@ -309,6 +309,8 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
                 f"{judgement.fault.kind}: {judgement.fault.message}"
             )
             print("  on document:", _document_line(case["document"]))
+            print("  scenario:", json.dumps(case.get("scenario", {}), ensure_ascii=False))
+            print("  schedule:", json.dumps(case.get("schedule", [])))
         for line in reading_lines(result.readings, chosen):
             print(line)
         if result.coverage is not None:

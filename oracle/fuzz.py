@@ -314,6 +314,8 @@ def campaign(
             )
     searched = (first["at"] if first else time.perf_counter()) - start
     if not first:
+        if fault_cases and not spent["hangs"]:
+            fault_cases[0] = _reduced_fault(spec, engine, *fault_cases[0], options, selection)
         readings = _witnesses(spec, engine, read, selection, reading_budget)
         return Campaign(
             counted["examples"],
@@ -398,6 +400,49 @@ def campaign(
         readings=readings,
         coverage=tally.freeze(spec.name),
     )
+
+
+# Seconds to reduce the first fault of a campaign that found no divergence.
+FAULT_ALLOWANCE = 10.0
+# Faults whose every run waits out the engine's timeout: not reduced (a fault's kind is
+# the classification of oracle/engine.py).
+SLOW_FAULTS = frozenset({"hang"})
+
+
+def _reduced_fault(
+    spec: Specification,
+    engine: Engine,
+    case: JSON,
+    judgement: Judgement,
+    options: Any,
+    selection: Selection | None,
+) -> tuple[JSON, Judgement]:
+    """The first fault of a campaign without a divergence, reduced to what it needs.
+
+    A campaign goes on after a fault (the engine is restarted) so that a
+    divergence is still found; when none is, the faults are what the engine
+    author reads first (stranger 21: a runtime crashed 122 times, and each
+    crash's case was the whole drawn document).  The case is reduced as a
+    finding's is (``reduce_case``), keeping the fault's kind, within
+    ``FAULT_ALLOWANCE`` seconds; a hang, whose every run waits out the
+    timeout, is left as found.  The judgement is the reduced case's own.
+    """
+    if judgement.fault is None or judgement.fault.kind in SLOW_FAULTS:
+        return case, judgement
+    wanted = signature(judgement)
+    last: dict[str, Any] = {"case": case, "judgement": judgement}
+
+    def still_faults(candidate: JSON) -> bool:
+        again = judge_case(spec, engine, candidate, options, selection)
+        if signature(again) == wanted:
+            last["case"], last["judgement"] = candidate, again
+            return True
+        return False
+
+    reduced = reduce_case(spec, copy.deepcopy(case), still_faults, FAULT_ALLOWANCE, options)
+    if last["case"] is reduced:
+        return reduced, last["judgement"]
+    return case, judgement
 
 
 def reduce_by_rule(

@@ -430,6 +430,13 @@ def test_a_campaign_counts_faults_restarts_the_engine_and_goes_on(tmp_path):
     assert result.faults > 0 and engine.restarts >= result.faults
     assert result.examples == 60
     assert all(j.fault is not None and j.fault.kind == "crash" for _, j in result.fault_cases)
+    # No divergence, so the first fault is what the engine author reads: reduced to what
+    # the crash needs, three steps and nothing else (it was the whole drawn case).
+    case, judgement = result.fault_cases[0]
+    assert judgement.fault is not None and judgement.fault.kind == "crash"
+    assert len(case["document"]["steps"]) == 3, case["document"]
+    assert all(set(step) == {"id", "uses"} for step in case["document"]["steps"]), case
+    assert not case["document"].get("edges") and not case["scenario"].get("steps"), case
 
 
 @pytest.mark.slow
