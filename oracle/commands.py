@@ -319,7 +319,10 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
         if result.finding is None and not result.fault_cases:
             print("no divergence: every run matched the model")
         elif result.finding is None:
-            print("no divergence; rerun with --stop-on-fault to shrink a fault")
+            print(
+                "no divergence; the engine's first fault above is the finding (its case "
+                "reduced to what the fault needs, unless it is a hang)"
+            )
         else:
             if result.nondeterministic:
                 print(f"NONDETERMINISTIC ENGINE: {result.nondeterministic}")

@@ -114,8 +114,31 @@ def _by_rule(
     cited = [c for clauses in found.values() for c in clauses]
     extra = sorted(dict.fromkeys(cited), key=lambda clause: clause.startswith("A-"))
     clauses = tuple(dict.fromkeys([*divergence.clauses, *extra]))
-    message = f"{divergence.message}; the rule that makes one ({rules}) applies {where}"
+    message = f"{divergence.message}{_instead(divergence)}; the rule that makes one ({rules}) "
+    message += f"applies {where}"
     return attrs.evolve(divergence, clauses=clauses, message=message)
+
+
+def _instead(divergence: Divergence) -> str:
+    """What the model does here with the engine's unit, when it does something else with it.
+
+    " (for n2 the model has node_cancelled here)": the permitted events of the
+    same unit (step, node …) — the rule that applies, whose clauses lead the
+    explanation (stranger 21: a node started while unwinding was told only
+    that start_node applies elsewhere, not that HX-FAIL-3 cancels it here).
+    """
+    observed = divergence.observed or {}
+    unit = next((observed[u] for u in UNITS if isinstance(observed.get(u), str)), None)
+    if unit is None or run_level(observed):
+        return ""
+    kinds = [
+        str(e.get("event"))
+        for e in divergence.permitted
+        if e.get("event") != observed.get("event") and _same_unit(e, observed)
+    ]
+    if not kinds:
+        return ""
+    return f" (for {unit} the model has {' or '.join(dict.fromkeys(kinds))} here)"
 
 
 def _why_not_here(

@@ -1070,3 +1070,28 @@ def test_an_instance_ended_where_an_error_edge_readied_a_handler_breaks_fail_2_f
     divergence = check(run, HARNESS.key, observed).divergence
     assert divergence is not None
     assert by_rule(HARNESS, run, divergence, observed).clauses[0] == "HX-FAIL-2"
+
+
+def test_a_node_started_while_unwinding_is_told_the_model_cancels_it_there():
+    # HX-FAIL-3: a failure with no error edge "propagates: the runtime begins unwinding",
+    # and a READY node is cancelled, not started.  Stranger 21's runtime started it; the
+    # explanation named only start_node, "at another point of this run".
+    from wforacle.model.kernel.lts import execute
+    from wforacle.oracle.check import check
+    from wforacle.oracle.explain import by_rule
+    from wforacle.properties.harness.specification import HARNESS
+
+    case = {
+        "document": '<harness id="h"><node id="n1" resourceRef="db"/><node id="n2"/></harness>',
+        "scenario": {"nodes": {}, "failingResources": ["db"]},
+        "schedule": [],
+    }
+    run = HARNESS.prepare(case, None).semantics
+    trace = [dict(e) for e in execute(run).trace]
+    k = next(k for k, e in enumerate(trace) if e == {"event": "node_cancelled", "node": "n2"})
+    observed = [*trace[:k], {"event": "node_started", "node": "n2", "inputs": {}}]
+    divergence = check(run, HARNESS.key, observed).divergence
+    assert divergence is not None
+    explained = by_rule(HARNESS, run, divergence, observed)
+    assert explained.clauses[0] == "HX-FAIL-3"
+    assert "(for n2 the model has node_cancelled here)" in explained.message
