@@ -430,22 +430,12 @@ def _call(run: Run, step: Step, params: dict[str, JSON], start: Start) -> list[E
             f"step {step.id!r} calls {target!r}: checking a called workflow needs the "
             "document validator (W6wRun(..., validate=properties.w6w.validate.validate))"
         )
-    checked = run.validate(copy.deepcopy(callee["document"]))
-    scenario, problems = load_scenario(copy.deepcopy(callee.get("scenario", {})))
-    if not checked.report.valid or problems or checked.workflow is None or checked.plan is None:
+    child = child_run(run, callee, params.get("inputs", {}))
+    if child is None:
         error = StepError.raised(
             "call_target_invalid", f"the called workflow {target!r} is not runnable", "execute"
         )
         return [start.ending(Result(error=error))]
-    inputs = params.get("inputs", {})
-    # The child is part of its caller's execution: it reports the caller's run id (A-56).
-    scenario = attrs.evolve(
-        scenario,
-        variables=inputs if isinstance(inputs, dict) else {},
-        max_call_depth=run.scenario.max_call_depth,
-        run_id=run.scenario.run_id,
-    )
-    child = run.derive(checked.workflow, checked.plan, scenario, depth=run.depth + 1)
     found = []
     for final, events in finals(child):
         after = attrs.evolve(start, events=tuple(events), records=(outcome(child, final),))
@@ -460,6 +450,28 @@ def _call(run: Run, step: Step, params: dict[str, JSON], start: Start) -> list[E
             )
             found.append(after.ending(Result(error=error)))
     return found
+
+
+def child_run(run: Run, callee: dict[str, JSON], inputs: JSON) -> Run | None:
+    """The child run a call of ``callee`` (a scenario's ``calls`` entry) starts, or None.
+
+    A-56: the called document with its own scenario, the call's inputs as
+    its variables; None when the document or the scenario is not runnable
+    (``call_target_invalid``).  ``run.validate`` must be set (``_call``).
+    """
+    assert run.validate is not None
+    checked = run.validate(copy.deepcopy(callee["document"]))
+    scenario, problems = load_scenario(copy.deepcopy(callee.get("scenario", {})))
+    if not checked.report.valid or problems or checked.workflow is None or checked.plan is None:
+        return None
+    # The child is part of its caller's execution: it reports the caller's run id (A-56).
+    scenario = attrs.evolve(
+        scenario,
+        variables=inputs if isinstance(inputs, dict) else {},
+        max_call_depth=run.scenario.max_call_depth,
+        run_id=run.scenario.run_id,
+    )
+    return run.derive(checked.workflow, checked.plan, scenario, depth=run.depth + 1)
 
 
 def finals(run: Run) -> list[tuple[Config, tuple[Event, ...]]]:

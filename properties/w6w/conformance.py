@@ -604,7 +604,7 @@ def nested(
     if not isinstance(inner, list) or not isinstance(named, str) or named not in run.position:
         return ()
     step = run.by_id[named]
-    kind = controls.action(step)
+    kind = "call" if step.is_call else controls.action(step)
     i = run.position[named]
     for c in before:
         state = c.steps[i]
@@ -618,6 +618,26 @@ def nested(
             start = controls.Start(dict(counts), c.clock)  # noqa: B023
             return controls.inner_run(run, where, blocks, start, parallel)
 
+        if kind == "call":
+            # A-56: the child run the call starts; its record is the engine's ``inner``
+            # (an inner divergence by its own rule, not the call's W6W-FIELD-10).
+            target = params.get("workflow")
+            callee = run.scenario.calls.get(target) if isinstance(target, str) else None
+            deeper = run.depth + 1 > run.scenario.max_call_depth
+            if callee is None or deeper or run.validate is None:
+                return ()
+            child = controls.child_run(run, callee, params.get("inputs", {}))
+            if child is None:
+                return ()
+            recorded = _Recorded(
+                child.workflow,
+                child.plan,
+                child.scenario,
+                depth=child.depth,
+                options=child.options,
+                validate=child.validate,
+            )
+            return ((f"in {named}'s call of {target}", recorded, inner),)
         if kind == "if":
             chosen = controls.chosen(run, params.get("condition"))
             block = controls.block(step, (chosen,))
@@ -647,6 +667,17 @@ def nested(
             segment = []
         return tuple(runs)
     return ()
+
+
+class _Recorded(W6wRun):
+    """A called run as its call's ``inner`` records it: events without checkpoint numbers.
+
+    A-56: the child run's events travel in the call's attempt event, persisted
+    with it (controls.finals strips the numbers the child run writes).
+    """
+
+    def _checkpointed(self, c: Any, t: Any) -> Any:
+        return t
 
 
 def blame(run: W6wRun, divergence: Divergence) -> tuple[str, ...]:

@@ -172,3 +172,26 @@ def test_a_called_workflows_fields_scripts_and_the_calls_inputs_shrink():
     (t,) = callee["document"]["steps"]
     assert "retry" not in t and "fanOut" not in t, t
     assert callee["scenario"]["steps"]["t"] == {"attempts": [{"output": "done"}]}, callee
+
+
+def test_a_divergence_inside_a_child_run_is_explained_by_the_child_s_rule():
+    # the child's events travel in the call's event as ``inner``; an inner event
+    # the child's run does not permit (here its step s started with another input than
+    # vars.x resolves to) was explained as the call's own attempt (W6W-FIELD-10 first).
+    # The child run is checked as any nested run is, and its rule comes first.
+    from wforacle.oracle.check import check
+    from wforacle.oracle.explain import by_rule
+
+    run = W6W.prepare(CASE, None).semantics
+    trace = [dict(e) for e in execute(run).trace]
+    k = next(k for k, e in enumerate(trace) if e["event"] == "step_succeeded" and e["step"] == "c")
+    inner = [
+        {**e, "input": {"v": 6}} if e["event"] == "step_started" and e["step"] == "s" else e
+        for e in trace[k]["inner"]
+    ]
+    trace[k] = {**trace[k], "inner": inner}
+    divergence = check(run, W6W.key, trace).divergence
+    assert divergence is not None
+    explained = by_rule(W6W, run, divergence, trace)
+    assert explained.clauses[0] == "W6W-EXPR-1", explained.clauses
+    assert "in c's call of child" in explained.message
