@@ -105,19 +105,17 @@ _StrictLoader.yaml_implicit_resolvers = {
 _StrictLoader.add_implicit_resolver(
     "tag:yaml.org,2002:bool", re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$"), list("tTfF")
 )
-_StrictLoader.add_implicit_resolver(
-    "tag:yaml.org,2002:int",
-    re.compile(r"^(?:[-+]?[0-9]+|0o[0-7]+|0x[0-9a-fA-F]+)$"),
-    list("-+0123456789"),
+_CORE_INT = re.compile(r"^(?:[-+]?[0-9]+|0o[0-7]+|0x[0-9a-fA-F]+)$")
+_CORE_FLOAT = re.compile(
+    r"^(?:[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?"
+    r"|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$"
 )
-_StrictLoader.add_implicit_resolver(
-    "tag:yaml.org,2002:float",
-    re.compile(
-        r"^(?:[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?"
-        r"|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$"
-    ),
-    list("-+.0123456789"),
+_CORE_NUMBERS = (
+    ("tag:yaml.org,2002:int", _CORE_INT, list("-+0123456789")),
+    ("tag:yaml.org,2002:float", _CORE_FLOAT, list("-+.0123456789")),
 )
+for _tag, _pattern, _first in _CORE_NUMBERS:
+    _StrictLoader.add_implicit_resolver(_tag, _pattern, _first)
 
 
 def _construct_int(loader: _StrictLoader, node: Any) -> int:
@@ -288,12 +286,49 @@ class _Unaliased:
         return True
 
 
-class _UnaliasedDumper(_Unaliased, yaml.SafeDumper):
+class Dumper(yaml.SafeDumper):
+    """PyYAML's safe dumper, quoting a string that either YAML 1.1 or 1.2 reads otherwise.
+
+    The dumper quotes a string its resolvers would read as another type:
+    PyYAML's are YAML 1.1's, so ``"on"`` and ``"012"`` are quoted but
+    ``"1e3"`` and ``"0o12"`` were not — and the model's reader (the 1.2
+    core schema, A-107) read them back as 1000.0 and 10.  With the core
+    schema's numbers added, what is written reads back as its data under
+    either reading (a PyYAML engine's ``safe_load`` too).
+    """
+
+
+class FastDumper(_FAST_DUMPER):  # type: ignore[misc]
+    """``Dumper`` with libyaml's emitter."""
+
+
+for _dumper in (Dumper, FastDumper):
+    for _tag, _pattern, _first in _CORE_NUMBERS:
+        _dumper.add_implicit_resolver(_tag, _pattern, _first)
+
+
+class _UnaliasedDumper(_Unaliased, Dumper):
     pass
 
 
-class _FastUnaliasedDumper(_Unaliased, _FAST_DUMPER):  # type: ignore[misc]
+class _FastUnaliasedDumper(_Unaliased, FastDumper):
     pass
+
+
+def _has_next_line(data: JSON) -> bool:
+    """Whether a string of ``data`` (a key or a value, at any depth) holds U+0085."""
+    stack = [data]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            if "\x85" in item:
+                return True
+        elif isinstance(item, dict):
+            stack.extend(item.keys())
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    return False
 
 
 def write(data: JSON, *, aliases: bool = True, allow_unicode: bool = False) -> str:
@@ -304,10 +339,14 @@ def write(data: JSON, *, aliases: bool = True, allow_unicode: bool = False) -> s
     ``allow_unicode``: characters outside ASCII written as they are (else
     escaped), by PyYAML's own emitter.
     """
+    if allow_unicode and _has_next_line(data):
+        # PyYAML's emitter writes U+0085 (NEL) raw in a single-quoted scalar, where a
+        # reader folds it into a space: escaped, it reads back ("\N").
+        allow_unicode = False
     if allow_unicode:
-        dumper: type = yaml.SafeDumper if aliases else _UnaliasedDumper
+        dumper: type = Dumper if aliases else _UnaliasedDumper
     else:
-        dumper = _FAST_DUMPER if aliases else _FastUnaliasedDumper
+        dumper = FastDumper if aliases else _FastUnaliasedDumper
     return str(
         yaml.dump(data, Dumper=dumper, sort_keys=False, width=1 << 16, allow_unicode=allow_unicode)
     )
