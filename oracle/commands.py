@@ -523,7 +523,10 @@ def reading_lines(readings: Any, chosen: Selection) -> list[str]:
     verb = "passed under" if chosen.mode == ANY else "DEPEND ON (not bugs)"
     for found in readings:
         under = describe(found.departures)
-        lines.append(f"  {found.examples} example(s) {verb} {under}; the smallest, as drawn:")
+        lines.append(
+            f"  {found.examples} example(s) {verb} {under}; the first, reduced to what "
+            "the reading needs:"
+        )
         lines += _case_lines(found.case, "    ")
     return lines
 

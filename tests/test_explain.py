@@ -1095,3 +1095,73 @@ def test_a_node_started_while_unwinding_is_told_the_model_cancels_it_there():
     explained = by_rule(HARNESS, run, divergence, observed)
     assert explained.clauses[0] == "HX-FAIL-3"
     assert "(for n2 the model has node_cancelled here)" in explained.message
+
+
+def test_a_parallel_block_listed_branch_by_branch_makes_no_claim_about_time():
+    # A-160: an engine may list a parallel control's inner events in any order that keeps
+    # each branch's own.  Stranger 22's engine listed them branch by branch, exactly as the
+    # model records them; the judge read that as the order they happened in (1_1 started
+    # after 1_0 had failed and drained the block) and called it an order no run permits.
+    from wforacle.model.kernel.lts import execute
+    from wforacle.oracle.explain import interleaved
+
+    branch = [{"id": name, "uses": {"app": "demo", "action": "run"}} for name in ("1_0", "1_1")]
+    case = {
+        "document": {
+            "manifestVersion": "2",
+            "id": "wf",
+            "name": "g",
+            "steps": [
+                {
+                    "id": "1",
+                    "uses": {"app": "@w6w/control", "action": "parallel"},
+                    "with": {"branches": [[branch[0]], [branch[1]]]},
+                }
+            ],
+        },
+        "scenario": {
+            "steps": {
+                "1_0": {"attempts": [{"error": {"code": "x", "message": "m", "retryable": False}}]}
+            }
+        },
+    }
+    run = W6W.prepare(case, None).semantics
+    trace = [dict(e) for e in execute(run).trace]
+    (control,) = [e for e in trace if e.get("step") == "1" and "inner" in e]
+    started = [e["step"] for e in control["inner"] if e["event"] == "step_started"]
+    assert started == ["1_0", "1_1"]  # 1_1 listed after 1_0's failure: branch order
+    assert interleaved(W6W, run, trace) is None
+
+
+def test_a_continued_run_that_keeps_its_error_breaks_runerr_13_first():
+    # W6W-RUNERR-13: a handled failure leaves "the run-level error cleared".  Stranger 22's
+    # engine kept the error of a run the handler continued; W6W-FAN-10 ("the reported
+    # error is the first failure by plan order") was cited first.
+    from wforacle.model.kernel.lts import execute
+    from wforacle.model.w6w.semantics import run_state
+    from wforacle.properties.specification import Observation
+    from wforacle.properties.w6w.conformance import state_mismatch
+
+    case = {
+        "document": {
+            "manifestVersion": "2",
+            "id": "wf",
+            "name": "g",
+            "onError": "continue",
+            "steps": [{"id": "a", "uses": {"app": "demo", "action": "run"}}],
+        },
+        "scenario": {
+            "steps": {
+                "a": {"attempts": [{"error": {"code": "x", "message": "m", "retryable": False}}]}
+            }
+        },
+    }
+    run = W6W.prepare(case, None).semantics
+    result = execute(run)
+    state = run_state(run, result.final)
+    assert state.get("error") is None and state["stepErrors"]
+    trace = tuple(dict(e) for e in result.trace)
+    assert any(e["event"] == "run_continued" for e in trace)
+    kept = {**state, "error": state["stepErrors"][0]}
+    mismatch = state_mismatch([state], Observation(trace, (), kept, 0.0))
+    assert mismatch is not None and mismatch.clauses[0] == "W6W-RUNERR-13", mismatch.clauses

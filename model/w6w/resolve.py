@@ -339,10 +339,10 @@ class Resolver:
             # A fallback chain is the RFC's own construct (W6W-CHAIN-1/2), the same
             # under either reading of A-20 (json-logic-js has no ``??``).
             semantics = "community" if chain is not None else self.readings.jsonlogic
+            # Before evaluating: an evaluation that fails fails the step citing its part.
+            self.clauses += ("W6W-ENV-4",) if chain is not None else ("W6W-ENV-4", "A-20")
             found = _evaluate(part.expr, self.root, self.limits, semantics)
-            text = stringify(found, self.structured)
-            self.clauses.append("W6W-ENV-4")
-            return text
+            return stringify(found, self.structured)
         if isinstance(part, RenderPart):
             text = self.render_part(part.ref)
             self.clauses.append("W6W-ENV-12")  # after the rendered parts': one pass

@@ -1156,7 +1156,16 @@ def jsonlogic_cases(draw: st.DrawFn) -> dict[str, Any]:
     reading permits is a finding (toyflow's ``missing-only-absent``,
     ``plus-concatenates``).
     """
-    values = {f"j{k}": {"$expr": draw(_jl_rule())} for k in range(draw(st.integers(1, 3)))}
+    values: dict[str, Any] = {
+        f"j{k}": {"$expr": draw(_jl_rule())} for k in range(draw(st.integers(1, 3)))
+    }
+    if draw(st.integers(0, 2)) == 0:
+        # A {{ = }} payload: a value JSON cannot carry prints as JavaScript prints it
+        # (NaN, Infinity) under A-20's classic reading.  A marker ends at the first }}.
+        payload = json.dumps(draw(_jl_rule()))
+        while "}}" in payload:
+            payload = payload.replace("}}", "} }")
+        values["t"] = "= {{ =" + payload + " }}"
     second = _app_step("b", **{"with": values})
     on_error = draw(_ON_ERRORS)
     if on_error is not None:

@@ -228,12 +228,20 @@ def state_mismatch(states: list[JSON], seen: Observation) -> Divergence | None:
     expected = min(comparable, key=lambda e: len(_differing(e, observed)), default=None)
     differing = _differing(expected, observed) if expected is not None else []
     cited = [c for member in differing for c in FINAL_FIELDS[member]]
-    if "stepErrors" in differing and any(
-        isinstance(e, dict) and e.get("event") == "run_continued" for e in seen.trace
-    ):
+    continued = any(isinstance(e, dict) and e.get("event") == "run_continued" for e in seen.trace)
+    if "stepErrors" in differing and continued:
         # W6W-RUNERR-5: a run the run-level handler resolved "appends the original failure
         # to RunState.stepErrors" — the rule, where the engine continued the run.
         cited.insert(0, "W6W-RUNERR-5")
+    if (
+        "error" in differing
+        and continued
+        and expected is not None
+        and expected.get("error") is None
+    ):
+        # W6W-RUNERR-13: a continued run's "run-level error cleared" (stranger 22's engine
+        # kept it after an abort at run_continued's checkpoint: W6W-FAN-10 was cited).
+        cited.insert(0, "W6W-RUNERR-13")
     rest = ("W6W-STATE-1", "W6W-FAN-10", "W6W-FIELD-13")
     return Divergence(
         len(seen.trace),

@@ -987,6 +987,10 @@ def _with_members(case: JSON) -> Iterator[JSON]:
                 variant = copy.deepcopy(case)
                 variant["document"]["steps"][k]["with"][name] = {"$expr": simpler}
                 yield variant
+            for text in _simpler_payloads(value) if isinstance(value, str) else ():
+                variant = copy.deepcopy(case)
+                variant["document"]["steps"][k]["with"][name] = text
+                yield variant
             parts = value.get("parts") if isinstance(value, dict) else None
             if isinstance(parts, list) and len(parts) > 1:
                 for i in reversed(range(len(parts))):
@@ -1015,6 +1019,23 @@ def _simpler_logic(logic: JSON) -> Iterator[JSON]:
                 yield {op: args[:i] + args[i + 1 :]}
             for simpler in _simpler_logic(args[i]):
                 yield {op: [*args[:i], simpler, *args[i + 1 :]]}
+
+
+_PAYLOAD = re.compile(r"\{\{\s*=(.*?)\s*\}\}(?!\})")
+
+
+def _simpler_payloads(text: str) -> Iterator[str]:
+    """``text`` with one ``{{ =RULE }}`` marker's rule simpler (``_simpler_logic``)."""
+    for found in _PAYLOAD.finditer(text):
+        try:
+            rule = json.loads(found.group(1))
+        except ValueError:
+            continue
+        for simpler in _simpler_logic(rule):
+            payload = json.dumps(simpler)
+            while "}}" in payload:
+                payload = payload.replace("}}", "} }")  # a marker ends at the first }}
+            yield f"{text[: found.start(1)]}{payload}{text[found.end(1) :]}"
 
 
 def _contracted(case: JSON) -> Iterator[JSON]:

@@ -11,6 +11,7 @@ told it took A-20's other reading (tests/test_readings.py).
 from __future__ import annotations
 
 import copy
+import json
 import sys
 from pathlib import Path
 
@@ -60,20 +61,36 @@ def test_a_campaign_of_the_profile_finds_and_explains_the_seeded_bug(bug, toyflo
         engine.stop()
     finding = result.finding
     assert finding is not None
-    assert finding.judgement.divergence.clauses[0] == "W6W-EXPR-2"
+    # JSONLogic evaluated: a $expr value (W6W-EXPR-2) or a {{ = }} part (W6W-ENV-4).
+    assert finding.judgement.divergence.clauses[0] in ("W6W-EXPR-2", "W6W-ENV-4")
     assert "A-20" in finding.judgement.divergence.clauses  # the semantics read into it
     (step,) = [s for s in finding.case["document"]["steps"] if s["id"] == "b"]
     (value,) = step["with"].values()  # the one value the bug computes
     # One operation, the one the bug is in: its enclosing rules are shrunk away.
     wanted = {"missing-only-absent": ["missing"], "plus-concatenates": ["+"]}[bug]
-    assert list(_operations(value["$expr"])) == wanted, value
+    assert list(_operations(_rule(value))) == wanted, value
     assert judge(toyflow, W6W, finding.case).verdict == "pass"  # not a false alarm
 
 
-def test_a_finding_in_a_nested_rule_shrinks_to_the_operation_the_bug_is_in():
-    # The shrinker puts an operand in its operation's place and drops an operand
-    # (properties/w6w/specification.py _simpler_logic): "+" concatenating a string is the
-    # bug; the "-" and the "if" around it, and the 7, are not needed.
+NESTED = {"if": [{"<": [1, 2]}, {"-": [7, {"+": ["3", 1]}]}, "no"]}
+
+
+def _rule(value):
+    if isinstance(value, str):  # "= {{ =RULE }}"
+        return json.loads(value[value.index("{{ =") + 4 : value.rindex("}}")])
+    return value["$expr"]
+
+
+@pytest.mark.parametrize(
+    "written",
+    [{"$expr": NESTED}, "= {{ =" + json.dumps(NESTED).replace("}}", "} }") + " }}"],
+    ids=["expr-value", "template-payload"],
+)
+def test_a_finding_in_a_nested_rule_shrinks_to_the_operation_the_bug_is_in(written):
+    # The shrinker puts an operand in its operation's place and drops an operand, in a
+    # $expr value or a {{ = }} payload (properties/w6w/specification.py _simpler_logic):
+    # "+" concatenating a string is the bug; the "-" and the "if" around it, and the 7,
+    # are not needed.
     case = {
         "document": {
             "manifestVersion": "2",
@@ -83,9 +100,7 @@ def test_a_finding_in_a_nested_rule_shrinks_to_the_operation_the_bug_is_in():
                 {
                     "id": "b",
                     "uses": {"app": "demo", "action": "run"},
-                    "with": {
-                        "x": {"$expr": {"if": [{"<": [1, 2]}, {"-": [7, {"+": ["3", 1]}]}, "no"]}}
-                    },
+                    "with": {"x": written},
                 }
             ],
         },
@@ -102,4 +117,4 @@ def test_a_finding_in_a_nested_rule_shrinks_to_the_operation_the_bug_is_in():
     finally:
         engine.stop()
     (value,) = reduced["document"]["steps"][0]["with"].values()
-    assert list(_operations(value["$expr"])) == ["+"], value
+    assert list(_operations(_rule(value))) == ["+"], value
