@@ -1165,3 +1165,34 @@ def test_a_continued_run_that_keeps_its_error_breaks_runerr_13_first():
     kept = {**state, "error": state["stepErrors"][0]}
     mismatch = state_mismatch([state], Observation(trace, (), kept, 0.0))
     assert mismatch is not None and mismatch.clauses[0] == "W6W-RUNERR-13", mismatch.clauses
+
+
+def test_a_control_cut_short_by_the_abort_signal_breaks_fan_9_first():
+    # A-165 with W6W-FAN-9 ("lets in-flight steps finish"): a control whose attempt has
+    # started when the abort signal fires runs its block.  Stranger 22's engine skipped
+    # the block; the start rule of the block's step (W6W-FAN-4 …) was cited first.
+    from wforacle.model.kernel.lts import execute
+    from wforacle.oracle.check import check
+    from wforacle.oracle.explain import by_rule
+
+    control = {
+        "id": "0",
+        "uses": {"app": "@w6w/control", "action": "if"},
+        "with": {
+            "condition": False,
+            "then": [],
+            "else": [{"id": "0_2", "uses": {"app": "demo", "action": "run"}}],
+        },
+    }
+    case = {
+        "document": {"manifestVersion": "2", "id": "wf", "name": "g", "steps": [control]},
+        "scenario": {"cancelAfterCheckpoint": 2, "steps": {}},
+    }
+    run = W6W.prepare(case, None).semantics
+    trace = [dict(e) for e in execute(run).trace]
+    k = next(k for k, e in enumerate(trace) if e.get("step") == "0" and "inner" in e)
+    finished = [e for e in trace[k]["inner"] if e["event"] == "run_finished"]
+    observed = [*trace[:k], {**trace[k], "inner": finished}]
+    divergence = check(run, W6W.key, observed).divergence
+    assert divergence is not None
+    assert by_rule(W6W, run, divergence, observed).clauses[:2] == ("W6W-FAN-9", "A-165")

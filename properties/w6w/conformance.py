@@ -715,6 +715,11 @@ def blame(run: W6wRun, divergence: Divergence) -> tuple[str, ...]:
         # retried an aborted run): the rule that ends it cites W6W-HOST-3 first.
         return ("W6W-RUNERR-6",)  # "a canceled run [is] not [a failure]: neither is retried
         # and neither reads the policy"
+    if _block_cut_by_signal(run, observed, divergence.permitted):
+        # A-165 with W6W-FAN-9 ("lets in-flight steps finish"): a control or call in
+        # flight at the abort signal runs its block to the end (stranger 22's engine
+        # skipped it; the start rule of the block's first step was cited).
+        return ("W6W-FAN-9", "A-165")
     controlled = _control_blame(run, observed)
     if controlled or observed.get("event") not in ATTEMPT_ENDS:
         return controlled
@@ -729,6 +734,32 @@ def blame(run: W6wRun, divergence: Divergence) -> tuple[str, ...]:
     attempts = run.scenario.script(step).attempts
     reports = [normalise_meta(result.meta[0]) for result in attempts if result.meta]
     return ("W6W-META-19",) if meta in reports else ()
+
+
+def _block_cut_by_signal(run: W6wRun, observed: JSON, permitted: Any) -> bool:
+    """Whether a control's or call's attempt ended after the abort signal, cut short.
+
+    Fewer block steps started than in every ending the model permits.
+    """
+    signal = run.scenario.cancel_after
+    checkpoint = observed.get("checkpoint")
+    inner = observed.get("inner")
+    if signal is None or not isinstance(checkpoint, int) or checkpoint <= signal:
+        return False
+    if observed.get("event") not in ATTEMPT_ENDS or not isinstance(inner, list):
+        return False
+
+    def started(events: Any) -> int:
+        listed = events if isinstance(events, list) else []
+        return sum(1 for e in listed if isinstance(e, dict) and e.get("event") == "step_started")
+
+    model = [
+        started(p.get("inner"))
+        for p in permitted
+        if isinstance(p, dict) and p.get("event") == observed.get("event")
+        if p.get("step") == observed.get("step")
+    ]
+    return bool(model) and started(inner) < min(model)
 
 
 def _call_blame(run: W6wRun, observed: JSON, permitted: Any) -> tuple[str, ...]:
