@@ -1196,3 +1196,26 @@ def test_a_control_cut_short_by_the_abort_signal_breaks_fan_9_first():
     divergence = check(run, W6W.key, observed).divergence
     assert divergence is not None
     assert by_rule(W6W, run, divergence, observed).clauses[:2] == ("W6W-FAN-9", "A-165")
+
+
+def test_a_template_printing_null_for_nothing_breaks_root_10_first():
+    # W6W-ROOT-10: "A reference that resolves to nothing contributes the empty string".
+    # Stranger 22's seeded engine printed "null" for an absent variable; W6W-ROOT-9 ("The
+    # result is always a single string") was cited first.
+    from wforacle.model.kernel.lts import execute
+    from wforacle.oracle.check import check
+    from wforacle.oracle.explain import by_rule
+
+    step = {"id": "a", "uses": {"app": "demo", "action": "run"}, "with": {"u": "x{{ vars.name }}"}}
+    case = {
+        "document": {"manifestVersion": "2", "id": "wf", "name": "g", "steps": [step]},
+        "scenario": {"steps": {}},
+    }
+    run = W6W.prepare(case, None).semantics
+    trace = [dict(e) for e in execute(run).trace]
+    k = next(k for k, e in enumerate(trace) if e["event"] == "step_started")
+    assert trace[k]["input"] == {"u": "x"}
+    observed = [*trace[:k], {**trace[k], "input": {"u": "xnull"}}]
+    divergence = check(run, W6W.key, observed).divergence
+    assert divergence is not None
+    assert by_rule(W6W, run, divergence, observed).clauses[0] == "W6W-ROOT-10"

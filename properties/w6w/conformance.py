@@ -720,6 +720,10 @@ def blame(run: W6wRun, divergence: Divergence) -> tuple[str, ...]:
         # flight at the abort signal runs its block to the end (stranger 22's engine
         # skipped it; the start rule of the block's first step was cited).
         return ("W6W-FAN-9", "A-165")
+    if _printed_nothing(observed, divergence.permitted):
+        # W6W-ROOT-10: "A reference that resolves to nothing contributes the empty string"
+        # (stranger 22's engine printed "null"; W6W-ROOT-9 was cited first).
+        return ("W6W-ROOT-10",)
     controlled = _control_blame(run, observed)
     if controlled or observed.get("event") not in ATTEMPT_ENDS:
         return controlled
@@ -734,6 +738,40 @@ def blame(run: W6wRun, divergence: Divergence) -> tuple[str, ...]:
     attempts = run.scenario.script(step).attempts
     reports = [normalise_meta(result.meta[0]) for result in attempts if result.meta]
     return ("W6W-META-19",) if meta in reports else ()
+
+
+def _printed_nothing(observed: JSON, permitted: Any) -> bool:
+    """Whether a step start's input printed "null" where the model's printed nothing.
+
+    A string of the input that is the model's with "null" or "undefined"
+    where a reference that resolved to nothing contributed the empty string.
+    """
+    if observed.get("event") != "step_started":
+        return False
+
+    def leaves(value: Any, path: tuple[Any, ...] = ()) -> Iterator[tuple[tuple[Any, ...], Any]]:
+        if isinstance(value, dict):
+            for key, member in value.items():
+                yield from leaves(member, (*path, key))
+        elif isinstance(value, list):
+            for k, item in enumerate(value):
+                yield from leaves(item, (*path, k))
+        else:
+            yield path, value
+
+    mine = dict(leaves(observed.get("input")))
+    for event in permitted:
+        if not isinstance(event, dict) or event.get("event") != "step_started":
+            continue
+        if event.get("step") != observed.get("step"):
+            continue
+        for path, model in leaves(event.get("input")):
+            engine = mine.get(path)
+            if not (isinstance(model, str) and isinstance(engine, str)) or engine == model:
+                continue
+            if re.sub("null|undefined", "", engine) == model:
+                return True
+    return False
 
 
 def _block_cut_by_signal(run: W6wRun, observed: JSON, permitted: Any) -> bool:
