@@ -15,6 +15,7 @@ from __future__ import annotations
 import enum
 import functools
 import json
+from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 import attrs
@@ -57,30 +58,34 @@ def parse_template(text: str, mode: Mode = Mode.EDITOR) -> Template:
     parts: list[Part] = []
     markers: list[Marker] = []
     position = 0
-    buffer = ""
-    while True:
-        start = text.find("{{", position)
-        if start < 0:
-            buffer += text[position:]
-            break
-        end = _marker_end(text, start + 2)
-        if end is None:
-            # W6W-ROOT-12: an unterminated {{ — the rest is text, as written.
-            buffer += text[position:]
-            if buffer:
-                parts.append(TextPart(buffer))
-            return Template(tuple(parts), tuple(markers), unterminated=True)
-        buffer += text[position:start]
-        if buffer:
-            parts.append(TextPart(buffer))
-            buffer = ""
-        marker = parse_body(text[start + 2 : end].strip(), mode)
+    for body_start, end in marker_spans(text):
+        if body_start - 2 > position:
+            parts.append(TextPart(text[position : body_start - 2]))
+        marker = parse_body(text[body_start:end].strip(), mode)
         markers.append(marker)
         parts.append(marker.part)
         position = end + 2
-    if buffer:
-        parts.append(TextPart(buffer))
-    return Template(tuple(parts), tuple(markers), unterminated=False)
+    # W6W-ROOT-12: an unterminated {{ (where marker_spans stopped) — the rest is text,
+    # as written.
+    unterminated = text.find("{{", position) >= 0
+    if position < len(text):
+        parts.append(TextPart(text[position:]))
+    return Template(tuple(parts), tuple(markers), unterminated=unterminated)
+
+
+def marker_spans(text: str) -> Iterator[tuple[int, int]]:
+    """Each marker's body in ``text``: (its first index, the index of its closing ``}}``).
+
+    In order, as ``parse_template`` reads them; none from an unterminated
+    ``{{`` on (W6W-ROOT-12).
+    """
+    position = 0
+    while (start := text.find("{{", position)) >= 0:
+        end = _marker_end(text, start + 2)
+        if end is None:
+            return
+        yield start + 2, end
+        position = end + 2
 
 
 def _marker_end(text: str, body_start: int) -> int | None:

@@ -288,10 +288,6 @@ def _js_falsy(value: Any) -> bool:
     return False
 
 
-def _number(value: Any) -> float:
-    return js.to_number(value)
-
-
 def _divide(x: float, y: float) -> float:
     if y == 0:
         if x == 0 or math.isnan(x):
@@ -407,7 +403,7 @@ def _op_not(ev: _Classic, v: list[Any], data: Any) -> Any:
 
 
 def _op_remainder(ev: _Classic, v: list[Any], data: Any) -> Any:
-    return _remainder(_number(_at(v, 0)), _number(_at(v, 1)))
+    return _remainder(js.to_number(_at(v, 0)), js.to_number(_at(v, 1)))
 
 
 def _op_log(ev: _Classic, v: list[Any], data: Any) -> Any:
@@ -441,7 +437,7 @@ def _op_substr(ev: _Classic, v: list[Any], data: Any) -> Any:
         primitive = _to_primitive(end)
         if isinstance(primitive, str):
             return _substr(temp, 0, f"{js.utf16_length(temp)}{primitive}")
-        return _substr(temp, 0, js.utf16_length(temp) + _number(primitive))
+        return _substr(temp, 0, js.utf16_length(temp) + js.to_number(primitive))
     return _substr(text, start, end)
 
 
@@ -464,16 +460,16 @@ def _op_multiply(ev: _Classic, v: list[Any], data: Any) -> Any:
 def _op_subtract(ev: _Classic, v: list[Any], data: Any) -> Any:
     a, b = _at(v, 0), _at(v, 1)
     if b is UNDEFINED:
-        return -_number(a)
-    return _number(a) - _number(b)
+        return -js.to_number(a)
+    return js.to_number(a) - js.to_number(b)
 
 
 def _op_divide(ev: _Classic, v: list[Any], data: Any) -> Any:
-    return _divide(_number(_at(v, 0)), _number(_at(v, 1)))
+    return _divide(js.to_number(_at(v, 0)), js.to_number(_at(v, 1)))
 
 
 def _extreme(v: list[Any], pick: Any, empty: float) -> float:
-    numbers = [_number(x) for x in v]
+    numbers = [js.to_number(x) for x in v]
     if any(math.isnan(x) for x in numbers):
         return math.nan
     return pick(numbers) if numbers else empty
@@ -528,7 +524,7 @@ def _op_missing_some(ev: _Classic, v: list[Any], data: Any) -> Any:
     are_missing = ev.apply({"missing": options}, data)
     if options is None or options is UNDEFINED:
         raise _throw("TypeError", "Cannot read properties of null (reading 'length')")
-    present = _number(get_property(options, "length")) - len(are_missing)
+    present = js.to_number(get_property(options, "length")) - len(are_missing)
     if less_or_equal(need, present):
         return []
     return are_missing

@@ -718,20 +718,28 @@ def _expressions(draw: st.DrawFn) -> tuple[dict[str, Any], dict[str, Any], list[
         "e": _envelope(draw, ["a"]),
         "m": _marker_value(draw, ["a"]),
     }
+    document, scenario = _reader_of_a(draw, "wf_expr", first, block)
+    return document, scenario, []
+
+
+def _reader_of_a(
+    draw: st.DrawFn, name: str, first: dict[str, Any], block: dict[str, Any]
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """A document of ``first`` then ``b`` reading ``block``, and its scenario.
+
+    ``a`` (``first``) succeeds with a small output; ``b``'s with block is
+    ``block``, and the scenario has every root it may read; ``b``'s
+    resolution failure fails the run, or is swallowed by a drawn onError.
+    """
     second = _app_step("b", **{"with": block})
     on_error = draw(_ON_ERRORS)
     if on_error is not None:
         second["onError"] = on_error
-    document = {
-        "manifestVersion": "2",
-        "id": "wf_expr",
-        "name": "generated",
-        "steps": [first, second],
-    }
+    document = {"manifestVersion": "2", "id": name, "name": "generated", "steps": [first, second]}
     scenario = expression_roots(
         draw, {"steps": {"a": {"attempts": [{"output": draw(small_outputs)}]}}}
     )
-    return document, scenario, []
+    return document, scenario
 
 
 # An if's condition by JSONLogic truthiness ([] is false, A-53), literal or read from a;
@@ -1161,24 +1169,10 @@ def jsonlogic_cases(draw: st.DrawFn) -> dict[str, Any]:
     }
     if draw(st.integers(0, 2)) == 0:
         # A {{ = }} payload: a value JSON cannot carry prints as JavaScript prints it
-        # (NaN, Infinity) under A-20's classic reading.  A marker ends at the first }}.
-        payload = json.dumps(draw(_jl_rule()))
-        while "}}" in payload:
-            payload = payload.replace("}}", "} }")
-        values["t"] = "= {{ =" + payload + " }}"
-    second = _app_step("b", **{"with": values})
-    on_error = draw(_ON_ERRORS)
-    if on_error is not None:
-        second["onError"] = on_error
-    document = {
-        "manifestVersion": "2",
-        "id": "wf_jsonlogic",
-        "name": "generated",
-        "steps": [_app_step("a"), second],
-    }
-    scenario = expression_roots(
-        draw, {"steps": {"a": {"attempts": [{"output": draw(small_outputs)}]}}}
-    )
+        # (NaN, Infinity) under A-20's classic reading.  The marker ends after the
+        # payload's JSON value, not at an object's own }} (A-31).
+        values["t"] = "= {{ =" + json.dumps(draw(_jl_rule())) + " }}"
+    document, scenario = _reader_of_a(draw, "wf_jsonlogic", _app_step("a"), values)
     scenario["default"] = {"output": draw(_S17)}
     return {"document": document, "scenario": scenario, "schedule": draw(_S18)}
 

@@ -1021,21 +1021,24 @@ def _simpler_logic(logic: JSON) -> Iterator[JSON]:
                 yield {op: [*args[:i], simpler, *args[i + 1 :]]}
 
 
-_PAYLOAD = re.compile(r"\{\{\s*=(.*?)\s*\}\}(?!\})")
-
-
 def _simpler_payloads(text: str) -> Iterator[str]:
-    """``text`` with one ``{{ =RULE }}`` marker's rule simpler (``_simpler_logic``)."""
-    for found in _PAYLOAD.finditer(text):
+    """``text`` with one ``{{ =RULE }}`` marker's rule simpler (``_simpler_logic``).
+
+    The markers are found as the template grammar reads them (``marker_spans``:
+    an ``=`` body ends after its JSON value, A-31).
+    """
+    from wforacle.grammar.template import marker_spans
+
+    for start, end in marker_spans(text):
+        body = text[start:end].strip()
+        if not body.startswith("="):
+            continue
         try:
-            rule = json.loads(found.group(1))
+            rule = json.loads(body[1:])
         except ValueError:
             continue
         for simpler in _simpler_logic(rule):
-            payload = json.dumps(simpler)
-            while "}}" in payload:
-                payload = payload.replace("}}", "} }")  # a marker ends at the first }}
-            yield f"{text[: found.start(1)]}{payload}{text[found.end(1) :]}"
+            yield f"{text[:start]} ={json.dumps(simpler)} {text[end:]}"
 
 
 def _contracted(case: JSON) -> Iterator[JSON]:

@@ -83,7 +83,7 @@ def _rule(value):
 
 @pytest.mark.parametrize(
     "written",
-    [{"$expr": NESTED}, "= {{ =" + json.dumps(NESTED).replace("}}", "} }") + " }}"],
+    [{"$expr": NESTED}, "= {{ =" + json.dumps(NESTED) + " }}"],
     ids=["expr-value", "template-payload"],
 )
 def test_a_finding_in_a_nested_rule_shrinks_to_the_operation_the_bug_is_in(written):
