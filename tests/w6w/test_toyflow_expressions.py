@@ -13,11 +13,12 @@ import importlib.util
 import json
 from pathlib import Path
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from wforacle.model.expr.jsonlogic import OPERATORS
 from wforacle.model.w6w.resolve import REDACTED, ResolutionError, resolve_recorded
+from wforacle.oracle.differential import same_json
 from wforacle.properties.strategies import templates
 from wforacle.properties.strategies.w6w import expression_cases
 
@@ -58,12 +59,16 @@ def _model(value, scope):
 
 
 def _same(a, b):
-    # JSON equality that tells 1 from True and 1 from "1".
-    return json.dumps(a, sort_keys=True) == json.dumps(b, sort_keys=True)
+    # JSON equality: one number type (0 == 0.0, as the protocol's JSON text has it:
+    # the model's $expr results pass through to_json, toyflow's do not), and 1 apart
+    # from True and from "1".
+    return same_json(list(a), list(b))
 
 
 @settings(max_examples=400, deadline=None, suppress_health_check=list(HealthCheck))
 @given(templates.with_values(), templates.scopes())
+# CI's find: a $expr result 0.0 is the JSON number 0 (the model prints it as 0).
+@example([{"$expr": {"var": "output"}}], {"output": {"a": 0.0}, "secrets": {}, "vars": {}})
 def test_toyflow_resolves_as_the_model_does(value, scope):
     # The resolver's own property-test values, JSON Logic within toyflow's operators.
     if _uses_other_operators(value):
