@@ -100,7 +100,10 @@ def _by_rule(
         return divergence
     blamed = _why_not_here(spec, semantics, divergence, trace)
     if blamed is not None:
-        return blamed
+        # An event the model has no room for may still nest the cause: a control's
+        # attempt that failed in the model because its sub-block ran other events
+        # (a call in its body retried) is explained by the sub-block's rule first.
+        return _nested(spec, semantics, blamed, trace)
     found = _in_run(spec, semantics, observed)
     where = "at another point of this run, not here"
     if not found:

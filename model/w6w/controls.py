@@ -67,6 +67,7 @@ CONTROLS = frozenset({"if", "foreach", "parallel", "wait"})
 # Where each control keeps its sub-blocks under ``with`` (assumption A-06).
 BLOCK_KEYS = {"if": ("then", "else"), "foreach": ("body",), "parallel": ("branches",)}
 MAX_ENDINGS = 4096  # a control whose sub-block can end in more ways is refused
+CHILD = ".(run)."  # a child run's step is the unit <call step>.(run).<its step> (A-56)
 
 
 @attrs.frozen
@@ -345,8 +346,26 @@ def inner_run(
         outer=scope,
         separate_roots=parallel,
         start_invocations=[start.counts.get(step_id, 0) for step_id in plan],
+        start_counts=_held(start.counts, plan, {s.id for _, s in workflow.all_steps()}),
         depth=run.depth,
     )
+
+
+def _held(counts: dict[str, int], plan: Sequence[str], ids: set[str]) -> list[tuple[str, int]]:
+    """The counts a run carries beside its plan's: units of steps nested in it (``ids``).
+
+    A step in a block of one of its controls, or ``s`` of a call ``c``'s child
+    run as ``c.(run).s``: the scenario answers a unit's n-th invocation in the
+    whole execution with its n-th result (docs/engine-protocol.md), so a
+    block run or a child run made again (a foreach's next iteration, a call in
+    a foreach body, a run-level retry) counts on from the runs before it.
+    """
+    own = set(plan)
+    return [
+        (unit, n)
+        for unit, n in counts.items()
+        if n and unit not in own and unit.split(CHILD, 1)[0] in ids
+    ]
 
 
 def _run_blocks(
@@ -364,9 +383,8 @@ def _run_blocks(
     inner = inner_run(run, scope, blocks, start, parallel)
     found = []
     for final, events in finals(inner):
-        counts = dict(start.counts)
-        for step_id, count in zip(inner.plan, final.invocations, strict=True):
-            counts[step_id] = count
+        # Every unit's count after the run, its nested controls' and calls' too.
+        counts = {**start.counts, **shared_counts(inner, final)}
         after = Start(
             counts,
             final.clock if final.clock > start.clock else start.clock,
@@ -430,15 +448,22 @@ def _call(run: Run, step: Step, params: dict[str, JSON], start: Start) -> list[E
             f"step {step.id!r} calls {target!r}: checking a called workflow needs the "
             "document validator (W6wRun(..., validate=properties.w6w.validate.validate))"
         )
-    child = child_run(run, callee, params.get("inputs", {}))
+    child = child_run(run, step.id, callee, params.get("inputs", {}), start.counts)
     if child is None:
         error = StepError.raised(
             "call_target_invalid", f"the called workflow {target!r} is not runnable", "execute"
         )
         return [start.ending(Result(error=error))]
     found = []
+    prefix = step.id + CHILD
     for final, events in finals(child):
-        after = attrs.evolve(start, events=tuple(events), records=(outcome(child, final),))
+        counts = {prefix + unit: n for unit, n in shared_counts(child, final).items()}
+        after = attrs.evolve(
+            start,
+            counts={**start.counts, **counts},
+            events=tuple(events),
+            records=(outcome(child, final),),
+        )
         if final.status == "succeeded":
             output = final.handled_output if final.handled else last_output(child, final)
             found.append(after.ending(Result(output=output)))
@@ -452,12 +477,16 @@ def _call(run: Run, step: Step, params: dict[str, JSON], start: Start) -> list[E
     return found
 
 
-def child_run(run: Run, callee: dict[str, JSON], inputs: JSON) -> Run | None:
-    """The child run a call of ``callee`` (a scenario's ``calls`` entry) starts, or None.
+def child_run(
+    run: Run, call: str, callee: dict[str, JSON], inputs: JSON, counts: dict[str, int]
+) -> Run | None:
+    """The child run step ``call``'s call of ``callee`` (a ``calls`` entry) starts, or None.
 
     A-56: the called document with its own scenario, the call's inputs as
     its variables; None when the document or the scenario is not runnable
     (``call_target_invalid``).  ``run.validate`` must be set (``_call``).
+    Its steps are the units ``<call>.(run).<step>``, whose invocations
+    ``counts`` holds so far (the execution's earlier calls of ``call``).
     """
     assert run.validate is not None
     checked = run.validate(copy.deepcopy(callee["document"]))
@@ -471,7 +500,17 @@ def child_run(run: Run, callee: dict[str, JSON], inputs: JSON) -> Run | None:
         max_call_depth=run.scenario.max_call_depth,
         run_id=run.scenario.run_id,
     )
-    return run.derive(checked.workflow, checked.plan, scenario, depth=run.depth + 1)
+    prefix = call + CHILD
+    own = {unit[len(prefix) :]: n for unit, n in counts.items() if unit.startswith(prefix)}
+    plan = checked.plan
+    return run.derive(
+        checked.workflow,
+        plan,
+        scenario,
+        start_invocations=[own.get(step_id, 0) for step_id in plan],
+        start_counts=[(unit, n) for unit, n in own.items() if unit not in plan],
+        depth=run.depth + 1,
+    )
 
 
 def finals(run: Run) -> list[tuple[Config, tuple[Event, ...]]]:

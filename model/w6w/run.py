@@ -51,6 +51,7 @@ class Run(abc.ABC):
         outer: dict[str, JSON] | None = None,
         separate_roots: bool = False,
         start_invocations: Sequence[int] | None = None,
+        start_counts: Sequence[tuple[str, int]] = (),
         depth: int = 0,
         options: Options = READINGS,
         validate: Validate | None = None,
@@ -61,7 +62,9 @@ class Run(abc.ABC):
         (model/w6w/controls.py): ``outer`` is the enclosing run scope it reads
         (with any extra root, such as ``foreach``), ``separate_roots`` puts each
         root on a strand of its own (parallel branches), ``start_invocations``
-        continues the scenario's per-step invocation counts; ``depth`` is the
+        continues the scenario's per-step invocation counts and ``start_counts``
+        those of the units the run's plan does not hold (steps in its controls'
+        blocks, ``c.(run).s`` of its calls' child runs); ``depth`` is the
         @w6w/call depth of this run; ``options`` the readings (A-74, A-50, A-41);
         ``validate`` checks a called workflow's document (controls.py: @w6w/call).
         ``refuse`` first says whether the semantics models the document.
@@ -71,6 +74,7 @@ class Run(abc.ABC):
         self.outer = outer
         self.separate_roots = separate_roots
         self.start_invocations = tuple(start_invocations or ())
+        self.start_counts = tuple(sorted(start_counts))
         self.depth = depth
         self.options = options
         self.launch = options.launch

@@ -171,11 +171,18 @@ class W6wRun(Run):
                 status="running",
                 steps=steps,
                 invocations=invocations,
+                sub_invocations=self.start_counts,
                 variables=self.outer.get("vars"),
                 activated=edges,
                 skipped=edges,
             )
-        return Config(steps=steps, invocations=invocations, activated=edges, skipped=edges)
+        return Config(
+            steps=steps,
+            invocations=invocations,
+            sub_invocations=self.start_counts,
+            activated=edges,
+            skipped=edges,
+        )
 
     def canonical(self, event: JSON) -> JSON:
         """An engine's event in the form the checker compares (oracle/check.py).

@@ -1033,19 +1033,21 @@ def call_cases(draw: st.DrawFn) -> dict[str, Any]:
     call step is invoked as an app step, answered by its own script — a
     retryable failure then a success, in half (W6W-EDGE-8: still no retry
     loop).  Both drawn last, so that the other choices stay as they were
-    (stranger 19: neither was ever drawn).  No crash, replay or abort: a
-    call's interplay with a resumed or signalled execution is not driven; nor
-    is the run-level retry, which would make the call twice.
+    (stranger 19: neither was ever drawn).  Then the calls made twice in one
+    execution, whose child steps the scenario answers with their next
+    results (a unit's invocations count over the execution): in a quarter
+    the call sits in a foreach body, once per item, and the document's
+    run-level retry (``engine_cases`` draws one in half) is kept in a third,
+    re-running the call when the run fails (W6W-RUNERR-2).  No crash, replay
+    or abort: a call's interplay with a resumed or signalled execution is
+    not driven.
     """
     case = draw(engine_cases())
     case.pop("replay", None)
     scenario = case["scenario"]
     for member in ("crashAfterCheckpoints", "cancelAfterCheckpoint", "calls"):
         scenario.pop(member, None)
-    # Each call is a fresh child run (A-56) whose scripts count from its first
-    # invocation, while the protocol counts a unit's invocations over the execution:
-    # a call made twice (the run-level retry re-running it) is not driven.
-    case["document"].pop("retry", None)
+    retry = case["document"].pop("retry", None)  # kept in a third, drawn last
     steps = case["document"]["steps"]
     plain = [k for k, s in enumerate(steps) if (s.get("uses") or {}).get("app") == "demo"]
     if not plain:
@@ -1087,7 +1089,25 @@ def call_cases(draw: st.DrawFn) -> dict[str, Any]:
         failing = {"error": {"code": "flaky", "message": "generated", "retryable": True}}
         attempts = [failing, {"output": 2}] if draw(st.booleans()) else [{"output": 1}]
         scenario.setdefault("steps", {})[step["id"]] = {"attempts": attempts}
+    if draw(st.integers(0, 3)) == 0:
+        # The call in a foreach body: a child run per item, the item its input.
+        call = steps[k]
+        kept = {key: call.pop(key) for key in ("id", "fanOut", "onError") if key in call}
+        call["id"] = f"{kept['id']}_call"
+        call["with"]["inputs"] = {**call["with"]["inputs"], "name": {"$": "foreach.item"}}
+        steps[k] = {
+            **kept,
+            "uses": {"app": "@w6w/control", "action": "foreach"},
+            "with": {"items": draw(_CALL_ITEMS), "body": [call]},
+        }
+        if step["id"] in scenario.get("steps", {}):  # a call nobody supplies: its script
+            scenario["steps"][call["id"]] = scenario["steps"].pop(step["id"])
+    if retry is not None and draw(st.integers(0, 2)) == 0:
+        case["document"]["retry"] = retry  # W6W-RUNERR-2: the run again, its call too
     return case
+
+
+_CALL_ITEMS = st.lists(st.sampled_from(["x", "y", ""]), min_size=1, max_size=3)
 
 
 # -- JSON Logic where A-20's readings part (profile ``w6w-jsonlogic``) ---------------------

@@ -634,13 +634,15 @@ def nested(
             deeper = run.depth + 1 > run.scenario.max_call_depth
             if callee is None or deeper or run.validate is None:
                 return ()
-            child = controls.child_run(run, callee, params.get("inputs", {}))
+            child = controls.child_run(run, named, callee, params.get("inputs", {}), counts)
             if child is None:
                 return ()
             recorded = _Recorded(
                 child.workflow,
                 child.plan,
                 child.scenario,
+                start_invocations=child.start_invocations,
+                start_counts=child.start_counts,
                 depth=child.depth,
                 options=child.options,
                 validate=child.validate,
@@ -668,7 +670,9 @@ def nested(
                 break
             here = {**scope, "foreach": {"item": items[index], "index": index}}
             runs.append((f"in iteration {index} of foreach {named}", sub([body], here), segment))
-            for done in segment:  # the attempts that reached the action count on
+            # The attempts that reached the action count on, a nested control's and
+            # a call's child run's too (as units: <call>.(run).<step>).
+            for done in _attempt_events(run, segment):
                 reached = isinstance(done, dict) and done.get("event") in ATTEMPT_ENDS
                 if reached and isinstance(done.get("step"), str):
                     counts[done["step"]] = counts.get(done["step"], 0) + 1

@@ -1145,6 +1145,7 @@ def _answer(prepared: Prepared, step: str, invocation: int) -> dict[str, JSON]:
     The unit ``(reroute)`` is the run-level reroute target's dispatch
     (W6W-RUNERR-3): the scenario's ``reroute`` result answers it.
     """
+    from wforacle.model.w6w.controls import CHILD
     from wforacle.model.w6w.rules import REROUTE
 
     scenario = prepared.semantics.scenario
@@ -1188,9 +1189,6 @@ def _workflows(calls: Mapping[str, JSON]) -> dict[str, JSON]:
     return found
 
 
-CHILD = ".(run)."  # a child run's step is invoked as <call step>.(run).<its step> (A-56)
-
-
 def _callee_scenario(prepared: Prepared, unit: str) -> Any:
     """The scenario of the child run a prefixed unit belongs to (docs/engine-protocol.md).
 
@@ -1200,6 +1198,7 @@ def _callee_scenario(prepared: Prepared, unit: str) -> Any:
     that leads nowhere gets an empty scenario (every step succeeds with the
     default output), as an unknown step does.
     """
+    from wforacle.model.w6w.controls import CHILD
     from wforacle.model.w6w.scenario import Scenario, load_scenario
     from wforacle.properties.w6w.conformance import called_steps, step_kinds
 

@@ -122,6 +122,70 @@ def test_a_campaign_of_calls_finds_and_explains_the_seeded_bug(bug, toyflow):
     assert judge(toyflow, W6W, finding.case).verdict == "pass"  # not a false alarm
 
 
+LOOP = _workflow(
+    "wf",
+    {
+        "id": "loop",
+        "uses": {"app": "@w6w/control", "action": "foreach"},
+        "with": {
+            "items": [1, 2],
+            "body": [
+                {
+                    "id": "c",
+                    "uses": {"app": "@w6w/call", "action": "call"},
+                    "with": {"workflow": "child", "inputs": {"x": {"$": "foreach.item"}}},
+                }
+            ],
+        },
+    },
+)
+TWICE = [{"output": "first"}, {"output": "second"}]
+
+
+def test_a_call_made_twice_is_answered_with_the_child_steps_next_results(toyflow):
+    # The host counts c.(run).t's invocations over the execution: the second call's t
+    # gets the second result, as the model now has it (it had 'first' twice: a false
+    # alarm on every engine).
+    calls = {"child": {"document": CHILD, "scenario": {"steps": {"t": {"attempts": TWICE}}}}}
+    case = {"document": LOOP, "scenario": {"calls": calls}, "schedule": []}
+    judgement = judge(toyflow, W6W, case)
+    assert judgement.verdict == "pass", judgement.to_json()
+    assert judgement.observation.state["output"] == ["first", "second"]
+    failing = [{"error": {"code": "x", "message": "m", "retryable": False}}, TWICE[1]]
+    retried = _workflow("wf", CALLER["steps"][1], retry={"maxAttempts": 2, "delayMs": 10})
+    retried["steps"][0]["with"]["inputs"] = {"x": 1}
+    calls = {"child": {"document": CHILD, "scenario": {"steps": {"t": {"attempts": failing}}}}}
+    judgement = judge(toyflow, W6W, {"document": retried, "scenario": {"calls": calls}})
+    assert judgement.verdict == "pass", judgement.to_json()
+    assert judgement.observation.state["output"] == "second"
+
+
+def test_a_call_retried_in_a_foreach_body_is_explained_by_edge_8():
+    # The foreach's attempt fails in the model (the body's call failed), so the
+    # engine's step_succeeded has no room; the cause is inside: the call was retried.
+    body = LOOP["steps"][0]["with"]["body"][0]
+    loop = {**LOOP["steps"][0], "with": {"items": [1], "body": [{**body, "with": {}}]}}
+    loop["with"]["body"][0]["retry"] = {"maxAttempts": 2, "delayMs": 10}
+    flaky = {"error": {"code": "flaky", "message": "m", "retryable": True}}
+    case = {
+        "document": _workflow("wf", loop),
+        "scenario": {"steps": {"c": {"attempts": [flaky, {"output": 2}]}}},
+    }
+    engine = Engine(f"{TOYFLOW} --bug call-retried")
+    try:
+        judgement = judge(engine, W6W, case)
+    finally:
+        engine.stop()
+    assert judgement.verdict == "divergence"
+    from wforacle.oracle.explain import by_rule
+
+    run = W6W.prepare(case, None).semantics
+    trace = judgement.observation.trace
+    explained = by_rule(W6W, run, judgement.divergence, trace)
+    assert explained.clauses[0] == "W6W-EDGE-8", explained.clauses
+    assert "in iteration 0 of foreach loop" in explained.message
+
+
 def test_a_call_returning_another_child_step_s_output_breaks_fan_10():
     # A-56: a call's output is its child's lastOutput; W6W-FAN-10: "lastOutput is the output
     # of the last succeeded step by plan order".  A stranger's engine returned the child's

@@ -258,6 +258,35 @@ def test_a_failing_child_fails_the_call_step_without_a_retry_loop():
     assert not step_events(trace, "retry_scheduled")
 
 
+# The scenario answers a unit's n-th invocation in the whole execution with its n-th
+# result (docs/engine-protocol.md), as the oracle's host does: a block run or a child
+# run made again counts on from the runs before it (both answered 1, 1 before).
+
+
+def test_a_nested_control_s_block_step_counts_on_across_foreach_iterations():
+    checked = control("chk", "if", condition=True, then=[app_step("s")])
+    doc = workflow(control("loop", "foreach", items=["a", "b"], body=[checked]))
+    _, state = finish(doc, {"steps": {"s": outputs(1, 2)}})
+    assert state["output"] == [1, 2]
+
+
+def test_a_call_in_a_foreach_body_counts_its_child_steps_on():
+    item = call("c", "wf_child") | {"with": {"workflow": "wf_child", "inputs": {"n": 0}}}
+    doc = workflow(control("loop", "foreach", items=["a", "b", "c"], body=[item]))
+    child = {"document": CHILD, "scenario": {"steps": {"inner": outputs(1, 2, 3)}}}
+    _, state = finish(doc, {"calls": {"wf_child": child}})
+    assert state["output"] == [1, 2, 3]
+
+
+def test_a_run_level_retry_makes_the_call_again_with_the_child_s_next_results():
+    # W6W-RUNERR-2: "steps that already SUCCEEDED on the previous attempt run again".
+    scripts = {"inner": {"attempts": [{"error": {"code": "x", "message": "m"}}, {"output": 2}]}}
+    child = {"document": CHILD, "scenario": {"steps": scripts}}
+    doc = workflow(call("c", "wf_child", n=1)) | {"retry": {"maxAttempts": 2}}
+    _, state = finish(doc, {"calls": {"wf_child": child}})
+    assert state["status"] == "succeeded" and state["output"] == 2
+
+
 def test_call_depth_is_bounded():
     # W6W-RUNERR-3: "the same call-depth-bounded seam a @w6w/call step uses".
     selfish = workflow(call("again", "wf_loop")) | {"id": "wf_loop"}
