@@ -582,28 +582,79 @@ class Parser:
 _PARSED = {}
 
 
-def declared_members(doc):
-    """The member names of a callee's joined result shape: its outputs' and every wf.stop
-    result's (WF-CATCH-24); None when a result is written as one template (no shape)."""
-    results = [doc.get("outputs") or {}]
+def written_type(value, inputs):
+    """A value's type where the document states it: a literal's, a template with text (a
+    string), a whole {{ inputs.x }} of a typed input; None when only the run knows."""
+    if isinstance(value, str):
+        parts = [p for p in markers(value) if p != ("text", "")]
+        if not any(kind == "expr" for kind, _ in parts):
+            return "string"
+        if len(parts) > 1:
+            return "string"
+        name = parts[0][1].strip()
+        field = inputs.get(name[len("inputs.") :]) if name.startswith("inputs.") else None
+        return (field or {}).get("type", "json") if isinstance(field, dict) else None
+    if value is None:
+        return "null"
+    for kind, test in (("boolean", lambda v: isinstance(v, bool)), ("integer", lambda v: isinstance(v, int)),
+                       ("number", lambda v: isinstance(v, float)), ("array", lambda v: isinstance(v, list)),
+                       ("object", lambda v: isinstance(v, dict))):
+        if test(value):
+            return kind
+    return "json"
+
+
+def joined_shape(doc):
+    """A callee's joined result shape (WF-CATCH-24): member -> (type or None, nullable), from
+    its outputs and every wf.stop result (an absent one: {}); None when a result is written
+    as one template (no shape).  A member some result lacks or holds as null is nullable."""
+    results = [doc.get("outputs") if "outputs" in doc else {}]
 
     def walk(value):
         if isinstance(value, dict):
             for key, inner in value.items():
-                if key == "wf.stop" and isinstance(inner, dict) and "result" in inner:
-                    results.append(inner["result"])
+                if key == "wf.stop" and isinstance(inner, dict):
+                    results.append(inner.get("result", {}))
                 walk(inner)
         elif isinstance(value, list):
             for inner in value:
                 walk(inner)
 
     walk(doc.get("steps") or [])
-    names = set()
-    for result in results:
-        if not isinstance(result, dict):
-            return None
-        names.update(result)
-    return names
+    if not all(isinstance(r, dict) for r in results):
+        return None
+    inputs = doc.get("inputs") if isinstance(doc.get("inputs"), dict) else {}
+    shape = {}
+    for name in {n for r in results for n in r}:
+        types = [written_type(r[name], inputs) for r in results if name in r]
+        nullable = len(types) < len(results) or "null" in types
+        kinds = {t for t in types if t != "null"}
+        if None in kinds or not kinds:
+            kind = None
+        elif "json" in kinds:
+            kind = "json"
+        elif kinds == {"integer", "number"}:
+            kind = "number"
+        else:
+            kind = kinds.pop() if len(kinds) == 1 else None
+        shape[name] = (kind, nullable)
+    return shape
+
+
+def fits_shape(replacement, shape):
+    """WF-CATCH-24: declared names, assignable types, and every member whose type excludes
+    null supplied."""
+    if not set(replacement) <= set(shape):
+        return False
+    for name, (kind, nullable) in shape.items():
+        if name not in replacement:
+            if kind not in (None, "json") and not nullable:
+                return False
+        elif kind is not None and not (
+            has_type(replacement[name], {"type": kind}) or (nullable and replacement[name] is None)
+        ):
+            return False
+    return True
 
 
 def gotos(value):
@@ -1772,9 +1823,10 @@ class Executor:
         if st.kind == "wf.call":
             if not isinstance(replacement, dict):  # a call's result is an object (WF-CATCH-5)
                 return False
-            # WF-CATCH-24: "replacement members MUST have declared names".
-            declared = declared_members(self.workflow((st.body or {}).get("workflow")))
-            if declared is not None and not set(replacement) <= declared:
+            # WF-CATCH-24: "replacement members MUST have declared names and assignable
+            # types; every member whose type excludes null is required".
+            shape = joined_shape(self.workflow((st.body or {}).get("workflow")))
+            if shape is not None and not fits_shape(replacement, shape):
                 return False
         else:
             contract = self.action(st).get("output")

@@ -284,25 +284,3 @@ def walk(steps: tuple[Step, ...]) -> list[Step]:
         for handler in step.modifiers.catch:
             found.extend(walk(handler.steps))
     return found
-
-
-def declared_members(workfile: Workfile) -> frozenset[str] | None:
-    """The member names of a callee's joined object shape, or None when not known statically.
-
-    WF-CATCH-24: "For a callee's joined object shape, replacement members
-    MUST have declared names".  A run of ``workfile`` succeeds with its
-    ``outputs`` (completed) or with a ``wf.stop`` step's ``result``
-    (stopped; an absent result is ``{}``, A-123): the joined shape declares
-    the names of all of them.  A result written as one template is not an
-    object shape the document declares: None (A-122).
-    """
-    results = [workfile.outputs]
-    results += [step.body.result for step in walk(workfile.steps) if isinstance(step.body, Stop)]
-    names: set[str] = set()
-    for result in results:
-        if result is ABSENT:
-            continue
-        if not isinstance(result, dict):
-            return None
-        names.update(result)
-    return frozenset(names)

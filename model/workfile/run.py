@@ -68,7 +68,6 @@ from wforacle.model.workfile.document import (
     Wait,
     WaitFor,
     Workfile,
-    declared_members,
     walk,
 )
 from wforacle.model.workfile.evaluate import EvaluationFault, resolve, tested
@@ -76,6 +75,7 @@ from wforacle.model.workfile.expr import ANY, template_refs
 from wforacle.model.workfile.manifest import ActionSpec, Manifests
 from wforacle.model.workfile.scenario import Scenario, static_path
 from wforacle.model.workfile.states import StateWorkfile
+from wforacle.model.workfile.types import joined_shape, literal_type
 
 JSON = Any
 Data = dict[str, Any]
@@ -1166,18 +1166,27 @@ _NO_RESULT = object()
 
 
 def _declared(run: WorkfileRun, step: Step, value: JSON) -> bool:
-    """Whether a wf.call's replacement object names only members its callee declares.
+    """Whether a wf.call's replacement object fits its callee's joined object shape.
 
     WF-CATCH-24: "For a callee's joined object shape, replacement members
-    MUST have declared names"; a result that breaks the contract is the
-    handler's failure (WF-CATCH-26, A-122).  The validator refuses a literal
-    member no callee declares (properties/workfile/validate.py
-    ``call_contracts``); this catches a result written as one template.
+    MUST have declared names and assignable types; every member whose type
+    excludes null is required"; a result that breaks the contract is the
+    handler's failure (WF-CATCH-26, A-122).  A member's type where the
+    callee's document establishes it (A-172; a value's own type here).  The
+    validator refuses a literal mapping that breaks it (properties/workfile/
+    validate.py ``call_contracts``); this catches what only the run shows.
     """
     if not isinstance(step.body, Call) or not isinstance(value, dict):
         return True
-    declared = declared_members(run.callees[step.step_path])
-    return declared is None or set(value) <= declared
+    shape = joined_shape(run.callees[step.step_path])
+    if shape is None:
+        return True
+    if not set(value) <= set(shape):
+        return False
+    return all(
+        slot.admits(literal_type(value[name])) if name in value else not slot.required
+        for name, slot in shape.items()
+    )
 
 
 # -- outcomes and the failure policy ---------------------------------------------------------

@@ -44,8 +44,6 @@ from wforacle.model.workfile.document import ABSENT, Field, Step, walk
 from wforacle.model.workfile.evaluate import EvaluationFault, equal, render
 from wforacle.model.workfile.expr import (
     ExprError,
-    Member,
-    Name,
     is_template,
     refs,
     template,
@@ -58,6 +56,7 @@ from wforacle.model.workfile.states import (
     Subscription,
     leaves,
 )
+from wforacle.model.workfile.types import fits, static_type
 
 JSON = Any
 
@@ -233,75 +232,6 @@ def into(
                 "required with no default",
                 "WFS-ENTRY-3",
             )
-
-
-def static_type(value: JSON, inputs: dict[str, Field], accepted: dict[str, Field]) -> str | None:
-    """The type of an expression-bearing value when the document establishes it (A-148).
-
-    A literal has its own type; a template with text around its markers is
-    a string; a whole-value marker ``{{ inputs.x }}`` or ``{{ a }}`` (an
-    accepted name of the source entry) has the declared type.  Anything else
-    is known only at run time: None.
-    """
-    if not is_template(value):
-        return literal_type(value)
-    try:
-        parsed = template(value)
-    except ExprError:
-        return None
-    whole = parsed.whole
-    if whole is None:
-        return "string"
-    if isinstance(whole, Member) and whole.subject == Name("inputs") and whole.name in inputs:
-        return inputs[whole.name].type
-    if isinstance(whole, Name) and whole.name in accepted:
-        return accepted[whole.name].type
-    return None
-
-
-def literal_type(value: JSON) -> str:
-    """The field type of a literal JSON value (A-109; ``null`` for null)."""
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, int):
-        return "integer"
-    if isinstance(value, float):
-        return "number"
-    if isinstance(value, str):
-        return "string"
-    if isinstance(value, list):
-        return "array"
-    return "object" if isinstance(value, dict) else "json"
-
-
-def fits(found: str, declared: str) -> bool:
-    """Whether a value of type ``found`` can satisfy a field of type ``declared`` (A-148)."""
-    return (
-        declared == "json"
-        or found in (declared, "json")
-        or (found, declared)
-        == (
-            "integer",
-            "number",
-        )
-    )
-
-
-def join(types: list[str]) -> str | None:
-    """The join of the types of one binding across final-entry scopes (WFS-FORM-13, A-147).
-
-    Equal types join to themselves, ``integer`` and ``number`` to
-    ``number``, anything with ``json`` to ``json``; otherwise there is no
-    join (None).
-    """
-    kinds = set(types)
-    if "json" in kinds:
-        return "json"
-    if kinds == {"integer", "number"}:
-        return "number"
-    return next(iter(kinds)) if len(kinds) == 1 else None
 
 
 # -- subscriptions -----------------------------------------------------------------------

@@ -49,13 +49,13 @@ from wforacle.model.workfile.document import (
     Stop,
     WaitFor,
     Workfile,
-    declared_members,
     walk,
 )
 from wforacle.model.workfile.expr import ExprError, Path, path_text, refs, template, template_refs
 from wforacle.model.workfile.loader import Loader
 from wforacle.model.workfile.manifest import ActionSpec, Manifests
 from wforacle.model.workfile.states import Direct, State, StateWorkfile, Transition
+from wforacle.model.workfile.types import joined_shape, static_type
 
 JSON = Any
 # Root names every scope can read (A-114): the invocation's inputs and run metadata.
@@ -103,40 +103,71 @@ def validate(
 
 
 def call_contracts(workfile: Workfile, workflows: Mapping[str, Workfile]) -> list[Diagnostic]:
-    """A wf.call handler's literal result members against its callee's declared names.
+    """A wf.call handler's literal result members against its callee's joined object shape.
 
     WF-CATCH-23: "The replacement result MUST be statically assignable to
     … the callee's joined successful result type"; WF-CATCH-24: "For a
     callee's joined object shape, replacement members MUST have declared
-    names".  Checked where the callee is known (``--workflows DIR``, a
-    case's ``workflows``) and the result is written as a mapping; the
-    members' types are not (A-122: no static types are inferred for a
-    callee's expressions).  A result written as one template is checked at
-    run time (model/workfile/run.py ``_handled``).
+    names and assignable types; every member whose type excludes null is
+    required".  Checked where the callee is known (``--workflows DIR``, a
+    case's ``workflows``) and the result is written as a mapping; a type
+    only where the document establishes it on both sides (A-148, A-172:
+    a literal, a template with text, a typed input), so a member whose
+    value is known only at run time is checked at run time
+    (model/workfile/run.py ``_handled``), as is a result written as one
+    template.
     """
     found: list[Diagnostic] = []
+    inputs = {field.name: field for field in workfile.inputs}
     for step in walk(workfile.steps):
         body = step.body
         if not isinstance(body, Call) or body.workflow not in workflows:
             continue
-        declared = declared_members(workflows[body.workflow])
-        if declared is None:
+        shape = joined_shape(workflows[body.workflow])
+        if shape is None:
             continue
         for handler in step.modifiers.catch:
             if not isinstance(handler.result, dict):
                 continue
-            for member in sorted(set(handler.result) - declared):
-                shown = ", ".join(sorted(declared)) or "none"
+            where = f"{handler.path}.result"
+            replaces = f"the handler for {handler.pattern.text!r} replaces {step.id}'s result"
+            for member in sorted(set(handler.result) - set(shape)):
+                shown = ", ".join(shape) or "none"
                 found.append(
                     _error(
                         "document.type",
-                        f"{handler.path}.result.{member}",
-                        f"the handler for {handler.pattern.text!r} replaces {step.id}'s result "
-                        f"with a member {member!r} that {body.workflow!r} does not declare "
-                        f"(its outputs and stop results declare: {shown})",
+                        f"{where}.{member}",
+                        f"{replaces} with a member {member!r} that {body.workflow!r} does not "
+                        f"declare (its outputs and stop results declare: {shown})",
                         "WF-CATCH-24",
                     )
                 )
+            for member, slot in shape.items():
+                if member not in handler.result:
+                    if slot.required:
+                        found.append(
+                            _error(
+                                "document.type",
+                                where,
+                                f"{replaces} without {member!r}, which every successful result "
+                                f"of {body.workflow!r} holds as {slot.type}: a member whose type "
+                                "excludes null is required (A-172)",
+                                "WF-CATCH-24",
+                            )
+                        )
+                    continue
+                given = static_type(handler.result[member], inputs, {})
+                if given is not None and not slot.admits(given):
+                    nullable = " or null" if slot.nullable else ""
+                    found.append(
+                        _error(
+                            "document.type",
+                            f"{where}.{member}",
+                            f"{replaces} with {member!r} as {given}, which is not assignable to "
+                            f"{body.workflow!r}'s {slot.type}{nullable} (A-172)",
+                            "WF-CATCH-24",
+                        )
+                    )
     return found
 
 
@@ -620,7 +651,7 @@ class _StateChecker(_Checker):
                     "A-114",
                 )
                 continue
-            from wforacle.properties.workfile.states import join
+            from wforacle.model.workfile.types import join
 
             types = [self.binding_type(state, name, bound) for state, bound in where]
             known = [t for t in types if t is not None]

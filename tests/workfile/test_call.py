@@ -234,6 +234,80 @@ def test_a_templated_replacement_with_an_undeclared_member_fails_the_handler():
     assert trace(document, scenario, sub=declaring)[-1]["outcome"] == "completed"
 
 
+# A callee whose members' types its document states (A-172): n a typed input, label a
+# literal on both successful ends, note null when it stops (so nullable), id known only
+# at run time (no type checked).
+TYPED = """
+inputs:
+  n: { type: integer, default: 1 }
+steps:
+  - a: { svc.send: { n: "{{ inputs.n }}" } }
+  - s: { wf.stop: { reason: early, result: { n: 2, label: "stopped", note: null, id: x } } }
+outputs:
+  n: "{{ inputs.n }}"
+  label: "n is {{ inputs.n }}"
+  note: "{{ a.id }}"
+  id: "{{ a.id }}"
+"""
+
+
+def _replacing(result: str) -> str:
+    return f"""
+    steps:
+      - c:
+          wf.call: {{ workflow: sub }}
+          catch:
+            svc.fatal: {{ steps: [ {{ h: {{ svc.get: {{}} }} }} ], result: {result} }}
+    """
+
+
+@pytest.mark.parametrize(
+    ("result", "problem"),
+    [
+        # n is an integer on both ends: excludes null, so required.
+        ('{ label: "x" }', "without 'n'"),
+        # label is a string on both ends: a number is not assignable.
+        ("{ n: 1, label: 2 }", "'label' as integer"),
+        # n excludes null: null is not assignable to it.
+        ('{ n: null, label: "x" }', "'n' as null"),
+    ],
+)
+def test_a_literal_replacement_breaking_the_callees_member_types_is_invalid(result, problem):
+    # WF-CATCH-24: "replacement members MUST have declared names and assignable types;
+    # every member whose type excludes null is required".
+    with pytest.raises(InvalidCase, match=problem) as raised:
+        prepare(case(_replacing(result), sub=TYPED))
+    assert raised.value.path.startswith("$.steps[0].c.catch['svc.fatal'].result")
+
+
+@pytest.mark.parametrize(
+    "result",
+    [
+        '{ n: 1, label: "x" }',  # note and id: nullable or untyped, may be left out
+        '{ n: 1, label: "x", note: null, id: 3 }',  # note nullable; id known only at run time
+        '{ n: "{{ 1 }}", label: "{{ error.code }}" }',  # known only at run time
+    ],
+)
+def test_a_replacement_fitting_the_joined_shape_is_bound(result):
+    scenario = {"attempts": {"c.(run).a": [{"error": "svc.fatal"}]}}
+    found = trace(_replacing(result), scenario, sub=TYPED)
+    assert found[-1]["outcome"] == "completed", found[-1]
+
+
+def test_a_templated_replacement_is_checked_against_the_member_types_at_run_time():
+    # The validator cannot see the members of a result written as one template: the run
+    # checks them, and a result that breaks the contract fails the handler (WF-CATCH-26).
+    for output, ending in (
+        ({"n": 1, "label": "x"}, "completed"),
+        ({"n": "1", "label": "x"}, "failed"),  # n is an integer
+        ({"label": "x"}, "failed"),  # n is required
+        ({"n": 1, "label": "x", "note": None}, "completed"),  # note is nullable
+    ):
+        attempts = {"c.(run).a": [{"error": "svc.fatal"}], "c.(catch).h": [{"output": output}]}
+        found = trace(_replacing('"{{ h }}"'), {"attempts": attempts}, sub=TYPED)
+        assert found[-1]["outcome"] == ending, (output, found[-1])
+
+
 def test_a_stop_in_the_child_stops_the_child_and_the_call_binds_its_result():
     # Run outcomes: "stopped — An explicit stop … ended the run successfully"; WF-CATCH-22:
     # a callee's "joined successful result type" (A-140: the caller goes on).

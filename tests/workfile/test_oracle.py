@@ -114,10 +114,11 @@ CASES = {
         ),
         "manifests": {"svc": MANIFEST},
         "scenario": {},
-        # The callee declares the replacement's members (WF-CATCH-24).
+        # The callee declares the replacement's members (WF-CATCH-24); y null on its
+        # outputs, so the replacement's null is assignable to it (A-172).
         "workflows": {
             "sub": "inputs:\n  n:\n    type: integer\n    default: 0\nsteps: []\n"
-            "outputs:\n  x: a\n  y: b\n"
+            "outputs:\n  x: a\n  y: null\n"
         },
     },
     "call-suppression-lost": {
@@ -612,3 +613,30 @@ def test_the_bundled_executor_fails_a_handler_whose_templated_result_names_an_un
     for outputs in ("  x: '{{ a.id }}'\n", "  x: '{{ a.id }}'\n  id: none\n"):
         case = {**base, "workflows": {"sub": sub.split("outputs:\n")[0] + "outputs:\n" + outputs}}
         assert judge(correct, WORKFILE, case).verdict == "pass"
+
+
+def test_the_bundled_executor_checks_a_templated_replacement_against_the_member_types(correct):
+    # WF-CATCH-24's types and required members (A-172), at run time: wf-lite binds the
+    # replacement the model binds and fails the handler where the model does.
+    sub = (
+        "inputs:\n  n: { type: integer, default: 1 }\nsteps:\n- a:\n    svc.send: {}\n"
+        "outputs:\n  n: '{{ inputs.n }}'\n  note: null\n"
+    )
+    document = (
+        "steps:\n- c:\n    wf.call:\n      workflow: sub\n    catch:\n      svc.fatal:\n"
+        "        steps:\n        - h:\n            svc.get: {}\n        result: '{{ h }}'\n"
+    )
+    endings = []
+    for output in ({"n": 1}, {"n": "1"}, {"note": None}, {"n": 2, "note": None}):
+        attempts = {"c.(run).a": [{"error": "svc.fatal"}], "c.(catch).h": [{"output": output}]}
+        case = {
+            "document": document,
+            "manifests": {"svc": MANIFEST},
+            "workflows": {"sub": sub},
+            "scenario": {"attempts": attempts},
+            "schedule": [],
+        }
+        judgement = judge(correct, WORKFILE, case)
+        assert judgement.verdict == "pass", judgement.to_json()
+        endings.append(judgement.observation.trace[-1]["outcome"])
+    assert endings == ["completed", "failed", "failed", "completed"]
