@@ -121,8 +121,12 @@ PROFILE_BUGS: dict[str, tuple[str, tuple[str, ...]]] = {
     # profile: (its specification, the bugs of that specification's bundled engine)
     "w6w-wait": ("w6w", ("wait-no-drain",)),
     "w6w-reroute": ("w6w", ("reroute-failure-continued",)),
-    # W6W-EDGE-8 (a call runs no retry loop); W6W-RUNERR-3's "call-depth-bounded seam" (A-56).
-    "w6w-call": ("w6w", ("call-retried", "call-depth-unbounded", "call-defaults-ignored")),
+    # W6W-EDGE-8 (a call runs no retry loop); W6W-RUNERR-3's "call-depth-bounded seam" (A-56);
+    # W6W-FIELD-19 (a child's declared defaults); W6W-RUNERR-7 (a call starts a run).
+    "w6w-call": (
+        "w6w",
+        ("call-retried", "call-depth-unbounded", "call-defaults-ignored", "call-memoized"),
+    ),
     # W6W-EXPR-2 with A-20: evaluator bugs neither reading of @w6w/expr permits.
     "w6w-jsonlogic": ("w6w", ("missing-only-absent", "plus-concatenates")),
     "workfile-stateful": (

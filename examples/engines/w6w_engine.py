@@ -66,6 +66,8 @@ campaign finds them:
   call-depth-unbounded    a call past maxCallDepth runs its workflow anyway
   call-defaults-ignored   a child run's variables are the call's inputs alone: the
                           child's declared defaults do not apply (W6W-FIELD-19)
+  call-memoized           a call with the workflow and inputs of an earlier succeeded call
+                          in the execution returns that call's output, running nothing
   resume-no-checkpoints   a resumed run sends no checkpoint messages (resume's "checkpoints"
                           is a number, not true), so a second scripted crash never comes
   template-partial-root   a string mixing rooted and unrooted {{ }} markers resolves its rooted ones
@@ -161,6 +163,7 @@ BUGS = {
     "call-retried",
     "call-depth-unbounded",
     "call-defaults-ignored",
+    "call-memoized",
     "template-partial-root",
     "secret-generic-root",
     "template-untyped",
@@ -1027,6 +1030,7 @@ class Engine:
         if self.parent is None:  # the workflows @w6w/call steps may run
             self.workflows = request.get("workflows") or {}
             self.max_depth = request.get("maxCallDepth", 4)
+            self.memo = {}  # call-memoized: (workflow, inputs) -> an earlier call's output
         self.checkpoints = request.get("checkpoints") is True
         self.outer = None  # a sub-block's enclosing scope (run_block)
         self.fresh_state(separate_roots=False)
@@ -1193,12 +1197,17 @@ class Engine:
             self.record[step_id]["inner"] = []
             self.completed(step_id, {"error": error}, inner=[])
             return
+        inputs = params.get("inputs")
+        memo = (target, json.dumps(inputs, sort_keys=True))
+        if "call-memoized" in self.bugs and memo in self.root.memo:
+            self.record[step_id]["inner"] = self.root.memo[memo][1]
+            self.completed(step_id, {"output": self.root.memo[memo][0]}, inner=[])
+            return
         child = Engine(self.bugs, parent=self)
         child.whole = True
         child.prefix = f"{self.prefix}{step_id}.(run)."
         child.depth = self.depth + 1
         child.collected = []
-        inputs = params.get("inputs")
         state = child.run({"type": "run", "runId": self.run_id,
                            "document": self.root.workflows[target],
                            "variables": inputs if isinstance(inputs, dict) else {}})
@@ -1218,6 +1227,8 @@ class Engine:
         self.record[step_id]["inner"] = [{
             "status": status, "output": state.get("output"), "error": state.get("error"),
             "stepErrors": state.get("stepErrors", []), "steps": steps}]
+        if status == "succeeded" and "call-memoized" in self.bugs:
+            self.root.memo[memo] = (state.get("output"), self.record[step_id]["inner"])
         self.completed(step_id, message, inner=child.collected)
 
     def crashed(self, request):

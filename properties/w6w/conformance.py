@@ -805,7 +805,9 @@ def _block_cut_by_signal(run: W6wRun, observed: JSON, permitted: Any) -> bool:
 
 
 def _call_blame(run: W6wRun, observed: JSON, permitted: Any) -> tuple[str, ...]:
-    """A call whose child ran as the model's child, but whose result is not its lastOutput.
+    """A call whose child did not run as the model's, by the rule it breaks.
+
+    A call that ran no child run where the model's runs one: W6W-RUNERR-7.
 
     A-56: the call's output is the child's lastOutput; W6W-FAN-10: "lastOutput
     is the output of the last succeeded step by plan order" (a stranger's
@@ -821,6 +823,13 @@ def _call_blame(run: W6wRun, observed: JSON, permitted: Any) -> tuple[str, ...]:
         return ()
     if not isinstance(inner, list):
         return ()
+    if not inner and any(
+        isinstance(p, dict) and p.get("step") == named and p.get("inner") for p in permitted
+    ):
+        # The engine's call ran no child run where the model's runs one (a call answered
+        # from an earlier call's result): W6W-RUNERR-7, "A run may be started by … a
+        # @w6w/call step"; each call is a fresh child run (A-56).
+        return ("W6W-RUNERR-7", "A-56")
     bounded = '"call_depth_exceeded"'
     if bounded not in json.dumps(observed) and any(bounded in json.dumps(p) for p in permitted):
         # A call past the depth bound ran (in the child, or deeper) where the model's fails.

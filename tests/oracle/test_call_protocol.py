@@ -105,6 +105,7 @@ FIRST = {
     "call-retried": "W6W-EDGE-8",
     "call-depth-unbounded": "W6W-RUNERR-3",
     "call-defaults-ignored": "W6W-FIELD-19",
+    "call-memoized": "W6W-RUNERR-7",  # a call made twice ran its child once
 }
 
 
