@@ -140,6 +140,6 @@ def joined_shape(workfile: Workfile) -> dict[str, Slot] | None:
         types = [static_type(value, inputs, {}) for value in held]
         nullable = len(held) < len(shapes) or "null" in types
         known = [t for t in types if t != "null"]
-        joined = None if None in known else join([t for t in known if t is not None])
-        slots[name] = Slot(joined if known else None, nullable)
+        typed = [t for t in known if t is not None]  # None: known only at run time
+        slots[name] = Slot(join(typed) if len(typed) == len(known) else None, nullable)
     return slots
