@@ -54,8 +54,22 @@ def loads(text: str | bytes, surrogates: bool = True) -> Any:
         raise NotStrictJson(f"{exc.msg} at line {exc.lineno} column {exc.colno}") from None
     except ValueError as exc:  # an integer past 4,300 digits; bytes that are not UTF-8
         raise NotStrictJson(str(exc)) from None
-    check(value, surrogates)
+    if not _plainly_within(text, surrogates):
+        check(value, surrogates)
     return value
+
+
+def _plainly_within(text: str | bytes, surrogates: bool) -> bool:
+    r"""True when ``text`` cannot hold what ``check`` refuses, seen from its characters alone.
+
+    A value nests no deeper than the text has opening brackets, and a lone
+    surrogate comes from a ``\u`` escape or is in the text itself.  Most
+    messages pass here at the cost of a few C scans (issue 16); the rest
+    are walked.
+    """
+    if not isinstance(text, str) or text.count("[") + text.count("{") > MAX_DEPTH:
+        return False
+    return surrogates or ("\\u" not in text and _SURROGATE.search(text) is None)
 
 
 def value_end(text: str, start: int) -> int | None:

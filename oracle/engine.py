@@ -261,6 +261,22 @@ class Engine:
     def read(self) -> JSON:
         """Receive one message, within the timeout."""
         assert self.process is not None and self.process.stdout is not None
+        if b"\n" not in self.buffer:
+            self._fill()
+        line, _, self.buffer = self.buffer.partition(b"\n")
+        if len(line) > self.max_line:
+            raise Fault("flood", f"a line longer than {self.max_line} bytes")
+        try:
+            return parse_json(line, "the message")
+        except InvalidInput as exc:
+            # Not JSON, not UTF-8, NaN, Infinity or 1e400, an integer past Python's digit
+            # limit, or nesting deeper than MAX_DEPTH (A-154): an engine message is
+            # hostile input, and each of these is the engine's fault (issue 19).
+            raise Fault("protocol", f"not strict JSON: {line[:120]!r} ({exc})") from None
+
+    def _fill(self) -> None:
+        """Read until the buffer holds a whole line, within the timeout."""
+        assert self.process is not None and self.process.stdout is not None
         deadline = time.monotonic() + self.timeout
         with selectors.DefaultSelector() as selector:
             selector.register(self.process.stdout, selectors.EVENT_READ)
@@ -280,16 +296,6 @@ class Engine:
                 if not chunk:
                     raise Fault("crash", self._exited())
                 self.buffer += chunk
-        line, _, self.buffer = self.buffer.partition(b"\n")
-        if len(line) > self.max_line:
-            raise Fault("flood", f"a line longer than {self.max_line} bytes")
-        try:
-            return parse_json(line, "the message")
-        except InvalidInput as exc:
-            # Not JSON, not UTF-8, NaN, Infinity or 1e400, an integer past Python's digit
-            # limit, or nesting deeper than MAX_DEPTH (A-154): an engine message is
-            # hostile input, and each of these is the engine's fault (issue 19).
-            raise Fault("protocol", f"not strict JSON: {line[:120]!r} ({exc})") from None
 
     def _exited(self) -> str:
         assert self.process is not None

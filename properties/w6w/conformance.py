@@ -337,6 +337,9 @@ def secret_leak(scenario: Scenario, document: JSON, seen: Observation) -> Diverg
     returned, or a variable holds, may be recorded verbatim.  The report
     shows the marker, never the plaintext (assumption A-70).
     """
+    secrets = _secret_texts(scenario)
+    if not secrets:
+        return None
     public = [
         *strings(document),
         *strings([scenario.variables, scenario.trigger, scenario.documents, scenario.calls]),
@@ -348,7 +351,7 @@ def secret_leak(scenario: Scenario, document: JSON, seen: Observation) -> Diverg
             for text in strings([result.output, result.error, list(result.meta)])
         ),
     ]
-    plain = [t for t in _secret_texts(scenario) if not any(t in s for s in public)]
+    plain = [t for t in secrets if not any(t in s for s in public)]
     if not plain:
         return None
     names = {stringify(v): k for k, v in scenario.secrets.items() if v is not None}

@@ -11,6 +11,8 @@ import json
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from wforacle.grammar import jsontext
 from wforacle.grammar.parts import ExprPart, VarPart
@@ -35,6 +37,41 @@ def test_nesting_up_to_the_bound_is_read_and_past_it_refused_with_a_path():
         jsontext.loads(nested(MAX + 1))
     with pytest.raises(jsontext.NotStrictJson, match=r"at \$\[\"a\"\]\[1\]"):
         jsontext.check({"a": [0, json.loads(nested(MAX - 1))]})
+
+
+def _walked(text: str, surrogates: bool) -> bool:
+    """Whether the whole walk (``check``) accepts the value of ``text``."""
+    try:
+        jsontext.check(json.loads(text), surrogates)
+    except jsontext.NotStrictJson:
+        return False
+    return True
+
+
+@given(
+    st.recursive(
+        st.none() | st.integers() | st.text(alphabet='ab[{\\\ud800u"') | st.just("\\ud800"),
+        lambda inner: (
+            st.lists(inner, max_size=3) | st.dictionaries(st.text("k[", max_size=2), inner)
+        ),
+        max_leaves=8,
+    ),
+    st.integers(0, 3),
+    st.booleans(),
+    st.booleans(),
+)
+def test_what_loads_accepts_without_the_walk_the_walk_accepts(value, wrap, deep, surrogates):
+    # loads skips the walk when the text's brackets and escapes rule out what it refuses
+    # (issue 16): it must refuse exactly what the walk refuses.
+    text = json.dumps(value, ensure_ascii=bool(wrap % 2))
+    if deep:
+        text = "[" * (MAX - wrap) + text + "]" * (MAX - wrap)
+    try:
+        jsontext.loads(text, surrogates)
+        accepted = True
+    except jsontext.NotStrictJson:
+        accepted = False
+    assert accepted == _walked(text, surrogates)
 
 
 @pytest.mark.parametrize("depth", [990, 5_000, 100_000])
