@@ -58,6 +58,7 @@ BUGS: dict[str, tuple[str, ...]] = {
         "foreach-root-unknown",  # W6W-ROOT-25: foreach is one of the eight roots
         "block-failure-ignored",  # W6W-EDGE-10: a block's failure is its control's
         "parallel-no-drain",  # W6W-FAN-9: a failing branch drains the block (A-160's order)
+        "nested-block-root-scope",  # W6W-ROOT-6 / A-54: a nested block reads its enclosing one
         # The run-level handler over the protocol (Amendment 2026-08-21; issue 18, part 2):
         "run-retry-no-wait",  # W6W-RUNERR-2: "with the same backoff Step.retry uses"
         "continue-no-step-error",  # W6W-RUNERR-5: the failure is appended to stepErrors

@@ -131,6 +131,32 @@ def test_the_w6w_shrinker_contracts_a_step_keeping_the_path_through_it():
     assert any("crashAfterCheckpoints" not in v["scenario"] for v in variants)
 
 
+def test_the_w6w_shrinker_makes_a_control_in_a_block_smaller_too():
+    # A control nested in a foreach body: its blocks' steps, their fields and the inner
+    # if's literal condition are edited in place, as a top-level control's are (the shrunk
+    # nested-block-root-scope case had kept the if's else step with its with and onError).
+    reader = _step("t0", **{"with": {"item": "{{ foreach.item }}"}})
+    other = _step("e0", onError="continue-record", **{"with": {"seen": 1}})
+    inner = _control(
+        "c", "if", condition={"$": "steps.a.output"}, then=[reader], **{"else": [other]}
+    )
+    case = _case([_step("a"), _control("w", "foreach", items=[1, 2], body=[inner])])
+
+    def nested(variant):  # the inner if's with, where the variant still has one
+        steps = variant["document"]["steps"]
+        body = steps[-1].get("with", {}).get("body") if len(steps) == 2 else None
+        return body[0].get("with") if body else None
+
+    variants = [nested(v) for v in W6W.smaller(case)]
+    assert {"condition": {"$": "steps.a.output"}, "then": [reader], "else": []} in variants
+    assert {"condition": {"$": "steps.a.output"}, "then": [], "else": [other]} in variants
+    without_with = {k: v for k, v in other.items() if k != "with"}
+    assert {"condition": {"$": "steps.a.output"}, "then": [reader], "else": [without_with]} in (
+        variants
+    )
+    assert {"condition": True, "then": [reader], "else": [other]} in variants
+
+
 def test_the_w6w_shrinker_makes_a_control_a_plain_step_and_drops_one_crash_of_several():
     # A stranger's report: shrunk cases kept an if where an app step shows the bug, and
     # (new) a second crash goes on its own.
@@ -410,6 +436,23 @@ W6W_CASES = {
                     "foreach",
                     items=[7],
                     body=[_step("b0", **{"with": {"item": "{{ foreach.item }}"}})],
+                )
+            ]
+        ),
+    ),
+    # W6W-ROOT-6: foreach "adds foreach.item and foreach.index to the sub-block's run
+    # scope", and an if in the body runs its block in that scope (A-54); the engine runs
+    # it against the run's top-level scope, so the marker reads no foreach and resolves
+    # to "" (W6W-ROOT-25: foreach is a root all the same, so "" and not the marker).
+    "nested-block-root-scope": (
+        "W6W-ROOT-25",
+        _case(
+            [
+                _control(
+                    "w",
+                    "foreach",
+                    items=[7],
+                    body=[_if(_step("t0", **{"with": {"item": "{{ foreach.item }}"}}))],
                 )
             ]
         ),

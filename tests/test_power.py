@@ -46,7 +46,7 @@ BUDGETS: dict[tuple[str, str], int] = {
     ("w6w", "template-partial-root"): 1600,
     ("w6w", "secret-generic-root"): 3800,  # session 12: median 190 (twenty of them)
     ("w6w", "template-untyped"): 400,
-    ("w6w", "render-two-pass"): 1000,
+    ("w6w", "render-two-pass"): 1500,  # session 19: worst 360 under 6.155.2 (four of them)
     ("w6w", "chain-first-only"): 7300,
     # The canonical controls (issue 18): every w6w bug re-measured with the control shape
     # in the catalogue (a fifth of the cases), seeds 0-4, under Hypothesis 6.170.17 and
@@ -54,11 +54,14 @@ BUDGETS: dict[tuple[str, str], int] = {
     # release's twenty medians and four worsts (several older bugs became rarer; none
     # was lowered).
     ("w6w", "control-retried"): 2900,
-    ("w6w", "foreach-shared-callback"): 9800,
-    ("w6w", "block-meta-unpublished"): 2100,
+    ("w6w", "foreach-shared-callback"): 12100,  # session 19: median 604 under 6.155.2
+    ("w6w", "block-meta-unpublished"): 2400,  # session 19: median 116 under 6.155.2
     ("w6w", "foreach-root-unknown"): 13000,
     ("w6w", "block-failure-ignored"): 1200,
     ("w6w", "parallel-no-drain"): 5300,
+    # Session 19: a control nested in a block (the control shape, three cases in five);
+    # seeds 0-7: median 254, worst 1606 (6.170.17), median 140, worst 440 (6.155.2).
+    ("w6w", "nested-block-root-scope"): 6500,
     # The run-level handler (session 12): medians 56 and 12, worsts 201 and 114 over seeds
     # 0-7 (docs/power.md).
     ("w6w", "run-retry-no-wait"): 2300,
@@ -66,7 +69,7 @@ BUDGETS: dict[tuple[str, str], int] = {
     # Session 13: the campaigns draw the abort signal and a second crash; every w6w bug
     # re-measured at seeds 0-7 under Hypothesis 6.170.17 and 6.155.2 (docs/power.md),
     # six budgets raised to the larger release's twenty medians or four worsts.
-    ("w6w", "abort-ignored"): 600,
+    ("w6w", "abort-ignored"): 700,  # session 19: median 34 (6.170.17)
     # Re-measured with loops in the catalogue and the stricter judge (cancellation events,
     # invoke inputs compared): seeds 0-7, Hypothesis 6.170.17, docs/power.md.  A budget the
     # measurement showed too small was raised (no-unreachability 500, cancel-non-idempotent

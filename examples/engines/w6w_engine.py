@@ -81,6 +81,8 @@ campaign finds them:
   block-meta-unpublished  a sub-block step's meta is not published into the block's scope
   foreach-root-unknown    {{ foreach.x }} markers are not root-anchored (left verbatim)
   block-failure-ignored   a sub-block's failure does not fail its control
+  nested-block-root-scope a control inside a sub-block runs its own blocks against the run's
+                          top-level scope: the enclosing block's steps and foreach are unseen
   parallel-no-drain       a parallel control's branches keep launching steps after one
                           branch's step failed (the block does not drain)
   wait-no-drain           a wait's suspension does not drain the run: other strands keep
@@ -174,6 +176,7 @@ BUGS = {
     "block-meta-unpublished",
     "foreach-root-unknown",
     "block-failure-ignored",
+    "nested-block-root-scope",
     "parallel-no-drain",
     "wait-no-drain",
     "missing-only-absent",
@@ -1120,6 +1123,8 @@ class Engine:
         action = step["uses"]["action"]
         params = self.plain[step_id] or {}
         scope = self.scope()
+        if "nested-block-root-scope" in self.bugs and self.outer is not None:
+            scope = self.root.scope()
         with_ = step.get("with") or {}
         inner, records, errors = [], [], []
 

@@ -747,6 +747,7 @@ def _reader_of_a(
 _CONDITIONS = st.sampled_from([True, False, [], [0], 0, "", "x", {"$": "steps.a.output"}])
 _ITEMS = st.lists(_S22, min_size=2, max_size=3) | st.just({"$": "steps.a.output"})
 _BODY_READS = st.sampled_from(["marker", "item", "index"])
+_WRAPPERS = st.sampled_from([None, None, "foreach", "if", "parallel"])
 _FIRST_READS = st.sampled_from([None, "output", "meta"])
 _SECOND_READS = st.sampled_from(["meta", "output"])
 _ATTEMPTS = st.integers(1, 3)
@@ -768,8 +769,19 @@ def _controls(draw: st.DrawFn) -> tuple[dict[str, Any], dict[str, Any], list[int
     (W6W-EDGE-10); ``z`` reads its output.  Every attempt of a block step
     reports its own onExecuted record (iterations never share a callback,
     W6W-META-19), and about one in four fails.
+
+    In three cases out of five ``c`` is itself a block step of a control
+    ``w`` (A-06: a block holds steps, and a control is a step): the body of
+    a foreach over two or three items (``c``'s first block step reads the
+    outer ``foreach`` unless ``c`` is a foreach itself), the then-block of
+    an if whose else-block is one step ``x0``, or one branch of a parallel
+    whose other is ``x0``; ``z`` then reads ``w``.  Nested, the block runs
+    repeat, and each repetition reads the scope and the scripted results
+    where the last left them (docs/engine-protocol.md: a unit's n-th
+    invocation in the whole execution gets its n-th result).
     """
     action = draw(_S9)
+    wrapper = draw(_WRAPPERS)
     scripts: dict[str, Any] = {}
 
     def block(prefix: str) -> list[dict[str, Any]]:
@@ -778,7 +790,8 @@ def _controls(draw: st.DrawFn) -> tuple[dict[str, Any], dict[str, Any], list[int
             step = _app_step(f"{prefix}{k}")
             # A first block step reads foreach (in a body) or ``a``; a second, the first's
             # meta or output.
-            reads = _SECOND_READS if found else _BODY_READS if action == "foreach" else _FIRST_READS
+            in_foreach = "foreach" in (action, wrapper)
+            reads = _SECOND_READS if found else _BODY_READS if in_foreach else _FIRST_READS
             read = draw(reads)
             earlier = found[-1]["id"] if found else "a"
             if read == "item":
@@ -831,6 +844,16 @@ def _controls(draw: st.DrawFn) -> tuple[dict[str, Any], dict[str, Any], list[int
     if on_error is not None:
         control["onError"] = on_error
     scripts["a"] = {"attempts": [{"output": draw(small_outputs)}]}
+    if wrapper is not None:
+        other = [_app_step("x0")]
+        scripts["x0"] = {"attempts": [{"output": draw(small_outputs)}]}
+        if wrapper == "foreach":
+            with_ = {"items": draw(_ITEMS), "body": [control]}
+        elif wrapper == "if":
+            with_ = {"condition": draw(_CONDITIONS), "then": [control], "else": other}
+        else:
+            with_ = {"branches": [[control], other]}
+        control = {"id": "w", "uses": {"app": "@w6w/control", "action": wrapper}, "with": with_}
     document = {
         "manifestVersion": "2",
         "id": "wf_control",
@@ -838,7 +861,7 @@ def _controls(draw: st.DrawFn) -> tuple[dict[str, Any], dict[str, Any], list[int
         "steps": [
             _app_step("a"),
             control,
-            _app_step("z", **{"with": {"c": {"$": "steps.c.output"}}}),
+            _app_step("z", **{"with": {"c": {"$": f"steps.{control['id']}.output"}}}),
         ],
     }
     return document, {"steps": scripts}, []

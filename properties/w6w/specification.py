@@ -890,33 +890,34 @@ def _blocks(case: JSON) -> Iterator[JSON]:
     A block step goes with its script; its fields are onError, with and
     retry; a parallel branch goes with its steps' scripts; a foreach drops
     its last item; an items or condition read from another step becomes a
-    literal (one or two items; true, false).
+    literal (one or two items; true, false).  A control in a block is made
+    smaller the same way (``_nested_controls``): a finding in the inner
+    block of a foreach body needs neither the inner if's other block's
+    fields nor its neighbours.
 
     A finding inside a control needs the block step that shows it, not its
     neighbours (A-53); a variant the validator rejects (an empty branch list)
     is skipped by the reduction like any other invalid one.
     """
-    for k, step in enumerate(case["document"]["steps"]):
-        with_ = step.get("with")
-        if not isinstance(with_, dict) or (step.get("uses") or {}).get("app") != "@w6w/control":
-            continue
+    for path, step in _nested_controls(case["document"]["steps"], ("steps",)):
+        with_ = step["with"]
         for where in ("then", "else", "body"):
-            yield from _block_steps(case, k, (where,), with_.get(where))
+            yield from _block_steps(case, path, (where,), with_.get(where))
         branches = with_.get("branches")
         if isinstance(branches, list):
             for b in reversed(range(len(branches))):
                 if len(branches) > 1:
                     variant = copy.deepcopy(case)
-                    gone = variant["document"]["steps"][k]["with"]["branches"].pop(b)
+                    gone = _at(variant, path)["with"]["branches"].pop(b)
                     for inner in gone if isinstance(gone, list) else []:
                         if isinstance(inner, dict):
                             variant["scenario"].get("steps", {}).pop(inner.get("id"), None)
                     yield variant
-                yield from _block_steps(case, k, ("branches", b), branches[b])
+                yield from _block_steps(case, path, ("branches", b), branches[b])
         items = with_.get("items")
         if isinstance(items, list) and items:
             variant = copy.deepcopy(case)
-            variant["document"]["steps"][k]["with"]["items"] = items[:-1]
+            _at(variant, path)["with"]["items"] = items[:-1]
             yield variant
         # A parameter read from another step made a literal, so that step can go too.
         literals = {"items": ([0], [0, 0]), "condition": (True, False)}
@@ -924,20 +925,45 @@ def _blocks(case: JSON) -> Iterator[JSON]:
             if name in with_ and isinstance(with_[name], dict):
                 for value in values:
                     variant = copy.deepcopy(case)
-                    variant["document"]["steps"][k]["with"][name] = value
+                    _at(variant, path)["with"][name] = value
                     yield variant
 
 
-def _block_steps(case: JSON, k: int, where: tuple[Any, ...], block: Any) -> Iterator[JSON]:
-    """``_blocks``' variants of the block at ``where`` under step ``k``'s with."""
+def _nested_controls(steps: Any, path: tuple[Any, ...]) -> Iterator[tuple[tuple[Any, ...], Any]]:
+    """Each control step in ``steps`` and in their blocks, at any depth, with its path.
+
+    A path leads from the case's document to the step: ``("steps", 1)``, or
+    ``("steps", 1, "with", "body", 0)`` for a control in a foreach body.
+    """
+    for k, step in enumerate(steps if isinstance(steps, list) else []):
+        with_ = step.get("with") if isinstance(step, dict) else None
+        if not isinstance(with_, dict) or (step.get("uses") or {}).get("app") != "@w6w/control":
+            continue
+        yield (*path, k), step
+        for where in ("then", "else", "body"):
+            yield from _nested_controls(with_.get(where), (*path, k, "with", where))
+        branches = with_.get("branches")
+        for b, branch in enumerate(branches if isinstance(branches, list) else []):
+            yield from _nested_controls(branch, (*path, k, "with", "branches", b))
+
+
+def _at(case: JSON, path: tuple[Any, ...]) -> Any:
+    """What ``path`` (``_nested_controls``) leads to in the case's document."""
+    found = case["document"]
+    for key in path:
+        found = found[key]
+    return found
+
+
+def _block_steps(
+    case: JSON, path: tuple[Any, ...], where: tuple[Any, ...], block: Any
+) -> Iterator[JSON]:
+    """``_blocks``' variants of the block at ``where`` under the with of the step at ``path``."""
     if not isinstance(block, list):
         return
 
     def located(variant: JSON) -> list[Any]:
-        found: Any = variant["document"]["steps"][k]["with"]
-        for key in where:
-            found = found[key]
-        return cast(list[Any], found)
+        return cast(list[Any], _at(variant, (*path, "with", *where)))
 
     for m in reversed(range(len(block))):
         inner = block[m]

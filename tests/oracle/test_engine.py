@@ -192,6 +192,11 @@ CONTROL_FIRST = {
     # "On a plain fail … stops launching new steps": a branch's step fails and the
     # branch (or another) has a step left to launch.
     "parallel-no-drain": "W6W-FAN-9",
+    # A control in a foreach body runs its block against the run's top-level scope: the
+    # marker {{ foreach.item }} there reads no foreach.  Cited first is the root rule that
+    # makes it "" rather than the marker (W6W-ROOT-25), then the one that puts foreach in
+    # the body's scope (W6W-ROOT-6); the shrunk case is a foreach holding one if.
+    "nested-block-root-scope": "W6W-ROOT-25",
 }
 # The block steps each control bug needs: a reader and the step it reads; a failing
 # step and the one after it on its branch; one otherwise.
@@ -289,7 +294,12 @@ def test_a_campaign_finds_each_expression_bug_and_cites_the_clause_it_breaks(bug
 # campaigns that take over ten seconds there alone run with the long ones (-m slow).
 # Each bug's hand-written minimal case still runs by default (tests/test_explain.py
 # W6W_CASES), and control-retried's search (tests/test_power.py).
-SLOW_CONTROLS = {"control-retried", "foreach-shared-callback", "parallel-no-drain"}
+SLOW_CONTROLS = {
+    "control-retried",
+    "foreach-shared-callback",
+    "parallel-no-drain",
+    "nested-block-root-scope",
+}
 
 
 @pytest.mark.parametrize(
@@ -313,6 +323,13 @@ def test_a_campaign_finds_each_control_bug_in_a_minimal_control(bug):
     if "items" in control["with"]:
         assert len(control["with"]["items"]) == (2 if bug == "foreach-shared-callback" else 1)
     assert ("retry" in control) == (bug == "control-retried"), control
+    if bug == "nested-block-root-scope":  # the bug needs a control in the foreach's body,
+        (nested,) = inner  # holding the one step that reads foreach
+        assert nested["uses"]["app"] == "@w6w/control", control
+        assert finding.judgement.divergence.clauses[1] == "W6W-ROOT-6"
+        nested_blocks = [v for k, v in nested["with"].items() if k in ("then", "else", "body")]
+        nested_blocks += nested["with"].get("branches", [])
+        assert sum(len(block) for block in nested_blocks) == 1, nested
 
 
 @pytest.mark.slow
