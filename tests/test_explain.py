@@ -174,7 +174,12 @@ def test_the_w6w_shrinker_makes_a_control_a_plain_step_and_drops_one_crash_of_se
         if len(v["document"]["steps"]) == 2
         and v["document"]["steps"][1]["uses"]["app"] == "demo"
         and v["schedule"] == case["schedule"]
+        and "c" not in v["scenario"]["steps"]
     ]
+    # Or the plain step scripted to fail, as a control that fails does (two edits at once).
+    failing = [v for v in variants if v["scenario"]["steps"].get("c")]
+    assert failing[0]["document"]["steps"] == plain[0]["document"]["steps"]
+    assert "error" in failing[0]["scenario"]["steps"]["c"]["attempts"][0]
     # The plain step is also tried under a few other schedules (a completion-order finding
     # needs both changed at once).
     rescheduled = [

@@ -15,6 +15,7 @@ Parsing from JSON lives in ``loader.py``; nothing here parses.
 from __future__ import annotations
 
 import enum
+from collections.abc import Iterator
 from typing import Any
 
 import attrs
@@ -213,16 +214,24 @@ def written_steps(steps: Any) -> list[Any]:
     called workflow's document): what is not a list or a step object is
     passed over.
     """
-    found: list[Any] = []
-    for step in steps if isinstance(steps, list) else ():
+    return [step for _, step in written_paths(steps)]
+
+
+def written_paths(steps: Any, path: tuple[Any, ...] = ()) -> Iterator[tuple[tuple[Any, ...], Any]]:
+    """``written_steps``, each with its path from ``steps``' container.
+
+    A path is the keys that lead to the step: ``path + (1,)`` for the second
+    step, ``path + (1, "with", "body", 0)`` for the first step of its foreach
+    body, ``path + (1, "with", "branches", 0, 2)`` in a parallel's branch.
+    """
+    for k, step in enumerate(steps if isinstance(steps, list) else ()):
         if not isinstance(step, dict):
             continue
-        found.append(step)
+        yield (*path, k), step
         raw = step.get("with")
         with_: dict[str, Any] = raw if isinstance(raw, dict) else {}
         for key in ("then", "else", "body"):
-            found.extend(written_steps(with_.get(key)))
+            yield from written_paths(with_.get(key), (*path, k, "with", key))
         branches = with_.get("branches")
-        for branch in branches if isinstance(branches, list) else ():
-            found.extend(written_steps(branch))
-    return found
+        for b, branch in enumerate(branches if isinstance(branches, list) else ()):
+            yield from written_paths(branch, (*path, k, "with", "branches", b))

@@ -711,7 +711,14 @@ def smaller(case: JSON) -> Iterator[JSON]:
             del variant["scenario"]["crashAfterCheckpoints"][k]
             yield variant
     if "replay" in case:  # a replay is a feature of the case a finding may not need either
-        yield {k: v for k, v in copy.deepcopy(case).items() if k != "replay"}
+        unreplayed = {k: v for k, v in copy.deepcopy(case).items() if k != "replay"}
+        yield unreplayed
+        # A replay re-runs its steps after the others ended: a completion-order finding
+        # it showed needs, without it, another schedule (last-output-by-time kept
+        # ``replay: {from: a}`` where schedule [1] shows the bug on a first run).
+        for schedule in _RESCHEDULES:
+            if schedule != unreplayed.get("schedule"):
+                yield {**unreplayed, "schedule": list(schedule)}
     document, scenario = case["document"], case["scenario"]
     steps = document["steps"]
     edges = document.get("edges") or []
@@ -859,6 +866,16 @@ def _plain_steps(case: JSON) -> Iterator[JSON]:
         for gone in inner:
             scripts.pop(gone.get("id"), None)
         yield variant
+        # A finding that needs the step to fail, shown by a control that fails (a foreach
+        # whose with went, items not an array): a plain step scripted to fail shows it
+        # too (session 19: run-retry-no-wait kept a with-less foreach).  Two edits at
+        # once, which the greedy reduction would never make one at a time.
+        if isinstance(step.get("id"), str) and step["id"] not in scripts:
+            failing = copy.deepcopy(variant)
+            failing["scenario"].setdefault("steps", {})[step["id"]] = {
+                "attempts": [{"error": {"code": "failed"}}]
+            }
+            yield failing
         # A completion-order finding (the output or failure taken from the step that ended
         # last) needs the plain step to end in another order than the block step did: the
         # same variant under a few short schedules (the reduction changes one thing at a
@@ -935,16 +952,13 @@ def _nested_controls(steps: Any, path: tuple[Any, ...]) -> Iterator[tuple[tuple[
     A path leads from the case's document to the step: ``("steps", 1)``, or
     ``("steps", 1, "with", "body", 0)`` for a control in a foreach body.
     """
-    for k, step in enumerate(steps if isinstance(steps, list) else []):
-        with_ = step.get("with") if isinstance(step, dict) else None
-        if not isinstance(with_, dict) or (step.get("uses") or {}).get("app") != "@w6w/control":
-            continue
-        yield (*path, k), step
-        for where in ("then", "else", "body"):
-            yield from _nested_controls(with_.get(where), (*path, k, "with", where))
-        branches = with_.get("branches")
-        for b, branch in enumerate(branches if isinstance(branches, list) else []):
-            yield from _nested_controls(branch, (*path, k, "with", "branches", b))
+    from wforacle.model.w6w.document import written_paths
+
+    for where, step in written_paths(steps, path):
+        if isinstance(step.get("with"), dict) and (step.get("uses") or {}).get("app") == (
+            "@w6w/control"
+        ):
+            yield where, step
 
 
 def _at(case: JSON, path: tuple[Any, ...]) -> Any:

@@ -389,6 +389,59 @@ def test_reduce_case_shrinks_a_bug_report_to_what_the_bug_needs():
     assert reduced["document"]["edges"][0]["when"] == "error"
 
 
+# Session 19's slow run: shrunk cases that kept what the bug did not need, because the
+# smaller case needed two edits at once.  A with-less foreach fails the run (its items
+# are not an array): a plain step scripted to fail shows the same bug.  A replay made a
+# step end last: without it, a schedule does.
+_WITHLESS_FOREACH = {
+    "document": {
+        "manifestVersion": "2",
+        "id": "wf",
+        "name": "report",
+        "steps": [{"id": "c", "uses": {"app": "@w6w/control", "action": "foreach"}}],
+        "retry": {"maxAttempts": 2, "delayMs": 10},
+    },
+    "scenario": {},
+    "schedule": [],
+}
+_REPLAYED_RACE = {
+    "document": {
+        "manifestVersion": "2",
+        "id": "wf",
+        "name": "report",
+        "steps": [
+            {"id": "r", "uses": {"app": "demo", "action": "run"}, "fanOut": "parallel"},
+            {"id": "a", "uses": {"app": "demo", "action": "run"}},
+            {"id": "b", "uses": {"app": "demo", "action": "run"}},
+        ],
+        "edges": [{"from": "r", "to": "a"}, {"from": "r", "to": "b"}],
+    },
+    "scenario": {"steps": {"b": {"attempts": [{"output": "b-output"}]}}},
+    "schedule": [],
+    "replay": {"from": "a"},
+}
+
+
+@pytest.mark.parametrize(
+    "bug, case",
+    [("run-retry-no-wait", _WITHLESS_FOREACH), ("last-output-by-time", _REPLAYED_RACE)],
+)
+def test_reduce_case_makes_two_edits_at_once_where_one_loses_the_bug(bug, case):
+    engine = Engine(toyflow(bug))
+    try:
+        wanted = signature(judge(engine, W6W, case))
+        assert wanted[0] == "divergence"
+        reduced = reduce_case(
+            W6W, case, lambda candidate: signature(judge(engine, W6W, candidate)) == wanted
+        )
+    finally:
+        engine.stop()
+    minimal(bug, reduced)
+    assert [s["uses"]["app"] for s in reduced["document"]["steps"]].count("demo") == len(
+        reduced["document"]["steps"]
+    )
+
+
 # -- fixtures and conformance ---------------------------------------------------------------
 
 
