@@ -48,7 +48,7 @@ from wforacle.oracle.console import (
 )
 from wforacle.oracle.readings import ANY, describe
 from wforacle.properties.registry import SPECIFICATIONS
-from wforacle.properties.specification import parse_json
+from wforacle.properties.specification import BadLine, parse_json
 
 # -- validate ----------------------------------------------------------------
 
@@ -191,10 +191,6 @@ def _print_coverage(spec: str, figures: dict[str, int]) -> None:
 
 
 # -- jsonlogic ---------------------------------------------------------------
-
-
-class BadLine(Exception):
-    """An input line of a line tool that cannot be answered: not UTF-8, not JSON, too deep."""
 
 
 def _answer_lines(answer: Callable[[Any], Any], invalid: Callable[[str], Any]) -> int:
@@ -1048,6 +1044,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
+        if getattr(args, "answer_line", None) is not None:
+            # A specification's line tool (``wforacle workfile eval``): its answer to one
+            # request, the reading of standard input and the exit code the line tools'.
+            answer = args.answer_line(args)
+            return _answer_lines(
+                answer, lambda message: {"error": {"code": "invalid_input", "message": message}}
+            )
         return int(args.handler(args))
     except (UsageError, InvalidInput) as exc:
         # InvalidInput: a document, case or input the user must fix, raised below

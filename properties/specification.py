@@ -30,6 +30,15 @@ from wforacle.model.diagnostics import InvalidCase, InvalidInput, Report
 JSON = Any
 
 
+class BadLine(Exception):
+    """An input line of a line tool that cannot be answered: not UTF-8, not JSON, too deep.
+
+    Raised by a line tool's answer (``Specification.tools``' ``answer_line``)
+    for a request of the wrong shape; the command line answers it
+    ``invalid_input`` and goes on with the next line.
+    """
+
+
 def parse_json(data: bytes | str, source: str, surrogates: bool = False) -> JSON:
     """Strict JSON from a file's bytes: grammar/jsontext.py ``loads``, its refusal an InvalidInput.
 
@@ -507,7 +516,9 @@ class Specification:
     # --manifests DIR), for commands that build a case from a document (shrink).
     case_inputs: Callable[[Mapping[str, Any]], dict[str, JSON]] = lambda values: {}
     # The specification's own sub-commands (``wforacle workfile refs``): given
-    # argparse's sub-parsers, it adds them (each sets its ``handler``).
+    # argparse's sub-parsers, it adds them (each sets its ``handler``, or, for a tool
+    # that answers JSON lines on standard input, ``answer_line``: given the arguments,
+    # the answer to one parsed request, raising BadLine for a request of the wrong shape).
     tools: Callable[[Any], None] | None = None
     # The document model (``Loaded.model``) as a graph to draw in a report (docs/report.md).
     diagram: Callable[[Any], Diagram] = lambda model: Diagram()

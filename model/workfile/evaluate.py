@@ -171,6 +171,8 @@ def _binary(op: str, left: JSON, right: JSON) -> JSON:
             return left in right
         if isinstance(right, dict) and isinstance(left, str):
             return left in right
+        if isinstance(right, str | dict):
+            raise _type_fault(f"in a {_kind(right)} needs a string on the left, not {_kind(left)}")
         raise _type_fault(f"in needs a list, a string or an object, not {_kind(right)}")
     if op in ("<", "<=", ">", ">="):
         if not (

@@ -23,7 +23,14 @@ from typing import Any
 import attrs
 
 from wforacle.model.diagnostics import InvalidInput, Report, sort_diagnostics
-from wforacle.properties.specification import Input, Layout, Loaded, Reading, Specification
+from wforacle.properties.specification import (
+    BadLine,
+    Input,
+    Layout,
+    Loaded,
+    Reading,
+    Specification,
+)
 
 JSON = Any
 
@@ -316,8 +323,51 @@ def _refs(args: argparse.Namespace) -> int:
     return 0
 
 
+# -- wforacle workfile eval -------------------------------------------------------------
+
+
+def _eval(args: argparse.Namespace) -> Callable[[Any], Any]:
+    """The answer to one ``{"env", "expr"}`` or ``{"env", "value"}`` request (A-117).
+
+    ``expr`` is an expression's text, ``value`` a JSON value whose strings
+    may hold ``{{ }}`` templates (an argument, a projection, a result);
+    ``env`` the visible bindings by root name (``inputs``, ``run``, step
+    ids, iteration variables, ``error``), absent roots reading null.  The
+    answer is ``{"value": …}`` or ``{"error": {"code", "message"}}``: an
+    evaluation fault (``expression.type``, ``expression.division_by_zero``,
+    ``expression.overflow``, ``expression.filter``), or
+    ``document.expression`` for text that is no expression.
+    """
+    from wforacle.model.workfile.evaluate import EvaluationFault, evaluate, resolve
+    from wforacle.model.workfile.expr import ExprError, parse
+
+    truthy = args.truthiness == "truthy"
+
+    def answer(request: Any) -> Any:
+        if not (
+            isinstance(request, dict)
+            and ("expr" in request) != ("value" in request)
+            and isinstance(request.get("env", {}), dict)
+            and isinstance(request.get("expr", ""), str)
+        ):
+            raise BadLine('expected an object {"env": {...}, "expr": TEXT} or {"env", "value"}')
+        env = request.get("env", {})
+        try:
+            if "expr" in request:
+                return {"value": evaluate(parse(request["expr"]), env, truthy)}
+            return {"value": resolve(request["value"], env, truthy)}
+        except ExprError as exc:
+            return {"error": {"code": "document.expression", "message": exc.message}}
+        except EvaluationFault as fault:
+            return {"error": {"code": fault.code, "message": fault.message}}
+
+    return answer
+
+
 def _tools(sub: Any) -> None:
-    workfile = sub.add_parser("workfile", help="Workfile tools: the references of an expression")
+    workfile = sub.add_parser(
+        "workfile", help="Workfile tools: evaluate expressions, the references of one"
+    )
     tools = workfile.add_subparsers(dest="tool", metavar="TOOL", required=True)
     refs = tools.add_parser(
         "refs",
@@ -328,6 +378,21 @@ def _tools(sub: Any) -> None:
     refs.add_argument("expression", metavar="EXPR")
     refs.add_argument("--json", action="store_true", help='print {"expression", "references"}')
     refs.set_defaults(handler=_refs)
+    evaluate = tools.add_parser(
+        "eval",
+        help='evaluate JSON lines {"env": {...}, "expr": TEXT} (or "value": a JSON value with '
+        "{{ }} templates) from stdin, as the model does (A-117)",
+        description='Read JSON lines {"env": {...}, "expr": TEXT} or {"env": {...}, "value": '
+        'JSON} on stdin; write {"value": ...} or {"error": {"code": ..., "message": ...}} per '
+        "line (docs/workfile-expressions.md).",
+    )
+    evaluate.add_argument(
+        "--truthiness",
+        choices=("booleans", "truthy"),
+        default="booleans",
+        help="A-117: what not/and/or/if test: booleans only (default) or any value's truthiness",
+    )
+    evaluate.set_defaults(handler=None, answer_line=_eval)
 
 
 WORKFILE = Specification(

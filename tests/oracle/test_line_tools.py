@@ -69,9 +69,42 @@ def test_w6w_resolve_answers_every_line():
     assert code == 2
 
 
+def test_workfile_eval_answers_every_line():
+    lines = [
+        # WF-BIND-2: "Member access and indexing can continue through that null".
+        b'{"env": {"a": null}, "expr": "a.b[0].c"}',
+        b'{"expr": "\\"yes\\" and true"}',  # A-117: booleans only
+        b'{"env": {"x": 1.5}, "value": {"t": "x={{ x }}", "w": "{{ x }}"}}',  # A-101
+        b"\xff",
+        DEEP_JSON,
+        b'{"expr": "1", "value": 1}',  # one of the two
+        b'{"expr": "' + b"-" * 900 + b'1"}',  # operators past the 64 levels
+        b'{"expr": "1 / 0"}',
+        b'{"expr": "x | nosuchfilter"}',
+    ]
+    code, answers = tool("workfile", "eval", stdin=b"\n".join(lines) + b"\n")
+    assert len(answers) == len(lines)
+    assert answers[0] == {"value": None}
+    assert answers[1]["error"]["code"] == "expression.type"
+    assert answers[2] == {"value": {"t": "x=1.5", "w": 1.5}}
+    for bad in (3, 4, 5):
+        assert answers[bad]["error"]["code"] == "invalid_input", answers[bad]
+    assert answers[6]["error"]["code"] == "document.expression"
+    assert answers[7]["error"]["code"] == "expression.division_by_zero"
+    assert answers[8]["error"]["code"] == "expression.filter"
+    assert code == 2
+    # A-117's other reading tests any value by its truthiness.
+    code, answers = tool("workfile", "eval", "--truthiness", "truthy", stdin=lines[1] + b"\n")
+    assert (code, answers) == (0, [{"value": True}])
+
+
 @pytest.mark.parametrize(
     ("argv", "line"),
-    [(("jsonlogic", "eval"), b'{"rule": 1}'), (("w6w", "resolve"), b'{"with": 1}')],
+    [
+        (("jsonlogic", "eval"), b'{"rule": 1}'),
+        (("w6w", "resolve"), b'{"with": 1}'),
+        (("workfile", "eval"), b'{"expr": "1"}'),
+    ],
 )
 def test_a_stream_of_good_lines_exits_0(argv, line):
     code, answers = tool(*argv, stdin=line + b"\n\n" + line + b"\n")
