@@ -510,6 +510,7 @@ OTHER_READINGS = [
     ("workfile", "--reading A-169=run", ("A-169", "run"), None),
     ("workfile", "--reading A-170=unknown", ("A-170", "unknown"), None),
     ("workfile", "--reading A-171=succeeded", ("A-171", "succeeded"), None),
+    ("workfile", "--reading A-174=json", ("A-174", "json"), None),
 ]
 
 
@@ -1521,3 +1522,35 @@ def test_the_readings_page_lists_exactly_the_registrys_parameters():
         for r in spec.readings
     }
     assert documented == registry
+
+
+def test_a174_a_quoted_key_selects_the_number_it_spells_only_under_text():
+    # a wf.route case key written "7" (a YAML string) matches the subject 7 under
+    # the model's reading (text), and only the string "7" under json; either way the
+    # unquoted key 7 matches 7.0 as == does, and never true.
+    from wforacle.properties.strategies.workfile_runs import MANIFEST
+
+    def case(key, subject):
+        document = (
+            "steps:\n  - r:\n      wf.route:\n"
+            f'        subject: "{{{{ {subject} }}}}"\n'
+            f"        cases:\n          {key}: [ {{ a: {{ svc.get: {{}} }} }} ]\n"
+            "        else: [ { b: { svc.get: {} } } ]\n"
+        )
+        return {"document": document, "manifests": {"svc": MANIFEST}, "scenario": {},
+                "schedule": []}  # fmt: skip
+
+    def chosen(document_case, **readings):
+        steps, _ = _workfile_finished(document_case, **readings)
+        return sorted(s for s in steps if s != "r")
+
+    quoted = case('"7"', "3 + 4")
+    assert chosen(quoted) == ["r.7.a"] and chosen(quoted, route_keys="json") == ["r.else.b"]
+    assert chosen(case("7", "14 / 2.0")) == ["r.7.a"]  # 7 == 7.0
+    assert chosen(case("1", "true")) == ["r.else.b"]  # true is not 1
+    assert chosen(case('"true"', "true")) == ["r.true.a"]  # the path says true, not True
+    assert chosen(case('"01"', "1")) == ["r.else.b"]  # not JSON's spelling of 1
+    (reading,) = [r for r in WORKFILE.readings if r.assumption == "A-174"]
+    assert reading.relevant(quoted)
+    assert not reading.relevant({**quoted, "document": "steps:\n  - a: { svc.get: {} }\n"})
+    taken(WORKFILE, "--reading A-174=json", quoted, "A-174=text", ("A-174", "json"))

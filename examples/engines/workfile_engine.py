@@ -59,6 +59,8 @@ reading wforacle's model does not (`wforacle readings --spec workfile`); not bug
                                  disposition, not fails with the final code
   A-171=succeeded                an action step whose catch handler's wf.stop ended the
                                  run succeeded, not stopped with the chain
+  A-174=json                     a wf.route case key written as a quoted number or boolean ("1")
+                                 matches that string only, not the number 1
 
 Seeded bugs (--bug NAME, repeatable):
 
@@ -117,6 +119,14 @@ Seeded child-run and timeout bugs:
                                  are still withdrawn) (WF-IWC-3)
   call-input-fault-caught        a callee-input mismatch (input.unknown / input.type /
                                  input.required) is offered to the call's catch (WF-CATCH-16)
+
+Seeded expression-layer bugs (docs/workfile-expressions.md):
+
+  filter-binds-loose             a filter applies to the whole sum before it: ``a + b | length``
+                                 is ``(a + b) | length`` (A-100: a filter binds tightest)
+  render-marker-typed            a wf.render template that is one marker writes a non-string value
+                                 as Python's json.dumps default (", " and ": ", null as "null"),
+                                 not as template text (A-173)
 
 State-form runs (the Stateful Profile, docs/workfile-stateful.md): a document with top-level
 ``states`` runs as a sequence of entries ``S[N]`` (positions from 0 for each state).  Each entry:
@@ -217,6 +227,8 @@ BUGS = {
     "timeout-late-binds",
     "expire-not-cancelled",
     "call-input-fault-caught",
+    "filter-binds-loose",
+    "render-marker-typed",
     "timeout-wins-tie",
     "early-event-delivered",
     "event-interrupts-steps",
@@ -244,6 +256,7 @@ READINGS = {
     "A-169=run",
     "A-170=unknown",
     "A-171=succeeded",
+    "A-174=json",
 }
 TRUTHY = False  # --reading A-117=truthy (main sets it: one reading per process)
 LAZY_CHOOSE = False  # --reading A-124=first
@@ -487,9 +500,28 @@ class Parser:
 
     def additive(self):
         left = self.multiplicative()
-        while (op := self.accept("+", "-")) is not None:
-            left = ("arith", op, left, self.multiplicative())
-        return left
+        while True:
+            while (op := self.accept("+", "-")) is not None:
+                left = ("arith", op, left, self.multiplicative())
+            if "filter-binds-loose" not in EXPR_BUGS or self.peek() != ("op", "|"):
+                return left
+            left = self.filters(left)  # the seeded bug: the filter takes the sum
+
+    def filters(self, node):
+        while self.accept("|"):
+            kind, name = self.peek()
+            if kind != "name":
+                raise ValueError("filter name expected")
+            self.pos += 1
+            args = []
+            if self.accept("("):
+                if not self.accept(")"):
+                    args.append(self.cond())
+                    while self.accept(","):
+                        args.append(self.cond())
+                    self.expect(")")
+            node = ("filter", name, node, args)
+        return node
 
     def multiplicative(self):
         left = self.unary()
@@ -506,20 +538,9 @@ class Parser:
 
     def filtered(self):
         node = self.postfix()
-        while self.accept("|"):
-            kind, name = self.peek()
-            if kind != "name":
-                raise ValueError("filter name expected")
-            self.pos += 1
-            args = []
-            if self.accept("("):
-                if not self.accept(")"):
-                    args.append(self.cond())
-                    while self.accept(","):
-                        args.append(self.cond())
-                    self.expect(")")
-            node = ("filter", name, node, args)
-        return node
+        if "filter-binds-loose" in EXPR_BUGS:
+            return node  # additive takes the filters
+        return self.filters(node)
 
     def postfix(self):
         node = self.primary()
@@ -580,6 +601,7 @@ class Parser:
 
 
 _PARSED = {}
+EXPR_BUGS = set()  # the seeded bugs the module-level evaluator takes (main sets them)
 
 
 def written_type(value, inputs):
@@ -851,6 +873,9 @@ def render(value, resolve, as_string=False):
         parts = [p for p in markers(value) if p != ("text", "")]
         if len(parts) == 1 and parts[0][0] == "expr" and not as_string:
             return evaluate(parse(parts[0][1]), resolve)
+        if len(parts) == 1 and parts[0][0] == "expr" and "render-marker-typed" in EXPR_BUGS:
+            whole = evaluate(parse(parts[0][1]), resolve)  # the seeded bug
+            return whole if isinstance(whole, str) else json.dumps(whole, sort_keys=True)
         if not any(kind == "expr" for kind, _ in parts):
             return value
         return "".join(t if k == "text" else as_text(evaluate(parse(t), resolve)) for k, t in parts)
@@ -1575,7 +1600,7 @@ class Executor:
         if st.kind == "wf.route":
             subject = self.evaluate(body.get("subject"), scope)
             for case, steps in (body.get("cases") or {}).items():
-                if equal(case, subject):  # the key as JSON (A-124)
+                if route_matches(case, subject):  # the key as JSON (A-124)
                     return (case_name(case), steps or [])
             return ("else", body["else"]) if "else" in body else None
         if st.kind == "wf.render":
@@ -2519,6 +2544,20 @@ def deadline_ms(value, clock):
         raise Fault("fault.type") from None
 
 
+WRITTEN_SCALAR = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?|true|false")
+
+
+def route_matches(case, subject):
+    """A case key equal to the subject, or a quoted number or boolean equal to it (A-124)."""
+    if equal(case, subject):
+        return True
+    if "A-174=json" in EXPR_BUGS:  # the other reading: a quoted key matches strings only
+        return False
+    if not isinstance(case, str) or not isinstance(subject, (bool, int, float)):
+        return False
+    return bool(WRITTEN_SCALAR.fullmatch(case)) and equal(json.loads(case), subject)
+
+
 def case_name(case):
     if isinstance(case, bool):
         return "true" if case else "false"
@@ -2530,7 +2569,8 @@ def main():
     parser.add_argument("--bug", action="append", default=[], choices=sorted(BUGS))
     parser.add_argument("--reading", action="append", default=[], choices=sorted(READINGS))
     args = parser.parse_args()
-    global TRUTHY, LAZY_CHOOSE
+    global TRUTHY, LAZY_CHOOSE, EXPR_BUGS
+    EXPR_BUGS = set(args.bug) | set(args.reading)
     TRUTHY = "A-117=truthy" in args.reading
     LAZY_CHOOSE = "A-124=first" in args.reading
     executor = Executor(set(args.bug) | set(args.reading))

@@ -16,6 +16,7 @@ such as ``$.steps[0].create``), ``step_path`` is the chapter's step path
 
 from __future__ import annotations
 
+import json
 import re
 from typing import Any
 
@@ -198,9 +199,21 @@ class Choose:
     otherwise: tuple[Step, ...] | None = None
 
 
+def case_name(key: JSON) -> str:
+    """A route case's key as a path segment: a string as written, any other key as JSON.
+
+    YAML reads an unquoted key ``true`` as a boolean and ``1`` as a number;
+    the path says ``true`` and ``1`` (never Python's ``True``).
+    """
+    return key if isinstance(key, str) else json.dumps(key)
+
+
 @attrs.frozen
 class Route:
-    """``wf.route``: the case equal to ``subject`` runs, else ``else``."""
+    """``wf.route``: the case equal to ``subject`` runs, else ``else``.
+
+    A case's steps have the path ``<route>.<case_name(key)>.<id>``.
+    """
 
     subject: Value
     cases: tuple[tuple[JSON, tuple[Step, ...]], ...]
@@ -260,7 +273,7 @@ class Step:
             arms = tuple((str(k), arm.steps) for k, arm in enumerate(body.arms))
             return arms + ((("else", body.otherwise),) if body.otherwise is not None else ())
         if isinstance(body, Route):
-            cases = tuple((str(value), steps) for value, steps in body.cases)
+            cases = tuple((case_name(value), steps) for value, steps in body.cases)
             return cases + ((("else", body.otherwise),) if body.otherwise is not None else ())
         return ()
 

@@ -280,6 +280,112 @@ def _brief(exc: Exception) -> str:
     return str(exc).strip().splitlines()[0][:120]
 
 
+# -- text: an expression written back ----------------------------------------------
+
+# Precedence levels, loosest first (grammar/workfile_expr.lark; docs/workfile-expressions.md).
+_LEVELS = {"if": 1, "or": 2, "and": 3, "not": 4, "cmp": 5, "add": 6, "mul": 7, "neg": 8}
+_LEVELS |= {"filter": 9, "postfix": 10, "primary": 11}
+_OPERATORS = {"+": "add", "-": "add", "*": "mul", "/": "mul", "%": "mul"}
+_OPERATORS |= {op: "cmp" for op in ("==", "!=", "<", "<=", ">", ">=", "in")}
+_KEYWORDS = frozenset(("and", "or", "not", "if", "else", "in", "true", "false", "null"))
+
+
+def level(expr: Expr) -> int:
+    """How loosely ``expr``'s outermost operator binds (1 the conditional, 11 a primary)."""
+    match expr:
+        case Cond():
+            return _LEVELS["if"]
+        case Bool(op, _, _):
+            return _LEVELS[op]
+        case Not():
+            return _LEVELS["not"]
+        case Binary(op, _, _):
+            return _LEVELS[_OPERATORS[op]]
+        case Minus():
+            return _LEVELS["neg"]
+        case Filter():
+            return _LEVELS["filter"]
+        case Member() | Index():
+            return _LEVELS["postfix"]
+    return _LEVELS["primary"]
+
+
+def unparse(expr: Expr, parenthesised: frozenset[int] = frozenset()) -> str:
+    """Text that parses to ``expr``, with a parenthesis only where precedence needs one.
+
+    ``parenthesised``: the ``id`` of subexpressions to parenthesise anyway
+    (the campaigns' probes sometimes add one: the parser reads both alike).
+    ``parse(unparse(e)) == e`` for every tree ``parse`` builds
+    (tests/workfile/test_expression_probes.py).
+    """
+
+    def shown(e: Expr, need: int) -> str:
+        text = written(e)
+        return f"({text})" if level(e) < need or id(e) in parenthesised else text
+
+    def written(e: Expr) -> str:
+        match e:
+            case Lit(value):
+                return json.dumps(value, ensure_ascii=False)
+            case Name(name):
+                return name
+            case Member(subject, name):
+                return f"{shown(subject, _LEVELS['postfix'])}.{name}"
+            case Index(subject, index):
+                return f"{shown(subject, _LEVELS['postfix'])}[{shown(index, 1)}]"
+            case Not(operand):
+                return f"not {shown(operand, _LEVELS['not'])}"
+            case Minus(operand):
+                return f"-{shown(operand, _LEVELS['neg'])}"
+            case Bool(op, left, right) | Binary(op, left, right):
+                at = level(e)
+                if at == _LEVELS["cmp"]:  # one comparison per level: both sides tighter
+                    return f"{shown(left, at + 1)} {op} {shown(right, at + 1)}"
+                return f"{shown(left, at)} {op} {shown(right, at + 1)}"
+            case Cond(then, test, otherwise):
+                return (
+                    f"{shown(then, _LEVELS['or'])} if {shown(test, _LEVELS['or'])} "
+                    f"else {shown(otherwise, _LEVELS['if'])}"
+                )
+            case Filter(name, subject, args):
+                called = f"({', '.join(shown(a, 1) for a in args)})" if args else ""
+                return f"{shown(subject, _LEVELS['filter'])} | {name}{called}"
+            case Array(items):
+                return f"[{', '.join(shown(item, 1) for item in items)}]"
+            case Object(pairs):
+                return "{" + ", ".join(f"{_key(k)}: {shown(v, 1)}" for k, v in pairs) + "}"
+        raise AssertionError(f"not an expression: {e!r}")  # pragma: no cover - exhaustive
+
+    return shown(expr, 1)
+
+
+def _key(key: str) -> str:
+    import re
+
+    plain = re.fullmatch(r"[a-z_][a-z0-9_]*", key) and key not in _KEYWORDS
+    return key if plain else json.dumps(key, ensure_ascii=False)
+
+
+def operands(expr: Expr) -> tuple[Expr, ...]:
+    """The direct subexpressions of ``expr``, in order."""
+    match expr:
+        case Member(subject, _) | Not(subject) | Minus(subject):
+            return (subject,)
+        case Index(subject, index):
+            return (subject, index)
+        case Bool(_, left, right) | Binary(_, left, right):
+            return (left, right)
+        case Cond(then, test, otherwise):
+            return (then, test, otherwise)
+        case Filter(_, subject, args):
+            return (subject, *args)
+        case Array(items):
+            return items
+        case Object(pairs):
+            return tuple(v for _, v in pairs)
+    return ()
+
+
 # -- templates -----------------------------------------------------------------------
 
 

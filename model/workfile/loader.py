@@ -41,6 +41,7 @@ from wforacle.model.workfile.document import (
     Wait,
     WaitFor,
     Workfile,
+    case_name,
 )
 from wforacle.model.workfile.document import member as _member
 from wforacle.model.workfile.evaluate import FILTERS
@@ -492,7 +493,9 @@ class Loader:
             (
                 value,
                 self.steps(
-                    steps, _member(_member(path, "cases"), str(value)), f"{step_path}.{value}"
+                    steps,
+                    _member(_member(path, "cases"), case_name(value)),
+                    f"{step_path}.{case_name(value)}",
                 ),
             )
             for value, steps in (cases_value or {}).items()

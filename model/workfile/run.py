@@ -42,6 +42,7 @@ interleave (Permitted Scheduling Variation).
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any, ClassVar
 
@@ -68,9 +69,10 @@ from wforacle.model.workfile.document import (
     Wait,
     WaitFor,
     Workfile,
+    case_name,
     walk,
 )
-from wforacle.model.workfile.evaluate import EvaluationFault, resolve, tested
+from wforacle.model.workfile.evaluate import EvaluationFault, equal, resolve, stringify, tested
 from wforacle.model.workfile.expr import ANY, template_refs
 from wforacle.model.workfile.manifest import ActionSpec, Manifests
 from wforacle.model.workfile.scenario import Scenario, static_path
@@ -301,7 +303,10 @@ class Options:
     fails with the ``final`` attempt's code (the model's choice) or goes to
     its ``on_unknown`` disposition (``unknown``); ``handled_stop`` A-171: an
     action step whose handler's ``wf.stop`` ends the run is ``stopped`` with
-    the containment chain (the model's choice) or ``succeeded``.
+    the containment chain (the model's choice) or ``succeeded``;
+    ``route_keys`` A-174: a quoted route key spelling a number or boolean
+    matches that value (``text``, the model's choice) or only that string
+    (``json``).
     """
 
     absent_field: str = attrs.field(
@@ -332,6 +337,9 @@ class Options:
     handled_stop: str = attrs.field(
         default="stopped", validator=attrs.validators.in_(("stopped", "succeeded"))
     )
+    # A-174: a wf.route case key written as quoted text ("1", "true") also matches the
+    # number or boolean it spells (``text``, the model's choice), or only a string (``json``).
+    route_keys: str = attrs.field(default="text", validator=attrs.validators.in_(("text", "json")))
 
 
 class WorkfileRun:
@@ -918,7 +926,11 @@ def _begin(run: WorkfileRun, step: Step, path: str, frame: Data) -> Data:
     elif isinstance(body, Route):
         subject = run.resolve(body.subject, env)
         chosen = next(
-            (str(v) for v, _ in body.cases if _same(v, subject)),
+            (
+                case_name(v)
+                for v, _ in body.cases
+                if _same(v, subject, run.options.route_keys == "text")
+            ),
             "else" if body.otherwise is not None else None,
         )
         cur.update(phase="children", children=_arm(step, path, chosen, frame), selected=chosen)
@@ -966,15 +978,34 @@ def _begin(run: WorkfileRun, step: Step, path: str, frame: Data) -> Data:
 
 
 def _render(run: WorkfileRun, text: str, scope: Mapping[str, JSON]) -> str:
+    """The rendered string: the template's text, every marker written as template text (A-173).
+
+    A template that is one marker writes its value as an interpolated marker
+    does (``stringify``: a string as it is, null as nothing, any other value
+    compact JSON), not as a typed value: a render's binding is a string.
+    """
     value = run.resolve(text, scope)
-    return value if isinstance(value, str) else json.dumps(value, sort_keys=True)
+    return value if isinstance(value, str) else stringify(value)
 
 
-def _same(case: JSON, subject: JSON) -> bool:
-    """A route case matches a subject equal to it as JSON, or as text for a written key."""
-    return bool(case == subject and type(case) is type(subject)) or (
-        isinstance(case, str) and isinstance(subject, int | float) and case == json.dumps(subject)
-    )
+def _same(case: JSON, subject: JSON, text: bool = True) -> bool:
+    """A route case matches a subject its key equals (A-124, A-174).
+
+    Equal under the run-time ``==`` (A-117: the key ``1`` matches 1 and 1.0,
+    never ``true``), or, under A-174's reading ``text``, a quoted key written
+    as a JSON number or boolean that equals a number or boolean subject
+    (``"1"`` matches 1 and 1.0, ``"true"`` true, ``"01"`` and ``" 1"``
+    nothing): YAML writes a mapping key as text as often as not, and a
+    route reads values.
+    """
+    if equal(case, subject):
+        return True
+    if not text or not isinstance(case, str) or not isinstance(subject, int | float):
+        return False  # (a boolean is an int here)
+    return bool(_WRITTEN_SCALAR.fullmatch(case)) and equal(json.loads(case), subject)
+
+
+_WRITTEN_SCALAR = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?|true|false")
 
 
 def _arm(step: Step, path: str, chosen: str | None, frame: Data) -> list[Data]:

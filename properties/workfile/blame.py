@@ -114,9 +114,34 @@ def _child_failed(o: JSON, p: JSON, run: Any) -> str | None:
     return None
 
 
+def _evaluated(o: JSON, p: JSON) -> bool:
+    """The engine began the step (or an attempt) where the model's evaluation faults."""
+    code = str((p.get("error") or {}).get("code", ""))
+    return (
+        o.get("event") in STARTS
+        and o.get("step") == p.get("step")
+        and (code.startswith("expression."))
+    )
+
+
+def _faulted(o: JSON, p: JSON) -> bool:
+    """The engine's evaluation faulted where the model's evaluates and the step begins."""
+    code = str((o.get("error") or {}).get("code", ""))
+    return (
+        o.get("event") == "step_finished"
+        and o.get("step") == p.get("step")
+        and o.get("outcome") == "failed"
+        and code.startswith("expression.")
+    )
+
+
 def _fault(o: JSON, p: JSON, run: Any) -> str | None:
     from wforacle.model.workfile.document import Call
 
+    if _evaluated(o, p):
+        # The expression language (docs/workfile-expressions.md): the model's evaluation
+        # of the step's expressions faults, the engine's gave a value.
+        return "A-117"
     if o.get("event") != "handler_started":
         return None
     step = _step(run, p.get("step"))
@@ -132,6 +157,11 @@ def _reach(o: JSON, p: JSON, run: Any) -> str | None:
     Or, in a dry run, suppressed a step the model runs (an unaffected read).
     """
     ended, member = o.get("step"), p.get("step")
+    chosen = _route_case(o, p, run)
+    if chosen is not None:
+        return chosen
+    if _faulted(o, p):
+        return "A-117"  # the model's evaluation gives a value where the engine's faulted
     if o.get("event") != "step_finished" or not isinstance(ended, str):
         return None
     if ended == member and o.get("outcome") == "suppressed":
@@ -140,6 +170,33 @@ def _reach(o: JSON, p: JSON, run: Any) -> str | None:
         # "Constructs can refine this sequence for … child runs. Those refinements MUST
         # preserve the enclosing list's ordering": a member runs inside its construct.
         return "WF-STEP-13"
+    return None
+
+
+def _route_case(o: JSON, p: JSON, run: Any) -> str | None:
+    """The engine began a step of another case of the wf.route whose case the model runs."""
+    from wforacle.model.workfile.document import Route
+
+    began, member = o.get("step"), p.get("step")
+    if o.get("event") != "step_started" or not isinstance(began, str) or began == member:
+        return None
+    parts = str(member).split(".")
+    for end in range(len(parts) - 1, 0, -1):
+        prefix = ".".join(parts[:end])
+        step = _step(run, prefix)
+        if step is not None and isinstance(step.body, Route) and began.startswith(prefix + "."):
+            return "A-124"  # "A route case matches a subject equal to its key"
+    return None
+
+
+def _succeed(o: JSON, p: JSON, run: Any) -> str | None:
+    from wforacle.model.workfile.document import Render
+
+    step = _step(run, p.get("step"))
+    same = o.get("step") == p.get("step") and o.get("outcome") == p.get("outcome")
+    rendered = isinstance(getattr(step, "body", None), Render)
+    if same and rendered and o.get("value") != p.get("value"):
+        return "A-173"  # a render writes each marker as template text
     return None
 
 
@@ -290,7 +347,10 @@ def _terminal(o: JSON, p: JSON) -> str | None:
         # after dispatch" (a stranger's executor forgot a write cancelled in flight)
     mine, theirs = o.get("error"), p.get("error")
     both = isinstance(mine, dict) and isinstance(theirs, dict)
-    if both and mine.get("disposition") != theirs.get("disposition"):
+    # run_finished's own disposition (docs/workfile-execution.md), or one in the error.
+    if o.get("disposition") != p.get("disposition") or (
+        both and mine.get("disposition") != theirs.get("disposition")
+    ):
         return "WF-UNK-3"  # "its terminal result records whether the unresolved attempt
         # applied abort or fail"
     return None
@@ -435,10 +495,18 @@ def _dispatch(o: JSON, p: JSON, run: Any) -> str | None:
     if later and isinstance(run, StatefulRun) and o.get("input") != p.get("input"):
         # state[n].step: a later entry of a state (a Core run's each[1].a is an iteration).
         return "WFS-ENTRY-10"  # "A state entry MUST NOT read a binding from a prior entry"
+    step = _step(run, p.get("step"))
+    if o.get("input") != p.get("input") and ".(catch)." not in str(p.get("step", "")):
+        from wforacle.model.workfile.document import Action
+
+        body = getattr(step, "body", None)
+        if isinstance(body, Action) and any("{{" in text for text in _strings(body.args)):
+            # The argument map's templates evaluate to other values: the expression
+            # language (docs/workfile-expressions.md, A-100/A-101/A-117).
+            return "A-117"
     if o.get("input") != p.get("input") and ".(catch)." in str(p.get("step", "")):
         from wforacle.model.workfile.run import _checked
 
-        step = _step(run, p.get("step"))
         if any("error.step" in text for text in _strings(_checked(step) if step else [])):
             # A stranger's executor bound the handled step's full path (a nested one).
             return "WF-CATCH-8"  # "error.step is the handled step's path relative to the
@@ -509,6 +577,7 @@ BLAME: dict[str, Blame] = {
     "child_failed": _child_failed,
     "fault": _fault,
     "call_succeeded": _call_succeeded,
+    "succeed": _succeed,
     "reach": _reach,
     "handle": _handle,
     "child_cancelled": _child_cancelled,

@@ -23,6 +23,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from wforacle.model.diagnostics import InvalidCase
+from wforacle.model.workfile.document import case_name
 from wforacle.properties.specification import (
     Divergence,
     Interrupt,
@@ -329,7 +330,9 @@ def _nested(key: str, spec: dict[str, Any], path: str) -> list[tuple[list[Any], 
                 if isinstance(arm, dict)
             )
         elif key == "wf.route" and isinstance(body.get("cases"), dict):
-            found.extend((steps, f"{path}.{value}.") for value, steps in body["cases"].items())
+            found.extend(
+                (steps, f"{path}.{case_name(value)}.") for value, steps in body["cases"].items()
+            )
         if key in ("wf.choose", "wf.route") and "else" in body:
             found.append((body["else"], f"{path}.else."))
     catch = spec.get("catch")
@@ -522,6 +525,25 @@ def _smaller_documents(case: JSON, data: JSON) -> Iterator[tuple[JSON, JSON]]:
                 vsteps, vk, _ = _sites(variant)[n]
                 del next(iter(vsteps[vk].values()))[key]["branches"][name]
                 yield variant, None
+        # A render's with member, a route's case (an expression probe's render kept a
+        # projected name its template never read).
+        for field in ("with", "cases") if key in ("wf.render", "wf.route") else ():
+            members = body.get(field)
+            for name in list(members) if isinstance(members, dict) else ():
+                variant = copy.deepcopy(data)
+                vsteps, vk, _ = _sites(variant)[n]
+                del next(iter(vsteps[vk].values()))[key][field][name]
+                yield variant, None
+        # A template made smaller: a whole marker replaced by one of its operands.
+        for variant in _simpler_templates(data, n, key):
+            yield variant, None
+        # A render's template made plain text, so the with members it read can go (a
+        # fault in evaluating the projection needs no template).
+        if key == "wf.render" and "{{" in str(body.get("template", "")):
+            variant = copy.deepcopy(data)
+            vsteps, vk, _ = _sites(variant)[n]
+            next(iter(vsteps[vk].values()))[key]["template"] = "text"
+            yield variant, None
         passed = spec.get("wf.call", {}).get("inputs") if key == "wf.call" else None
         for name in list(passed) if isinstance(passed, dict) else ():  # a call's input
             variant = copy.deepcopy(data)
@@ -551,6 +573,50 @@ def _smaller_documents(case: JSON, data: JSON) -> Iterator[tuple[JSON, JSON]]:
             if not variant["outputs"]:
                 del variant["outputs"]
             yield variant, None
+
+
+def _simpler_templates(data: JSON, n: int, key: str) -> Iterator[JSON]:
+    """The step's body with one template made smaller (docs/workfile-expressions.md).
+
+    A string that is one marker becomes one of its expression's operands
+    (``{{ a if t else b }}`` → ``{{ a }}``, ``{{ t }}``, ``{{ b }}``); a
+    string with text and markers becomes one of its markers alone.  A bug
+    in one operator needs that operator and its operands, not the
+    expression around it (the campaigns' probes nest three deep).
+    """
+    from wforacle.model.workfile.expr import ExprError, operands, template, unparse
+
+    steps, k, _ = _sites(data)[n]
+    body = next(iter(steps[k].values())).get(key)
+    for where, text in _templated(body, ()):
+        try:
+            parsed = template(text)
+        except ExprError:
+            continue
+        whole = parsed.whole
+        found = [f"{{{{ {unparse(e)} }}}}" for e in operands(whole)] if whole is not None else []
+        if whole is None:
+            found = [f"{{{{ {unparse(e)} }}}}" for e in parsed.expressions]
+        for smaller in found:
+            variant = copy.deepcopy(data)
+            vsteps, vk, _ = _sites(variant)[n]
+            holder = next(iter(vsteps[vk].values()))[key]
+            for part in where[:-1]:
+                holder = holder[part]
+            holder[where[-1]] = smaller
+            yield variant
+
+
+def _templated(value: JSON, where: tuple[Any, ...]) -> Iterator[tuple[tuple[Any, ...], str]]:
+    """Each string holding a marker in ``value``, with the keys that lead to it."""
+    if isinstance(value, str) and "{{" in value and where:
+        yield where, value
+    elif isinstance(value, dict):
+        for name, member in value.items():
+            yield from _templated(member, (*where, name))
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            yield from _templated(item, (*where, index))
 
 
 TRANSITION_KEYS = ("goto", "into", "route", "cases", "else")
@@ -795,6 +861,12 @@ def _smaller_scenarios(case: JSON) -> Iterator[JSON]:
                     variant = copy.deepcopy(case)
                     del variant["scenario"]["attempts"][path][k][member]
                     yield variant
+            # A member of a scripted output (an expression probe reads two of six).
+            output = results[k].get("output") if isinstance(results[k], dict) else None
+            for member in list(output) if isinstance(output, dict) else ():
+                variant = copy.deepcopy(case)
+                del variant["scenario"]["attempts"][path][k]["output"][member]
+                yield variant
     for member in ("expire", "cancelChild"):
         for path in list(scenario.get(member) or {}):
             variant = copy.deepcopy(case)

@@ -159,6 +159,17 @@ READINGS = (
         relevant=_mentions(("document", "workflows"), "catch", "wf.stop"),
         clauses=("WF-IWC-4", "WF-SOUT-5"),
     ),
+    Reading(
+        "--route-keys",
+        "route_keys",
+        "Workfile, A-174: a wf.route case key written as quoted text that spells a number or "
+        'boolean ("1", "true") also matches that value (default: text) or only that '
+        "string (json)",
+        ("text", "json"),
+        assumption="A-174",
+        relevant=_mentions(("document", "workflows"), "wf.route"),
+        clauses=("WF-STEP-3",),
+    ),
 )
 
 

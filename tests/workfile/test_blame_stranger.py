@@ -227,3 +227,20 @@ def test_a_write_cancelled_in_flight_left_out_of_unknown_effects_breaks_term_8()
         return [*trace[:-1], {**trace[-1], "unknownEffects": []}]
 
     assert _first(case, forgotten, _during_the_attempt) == "WF-TERM-8"
+
+
+def test_a_terminal_result_without_its_disposition_breaks_unk_3():
+    # WF-UNK-3: "When a run terminates with flow.action_ambiguous, its terminal result
+    # records whether the unresolved attempt applied abort or fail."  A stranger's
+    # executor (session 20) left run_finished's disposition out under on_unknown: fail
+    # with on_fail: abort; the explanation named WF-BIND-1 first.
+    case = _case(
+        "steps:\n  - w: { svc.put: {}, on_unknown: fail, on_fail: abort }\n",
+        {"attempts": {"w": [{"error": "svc.lost"}]}},
+    )
+
+    def undisposed(trace):
+        assert trace[-1].get("disposition") == "fail", trace[-1]
+        return [*trace[:-1], {k: v for k, v in trace[-1].items() if k != "disposition"}]
+
+    assert _first(case, undisposed) == "WF-UNK-3"

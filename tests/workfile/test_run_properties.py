@@ -142,9 +142,12 @@ def test_every_rule_of_the_model_is_reached_by_generated_cases():
 
     seen: set[str] = set()
 
+    # Seed 7 reaches the rarest rule, suppress_later (a dry-run handler's result reading
+    # a withheld write), at example 1123 since session 20's expression probes moved the
+    # stream (it was within 800 before).
     @seed(7)
     @settings(
-        max_examples=800,
+        max_examples=1200,
         database=None,
         deadline=None,
         phases=[Phase.generate],

@@ -1,0 +1,219 @@
+"""Workfile expressions drawn from the whole grammar, printed with the fewest parentheses.
+
+The Core campaign's documents read step outputs with ``.id``, ``.n + 1``,
+``== null`` and ``not`` only; an executor whose precedence, arithmetic,
+filters or template text differ from the model's (docs/workfile-expressions.md,
+A-100/A-101/A-117) passed them all.  ``probes`` draws the steps that
+reach the rest: a fetch step ``src`` with a scripted output of every JSON
+kind, then read actions whose arguments are expressions over it, over
+``inputs`` and over literals — each a whole-value marker (its type kept)
+or a marker written into text — and, now and then, a ``wf.route`` on an
+expression with keys written as numbers, quoted numbers and strings, and a
+``wf.render``.
+
+Expressions are drawn by the type they should have (so most evaluate; now
+and then an operand of another type makes one fault, which is observed
+too) and printed with a parenthesis only where precedence needs one
+(the model's ``unparse``), sometimes one more: ``a + b | length`` is printed as such,
+which an executor that binds filters loosely reads as ``(a + b) | length``.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+from typing import Any
+
+from hypothesis import strategies as st
+
+from wforacle.model.workfile.expr import (
+    Binary,
+    Bool,
+    Cond,
+    Expr,
+    Filter,
+    Index,
+    Minus,
+    Not,
+    operands,
+)
+
+JSON = Any
+
+# The scripted output of the step every probe reads (``src``): each JSON kind.
+SOURCE = {
+    "id": "Ab",
+    "n": 7,
+    "f": 1.5,
+    "tags": ["x", "Y"],
+    "m": {"b": 1, "a": None},
+    "none": None,
+}
+# A name or member path and the type it reads as.
+REFERENCES = {
+    "number": ("inputs.k", "src.n", "src.f"),
+    "string": ("src.id", "src.tags[0]"),
+    "boolean": ("inputs.flag",),
+    "list": ("src.tags",),
+    "object": ("src.m",),
+    "null": ("src.none", "src.missing", "src.m.a"),
+}
+LITERALS = {
+    "number": ("0", "1", "2", "3", "7", "10", "0.5", "2.0", "1.5"),
+    "string": ('"a"', "'b'", '"Ab"', '"é"', '""', '"x y"'),
+    "boolean": ("true", "false"),
+    "null": ("null",),
+}
+KINDS = ("number", "string", "boolean", "list", "object", "null")
+
+
+@functools.cache
+def _leaf(text: str) -> Expr:
+    from wforacle.model.workfile.expr import parse
+
+    return parse(text)
+
+
+def _expression(draw: st.DrawFn, kind: str, depth: int) -> Expr:
+    """A tree meant to evaluate to a value of ``kind`` (now and then, one that faults)."""
+    if depth <= 0 or draw(st.integers(0, 3)) == 0:
+        leaves = [*LITERALS.get(kind, ()), *REFERENCES.get(kind, ())]
+        if kind == "list":
+            leaves += ['["a", 1]', "[]", "[1, 2.5, null]"]
+        if kind == "object":
+            leaves += ['{a: 1, "b c": [true]}', "{}"]
+        return _leaf(draw(st.sampled_from(leaves)))
+    # Now and then an operand of a kind the operator does not take: the fault is observed.
+    operand = kind if draw(st.integers(0, 11)) else draw(st.sampled_from(KINDS))
+    sub = depth - 1
+
+    def drawn(of: str) -> Expr:
+        return _expression(draw, of, sub)
+
+    choice = draw(st.integers(0, 5))
+    if choice == 0:  # a conditional, of any kind
+        return Cond(drawn(kind), drawn("boolean"), drawn(kind))
+    if kind == "number":
+        if choice == 1:
+            return Minus(drawn(operand))
+        if choice == 2:
+            return Filter("length", drawn(draw(st.sampled_from(("string", "list", "object")))))
+        op = draw(st.sampled_from(("+", "-", "*", "/", "%")))
+        return Binary(op, drawn(operand), drawn("number"))
+    if kind == "string":
+        if choice == 1:
+            return Binary("+", drawn(operand), drawn("string"))
+        if choice == 2:
+            name = draw(st.sampled_from(("string", "json")))
+            return Filter(name, drawn(draw(st.sampled_from(KINDS))))
+        if choice == 3:
+            return Filter(draw(st.sampled_from(("lower", "upper"))), drawn(operand))
+        if choice == 4:
+            separator = _leaf(draw(st.sampled_from(('"-"', "', '", '""'))))
+            return Filter("join", _leaf("src.tags"), (separator,))
+        return Filter("default", drawn("null"), (drawn("string"),))
+    if kind == "boolean":
+        if choice == 1:
+            return Not(drawn(operand))
+        if choice == 2:
+            return Bool(draw(st.sampled_from(("and", "or"))), drawn(operand), drawn("boolean"))
+        if choice == 3:
+            op = draw(st.sampled_from(("<", "<=", ">", ">=")))
+            compared = draw(st.sampled_from(("number", "string")))
+            return Binary(op, drawn(compared), drawn(compared))
+        if choice == 4:
+            container = draw(st.sampled_from(("list", "string", "object")))
+            element = "string" if container != "list" else draw(st.sampled_from(KINDS))
+            return Binary("in", drawn(element), drawn(container))
+        op = draw(st.sampled_from(("==", "!=")))
+        compared = draw(st.sampled_from(KINDS))
+        return Binary(op, drawn(compared), drawn(compared))
+    if kind == "list":
+        if choice == 1:
+            return Binary("+", drawn(operand), drawn("list"))
+        return Filter("keys", drawn("object"))
+    if kind == "null":
+        return Index(drawn("list"), _leaf(draw(st.sampled_from(("5", "-9")))))
+    return Index(_leaf("src"), _leaf('"m"'))  # an object read through a literal index
+
+
+def expression(draw: st.DrawFn, kind: str | None = None, depth: int = 3) -> str:
+    """An expression's text: of ``kind`` (drawn when None), at most ``depth`` operators deep.
+
+    Printed by the model's ``unparse``: a parenthesis only where precedence
+    needs one, and now and then one pair more around an operand (the parser
+    reads both alike).
+    """
+    from wforacle.model.workfile.expr import unparse
+
+    if kind is None:
+        kind = draw(st.sampled_from(KINDS))
+    tree = _expression(draw, kind, depth)
+    extra: frozenset[int] = frozenset()
+    if draw(st.integers(0, 3)) == 0:
+        inner = [t for t in _subtrees(tree) if t is not tree and operands(t)]
+        if inner:
+            extra = frozenset({id(draw(st.sampled_from(inner)))})
+    return unparse(tree, extra)
+
+
+def _subtrees(tree: Expr) -> list[Expr]:
+    found = [tree]
+    for operand in operands(tree):
+        found += _subtrees(operand)
+    return found
+
+
+def probes(draw: st.DrawFn, fresh: Any) -> tuple[list[JSON], dict[str, JSON]]:
+    """The probe steps (appended to a root step list) and the scenario results they need.
+
+    ``fresh()`` gives an unused step id.  Every probe is a read with
+    ``on_fail: continue``: a probe that faults fails alone and the run goes on,
+    so what the rest of the case shows is unchanged.
+    """
+    source = fresh()
+    steps: list[JSON] = [{source: {"svc.fetch": {}}}]
+    scripts = {source: [{"output": dict(SOURCE)}]}
+
+    def text(kind: str | None = None) -> str:
+        return expression(draw, kind).replace("src", source)
+
+    for _ in range(draw(st.integers(1, 2))):
+        args: dict[str, JSON] = {"v": f"{{{{ {text()} }}}}"}
+        if draw(st.booleans()):
+            args["t"] = f"<{{{{ {text()} }}}}|{{{{ {text()} }}}}>"
+        steps.append({fresh(): {"svc.get": args, "on_fail": "continue"}})
+    construct = draw(st.integers(0, 2))
+    if construct == 0:  # a route on a number or a string, keys as written in YAML
+        # Half the subjects are values the keys spell (7, 1, 2.5, "Ab"): a quoted key
+        # meets the number it spells (A-174), an unquoted one a float equal to it.
+        subject = draw(
+            st.sampled_from(("src.n", "inputs.k + 1", "src.f + 1", "src.id", None, None, None))
+        )
+        if subject is None:
+            subject = text(draw(st.sampled_from(("number", "string"))))
+        keys = draw(
+            st.lists(
+                st.sampled_from((1, "1", 2, 7, "7", 2.5, "2.5", 1.0, "Ab", "a")),
+                min_size=2,
+                max_size=3,
+                unique_by=lambda key: key if isinstance(key, str) else json.dumps(key),
+            )
+        )
+        cases = {key: [{fresh(): {"svc.get": {"case": str(key)}}}] for key in keys}
+        route: dict[str, JSON] = {"subject": f"{{{{ {subject.replace('src', source)} }}}}"}
+        route["cases"] = cases
+        if draw(st.booleans()):
+            route["else"] = [{fresh(): {"svc.get": {"case": "else"}}}]
+        steps.append({fresh(): {"wf.route": route, "on_fail": "continue"}})
+    elif construct == 1:  # a render: a template over its with projection
+        projection = {"a": f"{{{{ {text()} }}}}", "b": f"{{{{ {text()} }}}}"}
+        # Half the templates are one marker: its value, of any kind, written as text (A-173).
+        template = draw(
+            st.sampled_from(("{{ a }}", "{{ b }}", "{{ a }}/{{ b }}", "[{{ b | json }}]"))
+        )
+        rendered = fresh()
+        render = {"wf.render": {"template": template, "with": projection}, "on_fail": "continue"}
+        steps.append({rendered: render})
+        steps.append({fresh(): {"svc.get": {"text": f"{{{{ {rendered} }}}}"}}})
+    return steps, scripts

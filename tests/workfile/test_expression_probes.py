@@ -1,0 +1,120 @@
+"""The expression probes the Workfile campaign draws, and the constructs they reach.
+
+docs/workfile-expressions.md: the probes print expressions with only the
+parentheses precedence needs; a printer that dropped a needed one would
+test the model against itself under another grammar.
+"""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from wforacle.model.kernel.lts import execute
+from wforacle.model.workfile.evaluate import EvaluationFault, evaluate
+from wforacle.model.workfile.expr import operands, parse, unparse
+from wforacle.model.workfile.yamlsafe import write
+from wforacle.properties.strategies.workfile_expressions import (
+    SOURCE,
+    _expression,
+    _subtrees,
+    probes,
+)
+from wforacle.properties.strategies.workfile_runs import MANIFEST, workfile_cases
+from wforacle.properties.workfile.specification import WORKFILE
+
+ENV = {"src": SOURCE, "inputs": {"k": 0, "flag": True}}
+
+
+def _value(text: str) -> object:
+    try:
+        return ("value", evaluate(parse(text), ENV))
+    except EvaluationFault as fault:
+        return ("fault", fault.code)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=list(HealthCheck))
+@given(st.data())
+def test_the_fewest_parentheses_mean_what_every_parenthesis_means(data):
+    # unparse writes the tree with only the parentheses precedence needs: it parses
+    # back to the same tree, and means what the fully parenthesised text means.
+    kind = data.draw(st.sampled_from(("number", "string", "boolean", "list", "null")))
+    tree = data.draw(st.composite(lambda draw: _expression(draw, kind, 3))())
+    fewest = unparse(tree)
+    assert parse(fewest) == tree, fewest
+    every = frozenset(id(t) for t in _subtrees(tree) if operands(t))
+    assert _value(fewest) == _value(unparse(tree, every)), fewest
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "a + b | length",
+        "(a + b) | length",
+        "not a == b",
+        "a - (b - c)",
+        "(a < b) == c",
+        "a if b else c if d else e",
+        "(a if b else c) if d else e",
+        "-x | length",
+        "(-x) | length",
+        'x[0].y["Z"] | join(", ")',
+        '{a: 1, "b c": [true, null], "and": 2.0}',
+        "a or b and c",
+        "(a or b) and c",
+    ],
+)
+def test_unparse_writes_back_what_parse_read_with_no_parenthesis_it_does_not_need(text):
+    # Each text is written as precedence requires (docs/workfile-expressions.md): the
+    # round trip gives the text itself.
+    assert unparse(parse(text)) == text
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck))
+@given(workfile_cases())
+def test_every_drawn_case_with_probes_is_valid(case):
+    WORKFILE.prepare(case, None)  # InvalidCase fails the test
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=list(HealthCheck))
+@given(st.data())
+def test_a_probe_that_faults_fails_alone(data):
+    # Each probe carries on_fail: continue: the run completes whatever its expressions do.
+    counter = iter(range(1, 100))
+
+    def fresh() -> str:
+        return f"p{next(counter)}"
+
+    steps, scripts = data.draw(st.composite(lambda draw: probes(draw, fresh))())
+
+    case = {
+        "document": write({"inputs": {"k": {"type": "integer", "default": 0},
+                                      "flag": {"type": "boolean", "default": True}},
+                           "steps": steps}),
+        "manifests": {"svc": MANIFEST},
+        "scenario": {"attempts": scripts},
+        "schedule": [],
+    }  # fmt: skip
+    trace = execute(WORKFILE.prepare(case, None).semantics).trace
+    assert trace[-1]["event"] == "run_finished" and trace[-1]["outcome"] == "completed", trace
+
+
+def _rendered(template: str, projection: str) -> object:
+    document = (
+        f"steps:\n- r:\n    wf.render: {{ template: '{template}', with: {{ {projection} }} }}\n"
+    )
+    case = {"document": document, "manifests": {"svc": MANIFEST}, "scenario": {}, "schedule": []}
+    trace = execute(WORKFILE.prepare(case, None).semantics).trace
+    (finished,) = [e for e in trace if e["event"] == "step_finished"]
+    return finished["value"]
+
+
+def test_a_render_writes_a_whole_marker_as_template_text():
+    # A-173: the binding is the rendered string; a marker's value is written as an
+    # interpolated one is: compact JSON, null as nothing, a string as it is.
+    assert _rendered("{{ a }}", "a: [1, 2]") == "[1,2]"
+    assert _rendered("{{ a }}", "a: null") == ""
+    assert _rendered("{{ a }}", "a: {b: 1, a: true}") == '{"a":true,"b":1}'
+    assert _rendered("{{ a }}!", "a: [1, 2]") == "[1,2]!"
+    assert _rendered("{{ a }}", "a: x") == "x"
