@@ -98,6 +98,14 @@ def _by_rule(
         return blamed or _nested(spec, semantics, _by_field(spec, divergence), trace)
     if divergence.message != NO_EVENT.format(name) or not isinstance(name, str):
         return divergence
+    if name in spec.protocol().recorded:
+        # A stranger's executor sent timer_fired itself (session 20): the message said
+        # only that the model permits none here.
+        message = (
+            f"{divergence.message}: the oracle records {name} itself when it sends the "
+            "stimulus (docs/engine-protocol.md); an engine never sends it"
+        )
+        return attrs.evolve(divergence, message=message)
     blamed = _why_not_here(spec, semantics, divergence, trace)
     if blamed is not None:
         # An event the model has no room for may still nest the cause: a control's

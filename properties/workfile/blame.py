@@ -157,7 +157,7 @@ def _reach(o: JSON, p: JSON, run: Any) -> str | None:
     Or, in a dry run, suppressed a step the model runs (an unaffected read).
     """
     ended, member = o.get("step"), p.get("step")
-    chosen = _route_case(o, p, run)
+    chosen = _route_case(o, p, run) or _continued(o, run)
     if chosen is not None:
         return chosen
     if _faulted(o, p):
@@ -331,9 +331,26 @@ def _construct_failed(o: JSON, p: JSON, run: Any) -> str | None:
     return None
 
 
+def _continued(o: JSON, run: Any) -> str | None:
+    """The engine failed a construct or the run with a failure its step continues past."""
+    error = o.get("error")
+    if o.get("outcome") != "failed" or not isinstance(error, dict):
+        return None
+    if o.get("step") == error.get("step"):
+        return None  # the failing step's own step_finished: the model fails it too
+    failed = _step(run, error.get("step"))
+    if failed is not None and failed.modifiers.on_fail == "continue":
+        return "WF-POLICY-4"  # "on_fail: continue leaves the step failed, binds it as
+        # null, and continues with the next step" (a stranger's executor propagated it)
+    return None
+
+
 def _finish(o: JSON, p: JSON, run: Any) -> str | None:
     if p.get("outcome") == "cancelled" and "result" in o and "result" not in p:
         return "WF-CANCEL-9"  # "Workflow outputs are not evaluated for the cancelled run"
+    continued = _continued(o, run)
+    if continued is not None:
+        return continued
     return _terminal(o, p)
 
 
@@ -368,6 +385,11 @@ def _exhausted(o: JSON, p: JSON, run: Any) -> str | None:
 
 def _retry(o: JSON, p: JSON, run: Any) -> str | None:
     step = _step(run, p.get("step"))
+    if o.get("event") != "retry_scheduled" and o.get("step") == p.get("step"):
+        # The engine ended or handled the step where the model tries it again (a
+        # stranger's executor, session 20: its missing retry and missing reissue were
+        # blamed on the delay formula).
+        return "WF-AMB-1" if _ambiguous(run, step, p) else "WF-RETRY-10"
     retry = step.modifiers.retry if step is not None else None
     cap = retry.max_ms if retry is not None else None
     delay = o.get("delayMs")
@@ -375,6 +397,24 @@ def _retry(o: JSON, p: JSON, run: Any) -> str | None:
         return "WF-RETRY-4"  # "every selected retry delay is capped at max, whether … computed
         # or supplied by a server"
     return None
+
+
+def _ambiguous(run: Any, step: Any, p: JSON) -> bool:
+    """Whether the attempt before the model's retry was ambiguous (its retry a reissue)."""
+    from wforacle.model.workfile.document import Action
+    from wforacle.model.workfile.run import classification
+
+    attempt, path = p.get("attempt"), p.get("step")
+    if step is None or not isinstance(step.body, Action) or not isinstance(attempt, int):
+        return False
+    result = run.scenario.result(path, attempt - 1)
+    if not isinstance(result, dict) or "output" in result:
+        return False
+    spec = run.spec(step)
+    if result.get("timeout") is True:
+        return spec is None or spec.effects == "write"  # a write's timeout is unknown (A-141)
+    code = str(result.get("error"))
+    return classification(spec, code, run.options.unclassified) == "unknown"
 
 
 def _cancel_stop(o: JSON, p: JSON, run: Any) -> str | None:
@@ -476,7 +516,26 @@ def _in_entry(o: JSON, p: JSON, run: Any) -> str | None:
 
     if isinstance(run, StatefulRun) and o.get("outcome") == "cancelled":
         return "WFS-TRANS-29"  # "It MUST NOT interrupt a running step list"
-    return None
+    return _classified(o, p, run)
+
+
+def _classified(o: JSON, p: JSON, run: Any) -> str | None:
+    """The engine classified an attempt's code otherwise, where several patterns match it."""
+    from wforacle.model.workfile.document import Action
+
+    step, code = _step(run, p.get("step")), p.get("code")
+    if o.get("event") != "attempt_finished" or o.get("result") == p.get("result"):
+        return None
+    if step is None or not isinstance(step.body, Action) or not isinstance(code, str):
+        return None
+    spec = run.spec(step)
+    matching = [pattern for pattern, _ in spec.errors if pattern.matches(code)] if spec else []
+    if len(matching) < 2:
+        return None
+    if any(pattern.kind == "exact" for pattern in matching):
+        return "WF-CODE-1"  # "an exact code takes precedence over any matching pattern"
+    return "WF-CODE-2"  # "The longest matching prefix takes precedence over a shorter one,
+    # and a prefix pattern takes precedence over an HTTP-status pattern"
 
 
 def _transition_failed(o: JSON, p: JSON, run: Any) -> str | None:

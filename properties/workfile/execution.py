@@ -579,7 +579,8 @@ def _simpler_templates(data: JSON, n: int, key: str) -> Iterator[JSON]:
     """The step's body with one template made smaller (docs/workfile-expressions.md).
 
     A string that is one marker becomes one of its expression's operands
-    (``{{ a if t else b }}`` → ``{{ a }}``, ``{{ t }}``, ``{{ b }}``); a
+    (``{{ a if t else b }}`` → ``{{ a }}``, ``{{ t }}``, ``{{ b }}``), or the
+    same expression written with no parenthesis precedence does not need; a
     string with text and markers becomes one of its markers alone.  A bug
     in one operator needs that operator and its operands, not the
     expression around it (the campaigns' probes nest three deep).
@@ -595,6 +596,8 @@ def _simpler_templates(data: JSON, n: int, key: str) -> Iterator[JSON]:
             continue
         whole = parsed.whole
         found = [f"{{{{ {unparse(e)} }}}}" for e in operands(whole)] if whole is not None else []
+        if whole is not None and f"{{{{ {unparse(whole)} }}}}" != text:
+            found.append(f"{{{{ {unparse(whole)} }}}}")  # without a parenthesis it needs not
         if whole is None:
             found = [f"{{{{ {unparse(e)} }}}}" for e in parsed.expressions]
         for smaller in found:

@@ -244,3 +244,78 @@ def test_a_terminal_result_without_its_disposition_breaks_unk_3():
         return [*trace[:-1], {k: v for k, v in trace[-1].items() if k != "disposition"}]
 
     assert _first(case, undisposed) == "WF-UNK-3"
+
+
+def _without_retry(trace):
+    """The trace as an executor that ends the step at the first retry the model schedules."""
+    k = next(k for k, e in enumerate(trace) if e["event"] == "retry_scheduled")
+    step, finished = trace[k]["step"], trace[k - 1]
+    error = {"code": finished["code"], "step": step}
+    return [*trace[:k], {"event": "step_finished", "step": step, "outcome": "failed",
+                         "error": error}]  # fmt: skip
+
+
+def test_a_retryable_failure_not_retried_breaks_retry_10():
+    # WF-RETRY-10: "Only a retryable failure with an unused attempt can be retried under
+    # ordinary retry" (a stranger's executor used one attempt fewer; the explanation
+    # named WF-RETRY-3, the delay formula, first).
+    case = _case(
+        "steps:\n  - a: { svc.get: {}, retry: { policy: fixed, initial: 1s, attempts: 2 } }\n",
+        {"attempts": {"a": [{"error": "svc.busy"}, {"output": {"id": "x"}}]}},
+    )
+    assert _first(case, _without_retry) == "WF-RETRY-10"
+
+
+def test_an_ambiguous_idempotent_attempt_not_reissued_breaks_amb_1():
+    # WF-AMB-1: "the executor first reissues it within the unused effective attempt count
+    # if the action declares idempotency: inherent or idempotency: keyed."
+    case = _case(
+        "steps:\n  - a: { svc.put: {}, on_unknown: fail, retry: { policy: none, attempts: 2 } }\n",
+        {"attempts": {"a": [{"error": "svc.lost"}, {"output": {"id": "x"}}]}},
+    )
+    assert _first(case, _without_retry) == "WF-AMB-1"
+
+
+def test_a_failure_propagated_past_on_fail_continue_breaks_policy_4():
+    # WF-POLICY-4: "on_fail: continue leaves the step failed, binds it as null, and
+    # continues with the next step" (a stranger's executor ended the run; the
+    # explanation named WF-BIND-1 first).
+    case = _case(
+        "steps:\n  - a: { svc.get: {}, on_fail: continue }\n  - b: { svc.get: {} }\n",
+        {"attempts": {"a": [{"error": "svc.fatal"}]}},
+    )
+
+    def propagated(trace):
+        k = _at(trace, "step_finished", "a")
+        error = trace[k]["error"]
+        return [*trace[: k + 1], {"event": "run_finished", "outcome": "failed", "error": error,
+                                  "unknownEffects": []}]  # fmt: skip
+
+    assert _first(case, propagated) == "WF-POLICY-4"
+
+
+def test_a_code_classified_by_a_prefix_over_its_exact_entry_breaks_code_1():
+    # WF-CODE-1: "For manifest error classifications and catch handlers, an exact code
+    # takes precedence over any matching pattern" (svc.rate.hard: fatal, svc.rate.*:
+    # retryable; a stranger's executor took the prefix, the explanation named WF-STEP-9).
+    hard = {"attempts": {"a": [{"error": "svc.rate.hard"}]}}
+    case = _case("steps:\n  - a: { svc.get: {} }\n", hard)
+
+    def by_prefix(trace):
+        k = _at(trace, "attempt_finished", "a")
+        return [*trace[:k], {**trace[k], "result": "retryable"}]
+
+    assert _first(case, by_prefix) == "WF-CODE-1"
+
+
+def test_an_event_the_oracle_records_sent_by_the_engine_is_named_so():
+    # A stranger's executor sent timer_fired itself (session 20); the message said only
+    # that the model permits none here.
+    case = _case("steps:\n  - t: { svc.get: {}, timeout: 1s }\n")
+    semantics = WORKFILE.prepare(case, None).semantics
+    trace = execute(semantics).trace
+    k = _at(trace, "step_started", "t")
+    sent = [*trace[: k + 1], {"event": "timer_fired", "step": "t"}]
+    divergence = check(semantics, WORKFILE.key, sent).divergence
+    message = by_rule(WORKFILE, semantics, divergence, sent).message
+    assert "the oracle records timer_fired itself" in message, message

@@ -118,3 +118,34 @@ def test_a_render_writes_a_whole_marker_as_template_text():
     assert _rendered("{{ a }}", "a: {b: 1, a: true}") == '{"a":true,"b":1}'
     assert _rendered("{{ a }}!", "a: [1, 2]") == "[1,2]!"
     assert _rendered("{{ a }}", "a: x") == "x"
+
+
+def test_the_shrinker_makes_templates_renders_routes_and_outputs_smaller():
+    # A shrunk expression-probe case kept a conditional around the operator the bug
+    # needed, a projected name its template never read, a redundant parenthesis and four
+    # output members nobody read (session 20).
+    import yaml
+
+    document = (
+        "steps:\n- s: { svc.fetch: {} }\n"
+        "- r:\n    wf.render:\n      template: '{{ a }}'\n"
+        "      with: { a: '{{ (1) if true else 2 }}', b: '{{ 3 }}' }\n"
+        "- k:\n    wf.route:\n      subject: '{{ s.n }}'\n"
+        "      cases: { 1: [ { x: { svc.get: {} } } ], 'a': [ { y: { svc.get: {} } } ] }\n"
+    )
+    output = {"n": 1, "m": 2}
+    case = {"document": document, "manifests": {"svc": MANIFEST},
+            "scenario": {"attempts": {"s": [{"output": output}]}}, "schedule": []}  # fmt: skip
+    variants = list(WORKFILE.smaller(case))
+    steps = [{k: v for s in yaml.safe_load(v["document"])["steps"] for k, v in s.items()}
+             for v in variants]  # fmt: skip
+    renders = [s["r"]["wf.render"] for s in steps if "r" in s]
+    withs = [r["with"] for r in renders]
+    assert {"a": "{{ 1 }}", "b": "{{ 3 }}"} in withs  # an operand of the conditional
+    assert {"a": "{{ 1 if true else 2 }}", "b": "{{ 3 }}"} in withs  # no needless (1)
+    assert {"a": "{{ (1) if true else 2 }}"} in withs  # b, read by no template, goes
+    assert any(r["template"] == "text" for r in renders)
+    cases = [s["k"]["wf.route"]["cases"] for s in steps if "k" in s]
+    assert {"a": [{"y": {"svc.get": {}}}]} in cases and {1: [{"x": {"svc.get": {}}}]} in cases
+    outputs = [v["scenario"].get("attempts", {}).get("s", [{}])[0].get("output") for v in variants]
+    assert {"n": 1} in outputs and {"m": 2} in outputs
