@@ -534,6 +534,20 @@ def _smaller_documents(case: JSON, data: JSON) -> Iterator[tuple[JSON, JSON]]:
                 vsteps, vk, _ = _sites(variant)[n]
                 del next(iter(vsteps[vk].values()))[key][field][name]
                 yield variant, None
+        # A call made an action that fails (a stranger's fail_fast case kept a call with a
+        # wrongly typed input where any failing step showed the bug, session 20).
+        failing = _failing_action(case) if key == "wf.call" else None
+        if failing is not None:
+            action, code = failing
+            variant = copy.deepcopy(data)
+            vsteps, vk, _ = _sites(variant)[n]
+            step_id, vspec = next(iter(vsteps[vk].items()))
+            kept = {m: v for m, v in vspec.items() if m in MODIFIER_KEYS}
+            vsteps[vk] = {step_id: {action: {}, **kept}}
+            scenario = copy.deepcopy(case.get("scenario")) or {}
+            if isinstance(scenario, dict):
+                scenario.setdefault("attempts", {})[path] = [{"error": code}]
+                yield variant, scenario
         # A template made smaller: a whole marker replaced by one of its operands.
         for variant in _simpler_templates(data, n, key):
             yield variant, None
@@ -573,6 +587,22 @@ def _smaller_documents(case: JSON, data: JSON) -> Iterator[tuple[JSON, JSON]]:
             if not variant["outputs"]:
                 del variant["outputs"]
             yield variant, None
+
+
+def _failing_action(case: JSON) -> tuple[str, str] | None:
+    """An action of the case's first manifest and an exact code it classifies fatal."""
+    from wforacle.model.workfile.manifest import load_manifest
+
+    manifests = case.get("manifests")
+    for connector in sorted(manifests) if isinstance(manifests, dict) else ():
+        manifest, _ = load_manifest(manifests[connector], connector)
+        if manifest is None:
+            continue
+        for name, spec in sorted(manifest.actions.items()):
+            for pattern, kind in spec.errors:
+                if pattern.kind == "exact" and kind == "fatal":
+                    return f"{manifest.connector}.{name}", pattern.text
+    return None
 
 
 def _simpler_templates(data: JSON, n: int, key: str) -> Iterator[JSON]:

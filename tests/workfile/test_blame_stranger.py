@@ -319,3 +319,22 @@ def test_an_event_the_oracle_records_sent_by_the_engine_is_named_so():
     divergence = check(semantics, WORKFILE.key, sent).divergence
     message = by_rule(WORKFILE, semantics, divergence, sent).message
     assert "the oracle records timer_fired itself" in message, message
+
+
+def test_the_shrinker_makes_a_call_an_action_that_fails():
+    # A stranger's fail_fast case kept a wf.call with a wrongly typed input where any
+    # failing step showed the bug (session 20): the call becomes an action of the case's
+    # manifest scripted to fail with a code the manifest classifies fatal.
+    import yaml
+
+    case = _case(
+        "steps:\n  - c: { wf.call: { workflow: sub, inputs: { n: x } }, on_fail: continue }\n",
+        None,
+        sub=SUB,
+    )
+    found = [
+        (steps[0]["c"], v["scenario"].get("attempts", {}))
+        for v in WORKFILE.smaller(case)
+        if (steps := yaml.safe_load(v["document"]).get("steps") or [{}]) and "c" in steps[0]
+    ]
+    assert ({"svc.fetch": {}, "on_fail": "continue"}, {"c": [{"error": "svc.fatal"}]}) in found
