@@ -26,6 +26,7 @@ from __future__ import annotations
 import functools
 import json
 import math
+import re
 from collections.abc import Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
@@ -288,6 +289,7 @@ _LEVELS |= {"filter": 9, "postfix": 10, "primary": 11}
 _OPERATORS = {"+": "add", "-": "add", "*": "mul", "/": "mul", "%": "mul"}
 _OPERATORS |= {op: "cmp" for op in ("==", "!=", "<", "<=", ">", ">=", "in")}
 _KEYWORDS = frozenset(("and", "or", "not", "if", "else", "in", "true", "false", "null"))
+_NAME = re.compile(r"[a-z_][a-z0-9_]*")  # grammar/workfile_expr.lark NAME, keywords aside
 
 
 def level(expr: Expr) -> int:
@@ -360,9 +362,8 @@ def unparse(expr: Expr, parenthesised: frozenset[int] = frozenset()) -> str:
 
 
 def _key(key: str) -> str:
-    import re
-
-    plain = re.fullmatch(r"[a-z_][a-z0-9_]*", key) and key not in _KEYWORDS
+    """An object literal's key: a name where the grammar reads one (A-102), else quoted."""
+    plain = _NAME.fullmatch(key) and key not in _KEYWORDS
     return key if plain else json.dumps(key, ensure_ascii=False)
 
 

@@ -1046,6 +1046,20 @@ def classification(spec: ActionSpec | None, code: str, uncovered: str = "fatal")
     return found or uncovered
 
 
+def failure_kind(spec: ActionSpec | None, result: JSON, uncovered: str) -> tuple[str, str]:
+    """A failed attempt's code and classification: retryable, fatal or unknown.
+
+    A timed-out attempt (the deadline passed first) has the executor-produced
+    code timeout (WF-CATCH-11), which no manifest classifies (WF-CLASS-7): a
+    dispatched write's effect is unknown, a read is retryable (A-141).  Any
+    other is classified by the manifest (``classification``, A-119).
+    """
+    if result.get("timeout") is True:
+        return "timeout", "unknown" if _writes(spec) else "retryable"
+    code = result["error"]
+    return code, classification(spec, code, uncovered)
+
+
 def _writes(spec: ActionSpec | None) -> bool:
     return spec is None or spec.effects == "write"
 
@@ -1071,15 +1085,8 @@ def _complete(run: WorkfileRun, data: Data, loc: Loc) -> JSON:
         data["effects"] = [e for e in data["effects"] if e["step"] != path]
         return event
     timed_out = result.get("timeout") is True
-    if timed_out:
-        # The deadline passed first: the executor-produced code timeout (WF-CATCH-11), which
-        # no manifest classifies (WF-CLASS-7); a dispatched write's effect is unknown (A-141).
-        code, details = "timeout", None
-        kind = "unknown" if _writes(spec) else "retryable"
-    else:
-        code = result["error"]
-        details = result.get("details")
-        kind = classification(spec, code, run.options.unclassified)  # A-119
+    code, kind = failure_kind(spec, result, run.options.unclassified)
+    details = None if timed_out else result.get("details")
     event.update(result=kind, code=code)
     attempts = step.modifiers.effective_attempts
     if kind == "unknown" and run.options.reissue_failure == "unknown":

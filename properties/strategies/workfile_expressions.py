@@ -36,6 +36,8 @@ from wforacle.model.workfile.expr import (
     Minus,
     Not,
     operands,
+    parse,
+    unparse,
 )
 
 JSON = Any
@@ -69,8 +71,6 @@ KINDS = ("number", "string", "boolean", "list", "object", "null")
 
 @functools.cache
 def _leaf(text: str) -> Expr:
-    from wforacle.model.workfile.expr import parse
-
     return parse(text)
 
 
@@ -144,8 +144,6 @@ def expression(draw: st.DrawFn, kind: str | None = None, depth: int = 3) -> str:
     needs one, and now and then one pair more around an operand (the parser
     reads both alike).
     """
-    from wforacle.model.workfile.expr import unparse
-
     if kind is None:
         kind = draw(st.sampled_from(KINDS))
     tree = _expression(draw, kind, depth)

@@ -402,7 +402,7 @@ def _retry(o: JSON, p: JSON, run: Any) -> str | None:
 def _ambiguous(run: Any, step: Any, p: JSON) -> bool:
     """Whether the attempt before the model's retry was ambiguous (its retry a reissue)."""
     from wforacle.model.workfile.document import Action
-    from wforacle.model.workfile.run import classification
+    from wforacle.model.workfile.run import failure_kind
 
     attempt, path = p.get("attempt"), p.get("step")
     if step is None or not isinstance(step.body, Action) or not isinstance(attempt, int):
@@ -410,11 +410,8 @@ def _ambiguous(run: Any, step: Any, p: JSON) -> bool:
     result = run.scenario.result(path, attempt - 1)
     if not isinstance(result, dict) or "output" in result:
         return False
-    spec = run.spec(step)
-    if result.get("timeout") is True:
-        return spec is None or spec.effects == "write"  # a write's timeout is unknown (A-141)
-    code = str(result.get("error"))
-    return classification(spec, code, run.options.unclassified) == "unknown"
+    _, kind = failure_kind(run.spec(step), result, run.options.unclassified)
+    return kind == "unknown"
 
 
 def _cancel_stop(o: JSON, p: JSON, run: Any) -> str | None:

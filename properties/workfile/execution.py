@@ -591,11 +591,10 @@ def _smaller_documents(case: JSON, data: JSON) -> Iterator[tuple[JSON, JSON]]:
 
 def _failing_action(case: JSON) -> tuple[str, str] | None:
     """An action of the case's first manifest and an exact code it classifies fatal."""
-    from wforacle.model.workfile.manifest import load_manifest
-
     manifests = case.get("manifests")
     for connector in sorted(manifests) if isinstance(manifests, dict) else ():
-        manifest, _ = load_manifest(manifests[connector], connector)
+        text = manifests[connector]
+        manifest = _manifest(text, connector) if isinstance(text, str) else None
         if manifest is None:
             continue
         for name, spec in sorted(manifest.actions.items()):
