@@ -450,7 +450,7 @@ W6W_CASES = {
     # it against the run's top-level scope, so the marker reads no foreach and resolves
     # to "" (W6W-ROOT-25: foreach is a root all the same, so "" and not the marker).
     "nested-block-root-scope": (
-        "W6W-ROOT-25",
+        "W6W-ROOT-6",
         _case(
             [
                 _control(

@@ -443,8 +443,12 @@ class Resolver:
         if any(m.body.strip().split(".", 1)[0] == "foreach" for m in template.markers):
             # W6W-ROOT-25: foreach is one of "the eight-member RunScope root set"; a
             # foreach body's scope has it (W6W-ROOT-6: the control "adds foreach.item
-            # and foreach.index to the sub-block's run scope").
-            self.clauses += ("W6W-ROOT-25", "W6W-ROOT-6")
+            # and foreach.index to the sub-block's run scope").  The rule that made the
+            # value first: ROOT-6 in a body (an engine whose nested block lost the
+            # body's scope breaks it), ROOT-25 outside one (the marker resolves to "").
+            inside = isinstance(self.root.get("foreach"), dict)
+            first, then = ("W6W-ROOT-6", "W6W-ROOT-25")[:: 1 if inside else -1]
+            self.clauses += (first, then)
         # W6W-ROOT-10: "A reference that resolves to nothing contributes the empty string"
         # (null and absent alike, A-33), after W6W-ROOT-9's "always a single string": an
         # engine giving such a marker's value its type breaks the one, printing "null" the

@@ -727,6 +727,11 @@ def blame(run: W6wRun, divergence: Divergence) -> tuple[str, ...]:
         # flight at the abort signal runs its block to the end (stranger 22's engine
         # skipped it; the start rule of the block's first step was cited).
         return ("W6W-FAN-9", "A-165")
+    if _foreach_left_verbatim(observed, divergence.permitted):
+        # W6W-ROOT-25: foreach is one of "the eight-member RunScope root set": a
+        # {{ foreach.… }} marker is root-anchored, in a foreach body too, where the
+        # resolution cites W6W-ROOT-6 (the body's scope) first.
+        return ("W6W-ROOT-25",)
     if _printed_nothing(observed, divergence.permitted):
         # W6W-ROOT-10: "A reference that resolves to nothing contributes the empty string"
         # (stranger 22's engine printed "null"; W6W-ROOT-9 was cited first).
@@ -747,6 +752,39 @@ def blame(run: W6wRun, divergence: Divergence) -> tuple[str, ...]:
     return ("W6W-META-19",) if meta in reports else ()
 
 
+FOREACH_MARKER = re.compile(r"\{\{\s*foreach\b")
+
+
+def _foreach_left_verbatim(observed: JSON, permitted: Any) -> bool:
+    """Whether a step start's input kept a ``{{ foreach… }}`` marker the model resolved."""
+    if observed.get("event") != "step_started":
+        return False
+    mine = dict(_leaves(observed.get("input")))
+    for event in permitted:
+        if not isinstance(event, dict) or event.get("event") != "step_started":
+            continue
+        if event.get("step") != observed.get("step"):
+            continue
+        for path, model in _leaves(event.get("input")):
+            engine = mine.get(path)
+            kept = isinstance(engine, str) and FOREACH_MARKER.search(engine)
+            if kept and not (isinstance(model, str) and FOREACH_MARKER.search(model)):
+                return True
+    return False
+
+
+def _leaves(value: Any, path: tuple[Any, ...] = ()) -> Iterator[tuple[tuple[Any, ...], Any]]:
+    """(path, scalar) for every leaf of a JSON value."""
+    if isinstance(value, dict):
+        for key, member in value.items():
+            yield from _leaves(member, (*path, key))
+    elif isinstance(value, list):
+        for k, item in enumerate(value):
+            yield from _leaves(item, (*path, k))
+    else:
+        yield path, value
+
+
 def _printed_nothing(observed: JSON, permitted: Any) -> bool:
     """Whether a step start's input printed "null" where the model's printed nothing.
 
@@ -755,24 +793,13 @@ def _printed_nothing(observed: JSON, permitted: Any) -> bool:
     """
     if observed.get("event") != "step_started":
         return False
-
-    def leaves(value: Any, path: tuple[Any, ...] = ()) -> Iterator[tuple[tuple[Any, ...], Any]]:
-        if isinstance(value, dict):
-            for key, member in value.items():
-                yield from leaves(member, (*path, key))
-        elif isinstance(value, list):
-            for k, item in enumerate(value):
-                yield from leaves(item, (*path, k))
-        else:
-            yield path, value
-
-    mine = dict(leaves(observed.get("input")))
+    mine = dict(_leaves(observed.get("input")))
     for event in permitted:
         if not isinstance(event, dict) or event.get("event") != "step_started":
             continue
         if event.get("step") != observed.get("step"):
             continue
-        for path, model in leaves(event.get("input")):
+        for path, model in _leaves(event.get("input")):
             engine = mine.get(path)
             if not (isinstance(model, str) and isinstance(engine, str)) or engine == model:
                 continue

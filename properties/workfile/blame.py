@@ -351,6 +351,13 @@ def _finish(o: JSON, p: JSON, run: Any) -> str | None:
     continued = _continued(o, run)
     if continued is not None:
         return continued
+    if p.get("disposition") == "abort" and (
+        o.get("event") != "run_finished" or o.get("outcome") != p.get("outcome")
+    ):
+        # The engine went on (started the next step, completed the run) where the abort
+        # disposition ends the run: on_fail: continue intercepted it (CI, session 21: the
+        # shrink of abort-caught reached on_fail rather than catch and cited WF-BIND-1).
+        return "WF-UNK-4"  # "on_fail, catch … MUST NOT intercept that disposition"
     return _terminal(o, p)
 
 

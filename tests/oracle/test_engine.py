@@ -193,10 +193,11 @@ CONTROL_FIRST = {
     # branch (or another) has a step left to launch.
     "parallel-no-drain": "W6W-FAN-9",
     # A control in a foreach body runs its block against the run's top-level scope: the
-    # marker {{ foreach.item }} there reads no foreach.  Cited first is the root rule that
-    # makes it "" rather than the marker (W6W-ROOT-25), then the one that puts foreach in
-    # the body's scope (W6W-ROOT-6); the shrunk case is a foreach holding one if.
-    "nested-block-root-scope": "W6W-ROOT-25",
+    # marker {{ foreach.item }} there reads no foreach.  Cited first is the rule that puts
+    # foreach in the body's scope (W6W-ROOT-6: the control "adds foreach.item and
+    # foreach.index to the sub-block's run scope"), then the root rule that makes the
+    # marker "" without it (W6W-ROOT-25); the shrunk case is a foreach holding one if.
+    "nested-block-root-scope": "W6W-ROOT-6",
 }
 # The block steps each control bug needs: a reader and the step it reads; a failing
 # step and the one after it on its branch; one otherwise.
@@ -326,7 +327,7 @@ def test_a_campaign_finds_each_control_bug_in_a_minimal_control(bug):
     if bug == "nested-block-root-scope":  # the bug needs a control in the foreach's body,
         (nested,) = inner  # holding the one step that reads foreach
         assert nested["uses"]["app"] == "@w6w/control", control
-        assert finding.judgement.divergence.clauses[1] == "W6W-ROOT-6"
+        assert finding.judgement.divergence.clauses[1] == "W6W-ROOT-25"
         nested_blocks = [v for k, v in nested["with"].items() if k in ("then", "else", "body")]
         nested_blocks += nested["with"].get("branches", [])
         assert sum(len(block) for block in nested_blocks) == 1, nested

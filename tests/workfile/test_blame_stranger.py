@@ -294,6 +294,30 @@ def test_a_failure_propagated_past_on_fail_continue_breaks_policy_4():
     assert _first(case, propagated) == "WF-POLICY-4"
 
 
+def test_an_abort_disposition_continued_past_by_on_fail_breaks_unk_4():
+    # WF-UNK-4: "Under abort, the action step and run fail directly with
+    # flow.action_ambiguous; on_fail, catch … MUST NOT intercept that disposition".
+    # CI (session 21): abort-caught's shrink reached on_fail: continue, not catch, and
+    # the explanation named WF-BIND-1 (the finish rule's first clause) first.
+    case = _case(
+        "steps:\n  - a: { svc.send: {}, on_fail: continue }\n  - b: { svc.get: {} }\n",
+        {"attempts": {"a": [{"error": "svc.lost"}]}},
+    )
+
+    def went_on(trace):
+        k = _at(trace, "step_finished", "a")
+        assert trace[k + 1]["disposition"] == "abort"  # the model ends the run here
+        return [*trace[: k + 1], {"event": "step_started", "step": "b"}]
+
+    def completed(trace):
+        k = _at(trace, "step_finished", "a")
+        return [*trace[: k + 1], {"event": "run_finished", "outcome": "completed",
+                                  "result": {}, "unknownEffects": []}]  # fmt: skip
+
+    assert _first(case, went_on) == "WF-UNK-4"
+    assert _first(case, completed) == "WF-UNK-4"
+
+
 def test_a_code_classified_by_a_prefix_over_its_exact_entry_breaks_code_1():
     # WF-CODE-1: "For manifest error classifications and catch handlers, an exact code
     # takes precedence over any matching pattern" (svc.rate.hard: fatal, svc.rate.*:
