@@ -115,6 +115,7 @@ BUGS: dict[str, tuple[str, ...]] = {
         "call-input-fault-caught",
         "filter-binds-loose",  # a filter binds tighter than arithmetic
         "render-marker-typed",  # a render writes a whole marker as template text
+        "guard-fault-skips",  # WF-STEP-7: a guard that faults fails its step
     ),
 }
 

@@ -129,7 +129,10 @@ BUDGETS: dict[tuple[str, str], int] = {
     # versions of the probe generator that drew the same expressions as often (noise of a
     # rare event over eight seeds); the budgets are twenty medians of the worse release.
     ("workfile", "filter-binds-loose"): 16800,
-    ("workfile", "render-marker-typed"): 17800,
+    ("workfile", "render-marker-typed"): 24000,  # session 21: worst 5990 (6.155.2)
+    # Session 21: guards drawn over the probes' expressions (median 48, worst 414 of
+    # seeds 0-7 under 6.170.27 and 6.155.2 alike).
+    ("workfile", "guard-fault-skips"): 1700,
 }
 
 CASES = [(spec, bug) for spec, bugs in BUGS.items() for bug in bugs]

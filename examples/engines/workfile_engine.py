@@ -127,6 +127,9 @@ Seeded expression-layer bugs (docs/workfile-expressions.md):
   render-marker-typed            a wf.render template that is one marker writes a non-string value
                                  as Python's json.dumps default (", " and ": ", null as "null"),
                                  not as template text (A-173)
+  guard-fault-skips              a when guard whose evaluation faults skips the step instead of
+                                 failing it (WF-STEP-7: "No operation begins if guard or argument
+                                 evaluation faults"; the step fails with the fault's code)
 
 State-form runs (the Stateful Profile, docs/workfile-stateful.md): a document with top-level
 ``states`` runs as a sequence of entries ``S[N]`` (positions from 0 for each state).  Each entry:
@@ -229,6 +232,7 @@ BUGS = {
     "call-input-fault-caught",
     "filter-binds-loose",
     "render-marker-typed",
+    "guard-fault-skips",
     "timeout-wins-tie",
     "early-event-delivered",
     "event-interrupts-steps",
@@ -1691,7 +1695,13 @@ class Executor:
         if self.dry and not late_check and self.affected(self.checked_fields(st), scope):
             return self.suppress(st, scope, path)  # nothing evaluated, no policy (WF-SUPP-13)
         try:
-            if st.has_when and not boolean(self.evaluate(st.when, scope)):
+            try:
+                guard = st.has_when and not boolean(self.evaluate(st.when, scope))
+            except Fault:
+                if "guard-fault-skips" not in self.bugs:
+                    raise
+                guard = True  # the seeded bug: a guard that faults reads as false
+            if guard:
                 scope.outcome[st.id] = "skipped"
                 if self.dry and "dry-skipped-suppresses" in self.bugs:
                     scope.supp[st.id] = True

@@ -387,6 +387,56 @@ def operands(expr: Expr) -> tuple[Expr, ...]:
     return ()
 
 
+def references(expr: Expr) -> Iterator[Expr]:
+    """The outermost reads of ``expr``: a name with its member and literal-index accesses."""
+    if _reference(expr):
+        yield expr
+        return
+    for operand in operands(expr):
+        yield from references(operand)
+
+
+def _reference(expr: Expr) -> bool:
+    match expr:
+        case Name():
+            return True
+        case Member(subject, _):
+            return _reference(subject)
+        case Index(subject, Lit()):
+            return _reference(subject)
+    return False
+
+
+def replaced(expr: Expr, old: Expr, new: Expr) -> Expr:
+    """``expr`` with the subtree ``old`` (by identity) replaced by ``new``."""
+    if expr is old:
+        return new
+    match expr:
+        case Member(subject, name):
+            return Member(replaced(subject, old, new), name)
+        case Not(operand):
+            return Not(replaced(operand, old, new))
+        case Minus(operand):
+            return Minus(replaced(operand, old, new))
+        case Index(subject, index):
+            return Index(replaced(subject, old, new), replaced(index, old, new))
+        case Bool(op, left, right):
+            return Bool(op, replaced(left, old, new), replaced(right, old, new))
+        case Binary(op, left, right):
+            return Binary(op, replaced(left, old, new), replaced(right, old, new))
+        case Cond(then, test, otherwise):
+            return Cond(*(replaced(e, old, new) for e in (then, test, otherwise)))
+        case Filter(name, subject, args):
+            return Filter(
+                name, replaced(subject, old, new), tuple(replaced(a, old, new) for a in args)
+            )
+        case Array(items):
+            return Array(tuple(replaced(e, old, new) for e in items))
+        case Object(pairs):
+            return Object(tuple((k, replaced(v, old, new)) for k, v in pairs))
+    return expr
+
+
 # -- templates -----------------------------------------------------------------------
 
 

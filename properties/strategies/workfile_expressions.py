@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import functools
 import json
+import re
 from typing import Any
 
 from hypothesis import strategies as st
@@ -62,7 +63,8 @@ REFERENCES = {
 }
 LITERALS = {
     "number": ("0", "1", "2", "3", "7", "10", "0.5", "2.0", "1.5"),
-    "string": ('"a"', "'b'", '"Ab"', '"é"', '""', '"x y"'),
+    # '"a}}b"': a marker ends at the first }} outside a string literal (A-101).
+    "string": ('"a"', "'b'", '"Ab"', '"é"', '""', '"x y"', '"a}}b"'),
     "boolean": ("true", "false"),
     "null": ("null",),
 }
@@ -152,7 +154,11 @@ def expression(draw: st.DrawFn, kind: str | None = None, depth: int = 3) -> str:
         inner = [t for t in _subtrees(tree) if t is not tree and operands(t)]
         if inner:
             extra = frozenset({id(draw(st.sampled_from(inner)))})
-    return unparse(tree, extra)
+    printed = unparse(tree, extra)
+    if draw(st.integers(0, 3)) == 0:
+        # Single quotes now and then (unparse writes double): a literal holds no quote.
+        printed = re.sub(r'"([^"\'\\]*)"', r"'\1'", printed)
+    return printed
 
 
 def _subtrees(tree: Expr) -> list[Expr]:
@@ -180,8 +186,14 @@ def probes(draw: st.DrawFn, fresh: Any) -> tuple[list[JSON], dict[str, JSON]]:
         args: dict[str, JSON] = {"v": f"{{{{ {text()} }}}}"}
         if draw(st.booleans()):
             args["t"] = f"<{{{{ {text()} }}}}|{{{{ {text()} }}}}>"
-        steps.append({fresh(): {"svc.get": args, "on_fail": "continue"}})
-    construct = draw(st.integers(0, 2))
+        read: dict[str, JSON] = {"svc.get": args, "on_fail": "continue"}
+        if draw(st.integers(0, 2)) == 0:
+            # A guard (WF-STEP-1 item 1): a boolean, now and then another kind, which
+            # faults under booleans and is tested for truth under truthy (A-117's reading).
+            guard = "boolean" if draw(st.integers(0, 3)) else None
+            read["when"] = f"{{{{ {text(guard)} }}}}"
+        steps.append({fresh(): read})
+    construct = draw(st.integers(0, 3))
     if construct == 0:  # a route on a number or a string, keys as written in YAML
         # Half the subjects are values the keys spell (7, 1, 2.5, "Ab"): a quoted key
         # meets the number it spells (A-174), an unquoted one a float equal to it.
@@ -214,4 +226,15 @@ def probes(draw: st.DrawFn, fresh: Any) -> tuple[list[JSON], dict[str, JSON]]:
         render = {"wf.render": {"template": template, "with": projection}, "on_fail": "continue"}
         steps.append({rendered: render})
         steps.append({fresh(): {"svc.get": {"text": f"{{{{ {rendered} }}}}"}}})
+    elif construct == 2:  # a repeat whose until is an expression, checked per iteration
+        body = fresh()
+        until = text("boolean")
+        if draw(st.booleans()):  # over the iteration's own output (its binding, A-114)
+            until = f"{body}.id == {text('string')} or {until}"
+        repeat = {
+            "steps": [{body: {"svc.get": {"i": f"{{{{ {text()} }}}}"}}}],
+            "until": f"{{{{ {until} }}}}",
+            "max_iterations": draw(st.integers(1, 2)),
+        }
+        steps.append({fresh(): {"wf.repeat": repeat, "on_fail": "continue"}})
     return steps, scripts

@@ -142,6 +142,11 @@ def _fault(o: JSON, p: JSON, run: Any) -> str | None:
         # The expression language (docs/workfile-expressions.md): the model's evaluation
         # of the step's expressions faults, the engine's gave a value.
         return "A-117"
+    skipped = o.get("event") == "step_finished" and o.get("outcome") == "skipped"
+    if skipped and o.get("step") == p.get("step"):
+        # The engine read a guard that faults as false (docs/workfile-expressions.md).
+        return "WF-STEP-7"  # "No operation begins if guard or argument evaluation faults"
+        # (and the step fails with the fault's code: it is not skipped)
     if o.get("event") != "handler_started":
         return None
     step = _step(run, p.get("step"))

@@ -548,6 +548,9 @@ def _smaller_documents(case: JSON, data: JSON) -> Iterator[tuple[JSON, JSON]]:
             if isinstance(scenario, dict):
                 scenario.setdefault("attempts", {})[path] = [{"error": code}]
                 yield variant, scenario
+        inlined = _inlined_call(case, data, n, path, parent) if key == "wf.call" else None
+        if inlined is not None:
+            yield inlined
         # A template made smaller: a whole marker replaced by one of its operands.
         for variant in _simpler_templates(data, n, key):
             yield variant, None
@@ -589,6 +592,41 @@ def _smaller_documents(case: JSON, data: JSON) -> Iterator[tuple[JSON, JSON]]:
             yield variant, None
 
 
+def _inlined_call(
+    case: JSON, data: JSON, n: int, path: str, parent: str
+) -> tuple[JSON, JSON] | None:
+    """The call at site ``n`` replaced by its child workflow's steps, their scripts renamed.
+
+    A bug in how the child runs a step needs no call around it (CI, session 21:
+    abort-caught's shrink kept a call whose child's step was the bug's).
+    ``c.(run).b``'s scripted attempts become ``b``'s; None where an id collides.
+    """
+    steps, k, _ = _sites(data)[n]
+    call = _body(steps[k])
+    name = call[1].get("wf.call", {}).get("workflow") if call is not None else None
+    workflows = case.get("workflows")
+    text = workflows.get(name) if isinstance(workflows, dict) and isinstance(name, str) else None
+    child = _document({"document": text}) if isinstance(text, str) else None
+    inner = child.get("steps") if isinstance(child, dict) else None
+    if not isinstance(inner, list) or not all(isinstance(s, dict) for s in inner):
+        return None
+    taken = {i for step in steps for i in step} - set(steps[k])
+    if any(i in taken for step in inner for i in step):
+        return None
+    variant = copy.deepcopy(data)
+    vsteps, vk, _ = _sites(variant)[n]
+    vsteps[vk : vk + 1] = copy.deepcopy(inner)
+    scenario = copy.deepcopy(case.get("scenario")) or {}
+    attempts = scenario.get("attempts") if isinstance(scenario, dict) else None
+    if isinstance(attempts, dict):
+        prefix = f"{path}.(run)."
+        scenario["attempts"] = {
+            (parent + key[len(prefix) :] if key.startswith(prefix) else key): value
+            for key, value in attempts.items()
+        }
+    return variant, scenario
+
+
 def _failing_action(case: JSON) -> tuple[str, str] | None:
     """An action of the case's first manifest and an exact code it classifies fatal."""
     manifests = case.get("manifests")
@@ -612,9 +650,19 @@ def _simpler_templates(data: JSON, n: int, key: str) -> Iterator[JSON]:
     same expression written with no parenthesis precedence does not need; a
     string with text and markers becomes one of its markers alone.  A bug
     in one operator needs that operator and its operands, not the
-    expression around it (the campaigns' probes nest three deep).
+    expression around it (the campaigns' probes nest three deep).  Last, a
+    read in the expression (``inputs.k``, ``src.tags[0]``) becomes a literal
+    (``LITERALS``) where the bug needs only a value of its kind.
     """
-    from wforacle.model.workfile.expr import ExprError, operands, template, unparse
+    from wforacle.model.workfile.expr import (
+        ExprError,
+        Lit,
+        operands,
+        references,
+        replaced,
+        template,
+        unparse,
+    )
 
     steps, k, _ = _sites(data)[n]
     body = next(iter(steps[k].values())).get(key)
@@ -629,6 +677,12 @@ def _simpler_templates(data: JSON, n: int, key: str) -> Iterator[JSON]:
             found.append(f"{{{{ {unparse(whole)} }}}}")  # without a parenthesis it needs not
         if whole is None:
             found = [f"{{{{ {unparse(e)} }}}}" for e in parsed.expressions]
+        else:  # then its reads become literals
+            found += [
+                f"{{{{ {unparse(replaced(whole, read, Lit(value)))} }}}}"
+                for read in references(whole)
+                for value in LITERALS
+            ]
         for smaller in found:
             variant = copy.deepcopy(data)
             vsteps, vk, _ = _sites(variant)[n]
@@ -637,6 +691,11 @@ def _simpler_templates(data: JSON, n: int, key: str) -> Iterator[JSON]:
                 holder = holder[part]
             holder[where[-1]] = smaller
             yield variant
+
+
+# What a read in a shrunk expression may become: a value of each kind but lists and
+# objects (a read of one is kept).
+LITERALS: tuple[JSON, ...] = (0, 1, "a", True, None)
 
 
 def _templated(value: JSON, where: tuple[Any, ...]) -> Iterator[tuple[tuple[Any, ...], str]]:

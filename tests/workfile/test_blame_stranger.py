@@ -362,3 +362,34 @@ def test_the_shrinker_makes_a_call_an_action_that_fails():
         if (steps := yaml.safe_load(v["document"]).get("steps") or [{}]) and "c" in steps[0]
     ]
     assert ({"svc.fetch": {}, "on_fail": "continue"}, {"c": [{"error": "svc.fatal"}]}) in found
+
+
+def test_the_shrinker_puts_a_called_workflows_steps_in_place_of_the_call():
+    # CI (session 21): a shrunk case kept a wf.call whose child's one step was what the
+    # bug needed.  The call becomes the child's steps, c.(run).b's script b's.
+    import yaml
+
+    child = "steps:\n  - b: { svc.get: {}, on_fail: continue }\n"
+    case = _case(
+        "steps:\n  - c: { wf.call: { workflow: sub, inputs: {} } }\n",
+        {"attempts": {"c.(run).b": [{"error": "svc.lost"}]}},
+        sub=child,
+    )
+    found = [
+        (yaml.safe_load(v["document"])["steps"], v["scenario"].get("attempts"))
+        for v in WORKFILE.smaller(case)
+    ]
+    inlined = [{"b": {"svc.get": {}, "on_fail": "continue"}}]
+    assert (inlined, {"b": [{"error": "svc.lost"}]}) in found
+    # An id the child shares with a step beside the call: no such variant.
+    clash = _case(
+        "steps:\n  - b: { svc.get: {} }\n  - c: { wf.call: { workflow: sub, inputs: {} } }\n",
+        None,
+        sub=child,
+    )
+    assert not any(
+        [s for s in yaml.safe_load(v["document"])["steps"] if "b" in s]
+        == [{"b": {"svc.get": {}}}, inlined[0]]
+        for v in WORKFILE.smaller(clash)
+        if isinstance(yaml.safe_load(v["document"]), dict)
+    )

@@ -147,5 +147,8 @@ def test_the_shrinker_makes_templates_renders_routes_and_outputs_smaller():
     assert any(r["template"] == "text" for r in renders)
     cases = [s["k"]["wf.route"]["cases"] for s in steps if "k" in s]
     assert {"a": [{"y": {"svc.get": {}}}]} in cases and {1: [{"x": {"svc.get": {}}}]} in cases
+    # A read becomes a literal of each kind (session 21: shrunk cases kept inputs.k).
+    subjects = {s["k"]["wf.route"]["subject"] for s in steps if "k" in s}
+    assert {"{{ 1 }}", '{{ "a" }}', "{{ null }}"} <= subjects
     outputs = [v["scenario"].get("attempts", {}).get("s", [{}])[0].get("output") for v in variants]
     assert {"n": 1} in outputs and {"m": 2} in outputs

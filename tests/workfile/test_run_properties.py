@@ -142,10 +142,10 @@ def test_every_rule_of_the_model_is_reached_by_generated_cases():
 
     seen: set[str] = set()
 
-    # Seed 7 reaches the rarest rule, suppress_later (a dry-run handler's result reading
-    # a withheld write), at example 1123 since session 20's expression probes moved the
-    # stream (it was within 800 before).
-    @seed(7)
+    # Seed 1 reaches the last rule (call_succeeded) at example 770 under Hypothesis
+    # 6.170.27 and 6.155.2 alike since session 21's probes (guards, repeats) moved the
+    # stream; seed 7, used before, reached handler_failed only at 1,341 under 6.170.27.
+    @seed(1)
     @settings(
         max_examples=1200,
         database=None,
