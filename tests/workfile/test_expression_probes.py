@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from wforacle.model.kernel.lts import execute
 from wforacle.model.workfile.evaluate import EvaluationFault, evaluate
-from wforacle.model.workfile.expr import operands, parse, unparse
+from wforacle.model.workfile.expr import Lit, operands, parse, references, replaced, unparse
 from wforacle.model.workfile.yamlsafe import write
 from wforacle.properties.strategies.workfile_expressions import (
     SOURCE,
@@ -45,6 +45,24 @@ def test_the_fewest_parentheses_mean_what_every_parenthesis_means(data):
     assert parse(fewest) == tree, fewest
     every = frozenset(id(t) for t in _subtrees(tree) if operands(t))
     assert _value(fewest) == _value(unparse(tree, every)), fewest
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=list(HealthCheck))
+@given(st.data())
+def test_a_read_replaced_by_its_value_means_what_the_read_meant(data):
+    # The shrinker's reads-to-literals (properties/workfile/execution.py): each outermost
+    # read is a name with member and literal-index accesses, and replacing it by a literal
+    # of its value leaves the expression's value as it was.
+    tree = data.draw(st.composite(lambda draw: _expression(draw, "number", 3))())
+    for read in references(tree):
+        assert parse(unparse(read)) == read
+        assert not any(r is not read for r in references(read))
+        value = _value(unparse(read))
+        if value[0] == "value":
+            literal = replaced(tree, read, Lit(value[1]))
+            assert not any(t is read for t in _subtrees(literal))  # the read is gone
+            assert _value(unparse(literal)) == _value(unparse(tree)), unparse(tree)
+    assert replaced(tree, tree, Lit(1)) == Lit(1)
 
 
 @pytest.mark.parametrize(
