@@ -634,7 +634,11 @@ class WorkfileRun:
         if isinstance(event, Labelled):  # the rule a change decided on (reach: skip, fault)
             rule, event = event.rule, event.event
         assert rule is not None, f"{change.__name__} named no rule"
-        return Transition(event, rule, self.rules[rule], Config(data))
+        clauses = self.rules[rule]
+        ladder = data.pop(CITED, None)  # the failure policy a failing step met (_fail)
+        if ladder:
+            clauses = (*clauses, *(c for c in ladder if c not in clauses))
+        return Transition(event, rule, clauses, Config(data))
 
     def _frames(self, data: Data) -> Iterator[tuple[Loc, Data, Data | None]]:
         """Every frame with its location and the end cancelling work in it (None: none).
@@ -1299,20 +1303,29 @@ def _fail(
     }
     data["outcomes"] = data["outcomes"].set(path, "failed")
     frame["cur"] = None
-    if aborts or error.get("disposition") == "abort" or step.modifiers.on_fail == "abort":
+    crossing = error.get("disposition") == "abort"
+    if aborts or crossing or step.modifiers.on_fail == "abort":
         # An abort disposition ends the caller's run too, across every wf.call
         # (WF-UNK-11, WF-UNK-14); on_fail: abort ends the run the step is in.
-        crossing = error.get("disposition") == "abort"
         chain = run.options.abort_chain  # A-121: the enclosing constructs fail, or cancel
         _end(data, loc, "failed", error, chain, "abort", crossing)
         frame["state"] = "halted"
+        # WF-UNK-4: "on_fail, catch … MUST NOT intercept that disposition"; WF-POLICY-3:
+        # "on_fail: abort fails the run directly".
+        _cite(data, "WF-UNK-4" if crossing else "WF-POLICY-3")
         return event
     if step.modifiers.on_fail == "continue":
         frame["pc"] += 1
+        # WF-POLICY-4: "on_fail: continue leaves the step failed, binds it as null, and
+        # continues with the next step"; WF-BIND-5: "creates no successful value assignment".
+        _cite(data, "WF-POLICY-4", "WF-BIND-5")
         return event
     frame["state"] = "failed"
     frame["error"] = error
     construct = _owner(data, loc)
+    # WF-POLICY-5: "The nearest enclosing wf.for_each or wf.parallel applies its iteration
+    # or branch failure policy"; outside one the failure reaches the run (WF-STEP-5).
+    _cite(data, "WF-POLICY-5" if construct is not None else "WF-STEP-5", "WF-BIND-5")
     if construct is not None:
         body = run.steps[construct["static"]].body
         policy = (
@@ -1325,6 +1338,16 @@ def _fail(
         if policy == "fail_fast" and construct.get("failing") is None:
             construct["failing"] = error  # the first failed scope fails the construct
     return event
+
+
+# The key under which a change leaves the failure policy it applied for ``_make`` to cite
+# (never part of a configuration: ``_make`` pops it).
+CITED = "cited"
+
+
+def _cite(data: Data, *clauses: str) -> None:
+    """The transition being made also cites ``clauses`` (after its rule's own)."""
+    data[CITED] = (*data.get(CITED, ()), *clauses)
 
 
 def _end(
