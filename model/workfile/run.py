@@ -146,7 +146,15 @@ RULES: dict[str, tuple[str, ...]] = {
     "dispatch": ("WF-STEP-4", "WF-STEP-8", "WF-STEP-12", "WF-CUT-1"),
     "complete": ("WF-STEP-9", "WF-CLASS-1", "WF-CODE-1", "WF-CODE-2", "A-119"),
     "attempt_timeout": ("WF-CATCH-11", "WF-CLASS-7", "WF-LATE-3", "WF-LATE-5", "A-141"),
-    "retry": ("WF-RETRY-3", "WF-RETRY-4", "WF-RETRY-5", "WF-RETRY-6", "WF-RETRY-10", "WF-AMB-1"),
+    "retry": (
+        "WF-RETRY-3",
+        "WF-RETRY-4",
+        "WF-RETRY-5",
+        "WF-RETRY-6",
+        "WF-RETRY-10",
+        "WF-AMB-1",
+        "WF-AMB-2",  # "The reissue uses the ordinary retry delay and the same fixed key"
+    ),
     "handle": (
         "WF-CODE-1",
         "WF-CODE-2",
@@ -155,6 +163,7 @@ RULES: dict[str, tuple[str, ...]] = {
         "WF-CATCH-8",
         "WF-CATCH-9",
         "WF-CATCH-10",
+        "WF-CATCH-7",  # "Each handler step has path <step-path>.(catch).<id>"
     ),
     "handled": ("WF-CATCH-22", "WF-CATCH-23", "WF-CATCH-26", "A-122"),
     "succeed": ("WF-STEP-6", "WF-STEP-10", "WF-SOUT-2"),
@@ -162,8 +171,17 @@ RULES: dict[str, tuple[str, ...]] = {
     # A failed step, by why it failed; the policy ladder (WF-POLICY-3/4/7/19) applies
     # in the same transition.
     "exhausted": ("WF-RETRY-10", "WF-RETRY-11", "WF-FAIL-2", "WF-SOUT-6", "WF-POLICY-1"),
-    "abort_ambiguous": ("WF-AMB-4", "WF-UNK-1", "WF-UNK-4", "WF-UNK-10", "WF-CATCH-20", "A-170"),
-    "fail_ambiguous": ("WF-AMB-4", "WF-UNK-7", "WF-CATCH-10", "A-170"),
+    # WF-UNK-6: "The action creates no binding" (cited last, after the disposition's rules).
+    "abort_ambiguous": (
+        "WF-AMB-4",
+        "WF-UNK-1",
+        "WF-UNK-4",
+        "WF-UNK-10",
+        "WF-CATCH-20",
+        "A-170",
+        "WF-UNK-6",
+    ),
+    "fail_ambiguous": ("WF-AMB-4", "WF-UNK-7", "WF-CATCH-10", "A-170", "WF-UNK-6"),
     "handler_failed": ("WF-CATCH-26", "WF-CATCH-23", "A-122"),
     "construct_failed": ("WF-POLICY-8", "WF-POLICY-9", "WF-POLICY-13", "WF-POLICY-15"),
     "repeat_exhausted": ("WF-SUPP-12", "A-125"),
@@ -231,10 +249,20 @@ RULES: dict[str, tuple[str, ...]] = {
     "author_fail": ("WF-IWC-5", "WF-RETRY-11", "WF-TERM-5", "WF-ROUT-5"),
     "request_cancel": ("WF-CANCEL-4", "WF-CANCEL-5", "WF-CANCEL-11", "A-130"),
     # An active step ended by the cancellation in force, by its source.
-    "cancel_run": ("WF-CANCEL-5", "WF-CANCEL-8", "WF-CANCEL-11", "WF-LATE-3", "WF-CUT-1"),
-    "cancel_internal": ("WF-IWC-3", "WF-IWC-5", "WF-POLICY-15", "WF-SCHED-7"),
+    # WF-SOUT-7: "cancelled — The step had begun when Core Cancellation or Internal Work
+    # Cancellation ended it" (the outcome's row, after the rules that end it).
+    "cancel_run": (
+        "WF-CANCEL-5",
+        "WF-CANCEL-8",
+        "WF-CANCEL-11",
+        "WF-LATE-3",
+        "WF-CUT-1",
+        "WF-SOUT-7",
+    ),
+    "cancel_internal": ("WF-IWC-3", "WF-IWC-5", "WF-POLICY-15", "WF-SCHED-7", "WF-SOUT-7"),
     "cancel_stop": ("WF-IWC-3", "WF-IWC-4", "WF-SOUT-5", "A-123", "A-171"),
-    "cancel_abort": ("WF-POLICY-3", "WF-UNK-4", "WF-UNK-11", "WF-CUT-1", "A-121"),
+    # WF-UNK-14: a call's modifiers and enclosing policy "MUST NOT intercept" a child's abort.
+    "cancel_abort": ("WF-POLICY-3", "WF-UNK-4", "WF-UNK-11", "WF-CUT-1", "A-121", "WF-UNK-14"),
     "cancel_child": ("WF-CANCEL-7", "WF-CANCEL-8", "WF-CANCEL-16", "A-140"),
     "finish": (
         "WF-BIND-1",  # outputs read bindings: a step that did not succeed reads null
