@@ -25,7 +25,6 @@ import functools
 import json
 import re
 from collections.abc import Hashable, Sequence
-from pathlib import Path
 from typing import Any
 
 import attrs
@@ -452,11 +451,13 @@ def clause_or_assumption(clause: str) -> str:
 
 @functools.cache
 def _assumptions() -> dict[str, str]:
-    """Assumption id → title, from the checkout's docs/assumptions.md (absent when installed)."""
-    path = Path(__file__).resolve().parents[1] / "docs" / "assumptions.md"
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError:
-        return {}
-    found = re.findall(r"^## (A-\d+) — (.+)$", text, flags=re.MULTILINE)
-    return dict(found)
+    """Assumption id → title, from oracle/data/assumptions.yaml (shipped with the package).
+
+    docs/assumptions.md's headings give it; tests/test_explain.py keeps the two equal.
+    """
+    from importlib import resources
+
+    import yaml
+
+    text = resources.files("wforacle.oracle").joinpath("data/assumptions.yaml").read_text("utf-8")
+    return {entry["id"]: entry["title"] for entry in yaml.safe_load(text)}

@@ -1267,3 +1267,18 @@ def test_a_template_printing_null_for_nothing_breaks_root_10_first():
     divergence = check(run, W6W.key, observed).divergence
     assert divergence is not None
     assert by_rule(W6W, run, divergence, observed).clauses[0] == "W6W-ROOT-10"
+
+
+def test_every_assumption_heading_ships_with_the_package():
+    # An installed wforacle (no docs/) printed "A-117: (see docs/assumptions.md)" beside a
+    # finding, and a stranger took the next clause for the first (session 21): the titles
+    # ship in oracle/data/assumptions.yaml, equal to docs/assumptions.md's headings.
+    import re
+    from pathlib import Path
+
+    from wforacle.oracle.explain import _assumptions, clause_or_assumption
+
+    docs = Path(__file__).resolve().parents[1] / "docs" / "assumptions.md"
+    headings = re.findall(r"^## (A-\d+) — (.+)$", docs.read_text("utf-8"), flags=re.MULTILINE)
+    assert _assumptions() == dict(headings)
+    assert clause_or_assumption("A-117") == "evaluating Workfile expressions (docs/assumptions.md)"

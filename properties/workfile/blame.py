@@ -142,6 +142,11 @@ def _fault(o: JSON, p: JSON, run: Any) -> str | None:
         # The expression language (docs/workfile-expressions.md): the model's evaluation
         # of the step's expressions faults, the engine's gave a value.
         return "A-117"
+    mine, theirs = (str((e.get("error") or {}).get("code", "")) for e in (o, p))
+    if _faulted(o, p) and mine != theirs and theirs.startswith("expression."):
+        # Both evaluations fault, with other codes: the expression language decides which
+        # (a stranger's filter binding loosely made a type fault a syntax fault).
+        return "A-117"
     skipped = o.get("event") == "step_finished" and o.get("outcome") == "skipped"
     if skipped and o.get("step") == p.get("step"):
         # The engine read a guard that faults as false (docs/workfile-expressions.md).
@@ -171,6 +176,9 @@ def _reach(o: JSON, p: JSON, run: Any) -> str | None:
         return None
     if ended == member and o.get("outcome") == "suppressed":
         return "WF-DRY-4"  # "an unaffected read action executes normally"
+    unrepeated = _iterate(o, p, run)
+    if unrepeated is not None:
+        return unrepeated
     if isinstance(member, str) and member.startswith(ended + "."):
         # "Constructs can refine this sequence for … child runs. Those refinements MUST
         # preserve the enclosing list's ordering": a member runs inside its construct.
@@ -638,7 +646,24 @@ def _finish_state(o: JSON, p: JSON, run: Any) -> str | None:
     return _terminal(o, p)
 
 
+def _iterate(o: JSON, p: JSON, run: Any) -> str | None:
+    """The engine ended a wf.repeat whose first iteration the model begins."""
+    from wforacle.model.workfile.document import Repeat
+
+    construct = o.get("step")
+    if o.get("event") != "step_finished" or not isinstance(construct, str):
+        return None
+    if not str(p.get("step", "")).startswith(f"{construct}[0]."):
+        return None
+    step = _step(run, construct)
+    if step is not None and isinstance(step.body, Repeat):
+        return "WF-SUPP-11"  # "the adjacent until of wf.repeat is checked after each
+        # successful iteration" (a stranger's executor checked it before the first)
+    return None
+
+
 BLAME: dict[str, Blame] = {
+    "iterate": _iterate,
     "abort_ambiguous": _abort_ambiguous,
     "cancel_abort": _cancel_abort,
     "cancel_run": _cancel_run,

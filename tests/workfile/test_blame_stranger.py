@@ -393,3 +393,36 @@ def test_the_shrinker_puts_a_called_workflows_steps_in_place_of_the_call():
         for v in WORKFILE.smaller(clash)
         if isinstance(yaml.safe_load(v["document"]), dict)
     )
+
+
+def test_another_fault_code_for_a_faulting_expression_is_the_expression_languages():
+    # A-117 (docs/workfile-expressions.md): a stranger's executor whose filter bound
+    # loosely faulted with expression.syntax where the model's evaluation faults with
+    # expression.type; WF-STEP-7 (both fault) was cited first.
+    case = _case("steps:\n  - a: { svc.get: {}, when: '{{ \"a\" + 1 }}' }\n")
+
+    def recoded(trace):
+        k = _at(trace, "step_finished", "a")
+        assert trace[k]["error"]["code"] == "expression.type"
+        return [
+            *trace[:k],
+            {**trace[k], "error": {**trace[k]["error"], "code": "expression.syntax"}},
+        ]
+
+    assert _first(case, recoded) == "A-117"
+
+
+def test_a_repeat_ended_before_its_first_iteration_breaks_supp_11():
+    # WF-SUPP-11: "the adjacent until of wf.repeat is checked after each successful
+    # iteration" (a stranger's executor checked it first and ran no iteration; the join
+    # rule's WF-STEP-1 was cited first).
+    case = _case(
+        "steps:\n  - r:\n      wf.repeat:\n        steps: [ { b: { svc.get: {} } } ]\n"
+        "        until: '{{ true }}'\n        max_iterations: 1\n"
+    )
+
+    def unrun(trace):
+        k = _at(trace, "step_started", "r")
+        return [*trace[: k + 1], {"event": "step_finished", "step": "r", "outcome": "succeeded"}]
+
+    assert _first(case, unrun) == "WF-SUPP-11"
