@@ -116,6 +116,7 @@ BUGS: dict[str, tuple[str, ...]] = {
         "filter-binds-loose",  # a filter binds tighter than arithmetic
         "render-marker-typed",  # a render writes a whole marker as template text
         "guard-fault-skips",  # WF-STEP-7: a guard that faults fails its step
+        "eager-and-or",  # and/or short-circuit
     ),
 }
 

@@ -127,6 +127,9 @@ Seeded expression-layer bugs (docs/workfile-expressions.md):
   render-marker-typed            a wf.render template that is one marker writes a non-string value
                                  as Python's json.dumps default (", " and ": ", null as "null"),
                                  not as template text (A-173)
+  eager-and-or                   ``and``/``or`` evaluate (and type-check) their right operand even
+                                 when the left decides: ``false and 1`` faults (A-100: they
+                                 short-circuit)
   guard-fault-skips              a when guard whose evaluation faults skips the step instead of
                                  failing it (WF-STEP-7: "No operation begins if guard or argument
                                  evaluation faults"; the step fails with the fault's code)
@@ -233,6 +236,7 @@ BUGS = {
     "filter-binds-loose",
     "render-marker-typed",
     "guard-fault-skips",
+    "eager-and-or",
     "timeout-wins-tie",
     "early-event-delivered",
     "event-interrupts-steps",
@@ -743,6 +747,9 @@ def evaluate(tree, resolve):
         return {k: evaluate(t, resolve) for k, t in tree[1]}
     if kind == "not":
         return not boolean(evaluate(tree[1], resolve))
+    if kind in ("and", "or") and "eager-and-or" in EXPR_BUGS:
+        left, right = boolean(evaluate(tree[1], resolve)), boolean(evaluate(tree[2], resolve))
+        return (left and right) if kind == "and" else (left or right)  # the seeded bug
     if kind == "and":
         return boolean(evaluate(tree[1], resolve)) and boolean(evaluate(tree[2], resolve))
     if kind == "or":

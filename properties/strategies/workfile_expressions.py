@@ -118,7 +118,10 @@ def _expression(draw: st.DrawFn, kind: str, depth: int) -> Expr:
         if choice == 1:
             return Not(drawn(operand))
         if choice == 2:
-            return Bool(draw(st.sampled_from(("and", "or"))), drawn(operand), drawn("boolean"))
+            # Now and then a right operand of another kind: short-circuit evaluation never
+            # reads it where the left decides (a stranger's eager and/or went unfound).
+            right = "boolean" if draw(st.integers(0, 2)) else draw(st.sampled_from(KINDS))
+            return Bool(draw(st.sampled_from(("and", "or"))), drawn(operand), drawn(right))
         if choice == 3:
             op = draw(st.sampled_from(("<", "<=", ">", ">=")))
             compared = draw(st.sampled_from(("number", "string")))

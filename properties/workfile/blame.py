@@ -646,6 +646,13 @@ def _finish_state(o: JSON, p: JSON, run: Any) -> str | None:
     return _terminal(o, p)
 
 
+def _skip(o: JSON, p: JSON, run: Any) -> str | None:
+    """The engine's guard faulted where the model's evaluates to false."""
+    if _faulted(o, p):
+        return "A-117"  # the expression language: the model's guard gives a value
+    return None
+
+
 def _iterate(o: JSON, p: JSON, run: Any) -> str | None:
     """The engine ended a wf.repeat whose first iteration the model begins."""
     from wforacle.model.workfile.document import Repeat
@@ -664,6 +671,7 @@ def _iterate(o: JSON, p: JSON, run: Any) -> str | None:
 
 BLAME: dict[str, Blame] = {
     "iterate": _iterate,
+    "skip": _skip,
     "abort_ambiguous": _abort_ambiguous,
     "cancel_abort": _cancel_abort,
     "cancel_run": _cancel_run,

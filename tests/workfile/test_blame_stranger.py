@@ -426,3 +426,18 @@ def test_a_repeat_ended_before_its_first_iteration_breaks_supp_11():
         return [*trace[: k + 1], {"event": "step_finished", "step": "r", "outcome": "succeeded"}]
 
     assert _first(case, unrun) == "WF-SUPP-11"
+
+
+def test_a_guard_that_faults_where_the_model_skips_is_the_expression_languages():
+    # "false and 0" is false (and/or short-circuit); a stranger's eager and/or
+    # faulted on the number, and the skip rule's WF-STEP-2 was cited first.
+    case = _case("steps:\n  - a: { svc.get: {}, when: '{{ false and 0 }}' }\n")
+
+    def faulted(trace):
+        k = _at(trace, "step_finished", "a")
+        assert trace[k]["outcome"] == "skipped"
+        error = {"code": "expression.type", "step": "a"}
+        return [*trace[:k], {"event": "step_finished", "step": "a", "outcome": "failed",
+                             "error": error}]  # fmt: skip
+
+    assert _first(case, faulted) == "A-117"

@@ -62,6 +62,7 @@ BREAKS = {
     "filter-binds-loose": "A-117",  # "a filter binds tighter than arithmetic"
     "render-marker-typed": "A-173",  # a render writes a whole marker as template text
     "guard-fault-skips": "WF-STEP-7",  # "No operation begins if guard … evaluation faults"
+    "eager-and-or": "A-117",  # and/or short-circuit (docs/workfile-expressions.md)
 }
 
 
@@ -415,6 +416,12 @@ CASES = {
         "manifests": {"svc": MANIFEST},
         "scenario": {},
     },
+    # false decides "and": its right operand, a number, is never read.
+    "eager-and-or": {
+        "document": "steps:\n- a:\n    svc.get: { v: '{{ false and 1 }}' }\n",
+        "manifests": {"svc": MANIFEST},
+        "scenario": {},
+    },
     # A guard that faults (a number where a boolean is needed) fails its step.
     "guard-fault-skips": {
         "document": "steps:\n- a:\n    svc.get: {}\n    when: '{{ 1 }}'\n",
@@ -560,6 +567,7 @@ SLOW = {
     "retry-fatal",  # shrinking: 538 runs
     "server-delay-uncapped",  # searching: 1,339 examples
     "render-marker-typed",  # searching: 2,452 examples at seed 0, 47 s
+    "eager-and-or",  # searching: 2,222 examples at seed 0
 }
 
 
