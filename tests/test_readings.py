@@ -1554,3 +1554,31 @@ def test_a174_a_quoted_key_selects_the_number_it_spells_only_under_text():
     assert reading.relevant(quoted)
     assert not reading.relevant({**quoted, "document": "steps:\n  - a: { svc.get: {} }\n"})
     taken(WORKFILE, "--reading A-174=json", quoted, "A-174=text", ("A-174", "json"))
+
+
+def test_an_abort_from_the_default_on_unknown_in_a_construct_is_a121s_to_rescue():
+    # A-121 (the constructs enclosing an abort fail, or are cancelled) was tried only for
+    # a document that writes "abort"; CI (session 21) drew an unknown code under
+    # on_iteration_fail: continue, where the default on_unknown aborts, and the engine
+    # taking "cancelled" was reported as a bug.
+    from wforacle.properties.strategies.workfile_runs import MANIFEST
+
+    document = (
+        "steps:\n- s2:\n    wf.for_each:\n      items: [1]\n"
+        "      on_iteration_fail: continue\n      steps:\n      - s1: { svc.get: {} }\n"
+    )
+    scenario = {"attempts": {"s2.s1": [{"error": "svc.lost"}]}}
+    case = {"document": document, "manifests": {"svc": MANIFEST}, "scenario": scenario}
+    case["schedule"] = []
+    engine = Engine(f"{sys.executable} {ENGINES / 'workfile_engine.py'} --reading A-121=cancelled")
+    try:
+        found = judge(
+            engine,
+            WORKFILE,
+            case,
+            WORKFILE.prepare(case, None),
+            Selection.of(WORKFILE, mode=DEFAULT),
+        )
+    finally:
+        engine.stop()
+    assert found.verdict == "reading" and found.reading == (("A-121", "cancelled"),)

@@ -87,7 +87,16 @@ READINGS = (
         "(default) or cancelled",
         ("failed", "cancelled"),
         assumption="A-121",
-        relevant=_mentions(("document", "workflows"), "abort", "wf."),  # in a construct
+        # In a construct, an abort: on_fail/on_unknown written, or the default on_unknown
+        # met by a scripted error or timeout (CI, session 21: an unknown code under
+        # on_iteration_fail: continue, with no "abort" in the document, was not rescued).
+        relevant=lambda case: (
+            _mentions(("document", "workflows"), "wf.")(case)
+            and (
+                _mentions(("document", "workflows"), "abort")(case)
+                or _mentions(("scenario",), "error", "timeout", test=any)(case)
+            )
+        ),
         clauses=("WF-POLICY-3", "WF-UNK-4"),
     ),
     Reading(
