@@ -446,9 +446,8 @@ class Resolver:
             # and foreach.index to the sub-block's run scope").  The rule that made the
             # value first: ROOT-6 in a body (an engine whose nested block lost the
             # body's scope breaks it), ROOT-25 outside one (the marker resolves to "").
-            inside = isinstance(self.root.get("foreach"), dict)
-            first, then = ("W6W-ROOT-6", "W6W-ROOT-25")[:: 1 if inside else -1]
-            self.clauses += (first, then)
+            body = ("W6W-ROOT-6", "W6W-ROOT-25")
+            self.clauses += body if isinstance(self.root.get("foreach"), dict) else body[::-1]
         # W6W-ROOT-10: "A reference that resolves to nothing contributes the empty string"
         # (null and absent alike, A-33), after W6W-ROOT-9's "always a single string": an
         # engine giving such a marker's value its type breaks the one, printing "null" the

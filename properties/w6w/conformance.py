@@ -757,8 +757,37 @@ FOREACH_MARKER = re.compile(r"\{\{\s*foreach\b")
 
 def _foreach_left_verbatim(observed: JSON, permitted: Any) -> bool:
     """Whether a step start's input kept a ``{{ foreach… }}`` marker the model resolved."""
+    return any(
+        isinstance(engine, str)
+        and FOREACH_MARKER.search(engine)
+        and not (isinstance(model, str) and FOREACH_MARKER.search(model))
+        for engine, model in _input_leaves(observed, permitted)
+    )
+
+
+def _printed_nothing(observed: JSON, permitted: Any) -> bool:
+    """Whether a step start's input printed "null" where the model's printed nothing.
+
+    A string of the input that is the model's with "null" or "undefined"
+    where a reference that resolved to nothing contributed the empty string.
+    """
+    return any(
+        isinstance(model, str)
+        and isinstance(engine, str)
+        and engine != model
+        and re.sub("null|undefined", "", engine) == model
+        for engine, model in _input_leaves(observed, permitted)
+    )
+
+
+def _input_leaves(observed: JSON, permitted: Any) -> Iterator[tuple[Any, Any]]:
+    """(the engine's, the model's) scalar at each path of a step start's input.
+
+    For the engine's ``step_started`` and each the model permits for that step;
+    a path the engine's input lacks pairs None with the model's scalar.
+    """
     if observed.get("event") != "step_started":
-        return False
+        return
     mine = dict(_leaves(observed.get("input")))
     for event in permitted:
         if not isinstance(event, dict) or event.get("event") != "step_started":
@@ -766,11 +795,7 @@ def _foreach_left_verbatim(observed: JSON, permitted: Any) -> bool:
         if event.get("step") != observed.get("step"):
             continue
         for path, model in _leaves(event.get("input")):
-            engine = mine.get(path)
-            kept = isinstance(engine, str) and FOREACH_MARKER.search(engine)
-            if kept and not (isinstance(model, str) and FOREACH_MARKER.search(model)):
-                return True
-    return False
+            yield mine.get(path), model
 
 
 def _leaves(value: Any, path: tuple[Any, ...] = ()) -> Iterator[tuple[tuple[Any, ...], Any]]:
@@ -783,29 +808,6 @@ def _leaves(value: Any, path: tuple[Any, ...] = ()) -> Iterator[tuple[tuple[Any,
             yield from _leaves(item, (*path, k))
     else:
         yield path, value
-
-
-def _printed_nothing(observed: JSON, permitted: Any) -> bool:
-    """Whether a step start's input printed "null" where the model's printed nothing.
-
-    A string of the input that is the model's with "null" or "undefined"
-    where a reference that resolved to nothing contributed the empty string.
-    """
-    if observed.get("event") != "step_started":
-        return False
-    mine = dict(_leaves(observed.get("input")))
-    for event in permitted:
-        if not isinstance(event, dict) or event.get("event") != "step_started":
-            continue
-        if event.get("step") != observed.get("step"):
-            continue
-        for path, model in _leaves(event.get("input")):
-            engine = mine.get(path)
-            if not (isinstance(model, str) and isinstance(engine, str)) or engine == model:
-                continue
-            if re.sub("null|undefined", "", engine) == model:
-                return True
-    return False
 
 
 def _block_cut_by_signal(run: W6wRun, observed: JSON, permitted: Any) -> bool:

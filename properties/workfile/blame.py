@@ -176,7 +176,7 @@ def _reach(o: JSON, p: JSON, run: Any) -> str | None:
         return None
     if ended == member and o.get("outcome") == "suppressed":
         return "WF-DRY-4"  # "an unaffected read action executes normally"
-    unrepeated = _iterate(o, p, run)
+    unrepeated = _unrepeated(o, p, run)
     if unrepeated is not None:
         return unrepeated
     if isinstance(member, str) and member.startswith(ended + "."):
@@ -653,8 +653,8 @@ def _skip(o: JSON, p: JSON, run: Any) -> str | None:
     return None
 
 
-def _iterate(o: JSON, p: JSON, run: Any) -> str | None:
-    """The engine ended a wf.repeat whose first iteration the model begins."""
+def _unrepeated(o: JSON, p: JSON, run: Any) -> str | None:
+    """The engine ended a wf.repeat whose first iteration's first step the model reaches."""
     from wforacle.model.workfile.document import Repeat
 
     construct = o.get("step")
@@ -670,7 +670,6 @@ def _iterate(o: JSON, p: JSON, run: Any) -> str | None:
 
 
 BLAME: dict[str, Blame] = {
-    "iterate": _iterate,
     "skip": _skip,
     "abort_ambiguous": _abort_ambiguous,
     "cancel_abort": _cancel_abort,
