@@ -185,7 +185,7 @@ RULES: dict[str, tuple[str, ...]] = {
     "handler_failed": ("WF-CATCH-26", "WF-CATCH-23", "A-122"),
     "construct_failed": ("WF-POLICY-8", "WF-POLICY-9", "WF-POLICY-13", "WF-POLICY-15"),
     "repeat_exhausted": ("WF-SUPP-11", "A-125"),  # "until … checked after each … iteration"
-    "iterate": ("WF-SCHED-1", "WF-SCHED-4", "A-125", "A-127", "WF-SUPP-11"),
+    "iterate": ("WF-SCHED-1", "WF-SCHED-4", "A-125", "A-127"),
     # Child runs (wf.call, A-140) and timeouts.
     # The child's outputs, entry by entry in a dry run (WF-PART-1..3), give its result.
     "child_finished": (
