@@ -193,7 +193,8 @@ def check(
                 f"{index + 1} events"
             )
         frontier = following
-        largest = max(largest, len(frontier))
+        if len(frontier) > largest:
+            largest = len(frontier)
     finals = tuple(c for c in frontier.values() if not semantics.enabled(c))
     if not finals:
         choices = [t for c in frontier.values() for t in semantics.enabled(c)]

@@ -75,14 +75,53 @@ class Exploration(Generic[C]):
         }
 
 
-# What ``json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)``
-# builds on every call, built once (building it cost a microsecond a key, issue 16).
-_CANONICAL = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+def one_shot(encoder: json.JSONEncoder) -> Callable[[Any], str]:
+    """``encoder.encode``, with the C encoder it builds on every call built once.
+
+    ``JSONEncoder.encode`` makes a new C encoder object per value, which cost
+    as much as the encoding of a small one (issue 16: a key renders a new
+    step input at every step start).  Built here without the circular-
+    reference table: the values rendered are parsed JSON or the model's own
+    records, never cyclic, and a table shared between calls would keep a
+    failed call's marks.  Where this Python has no C encoder, or the one it
+    has is built with other arguments (the check below renders a probe both
+    ways), ``encoder.encode`` itself.
+    """
+    make = getattr(json.encoder, "c_make_encoder", None)
+    if make is None or encoder.indent is not None:
+        return encoder.encode
+    try:
+        built = make(
+            None,
+            encoder.default,
+            json.encoder.encode_basestring_ascii
+            if encoder.ensure_ascii
+            else json.encoder.encode_basestring,
+            None,
+            encoder.key_separator,
+            encoder.item_separator,
+            encoder.sort_keys,
+            encoder.skipkeys,
+            encoder.allow_nan,
+        )
+        probe = {"b": [1, 2.5, -0.0, None, True, 'é\u2028\\"'], "a": {"": float("inf")}}
+        if "".join(built(probe, 0)) != encoder.encode(probe):
+            return encoder.encode
+    except (TypeError, ValueError):
+        return encoder.encode
+
+    def encode(value: Any) -> str:
+        return "".join(built(value, 0))
+
+    return encode
 
 
-def canonical(value: Any) -> str:
-    """A canonical JSON text: the same value always renders the same way."""
-    return _CANONICAL.encode(value)
+# A canonical JSON text: the same value always renders the same way.  What
+# ``json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)``
+# renders, with its encoder built once (building it cost a microsecond a key, issue 16).
+canonical: Callable[[Any], str] = one_shot(
+    json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+)
 
 
 _Path = tuple[Event, Any] | None  # (last event, the path before it), or None
@@ -190,7 +229,9 @@ def _explore(
         transition = choices.pop()
         transitions += 1
         target = transition.target
-        target_key = _digest(key(target))
+        target_key = key(target)
+        if type(target_key) is str:  # _digest's case, inline: a call fewer a state (issue 16)
+            target_key = _digest(target_key)
         if target_key in visited:
             continue
         spent = limit is not None and len(visited) % 256 == 0 and time.monotonic() > limit[1]

@@ -240,7 +240,10 @@ class Steps(tuple[StepState, ...]):
         new.lead = lead
         new.digest_ = None
         new.delta = None if self.digest_ is None else (self.digest_, i, old, state)
-        new.published_ = self._published_after(i, old, state)
+        if old.status == "succeeded" or state.status == "succeeded":
+            new.published_ = self._published_after(i, old, state)
+        else:
+            new.published_ = self.published_  # _published_after's first case, inline
         return new
 
     def _published_after(self, i: int, old: StepState, state: StepState) -> dict[str, JSON] | None:
@@ -494,6 +497,12 @@ class Counts(tuple[int, ...]):
         tally.weights = self.weights
         tally.digest = (self.digest + self.weights[i]) & _MASK
         return tally
+
+
+# What the rules keep a configuration's steps and counters in (``Layout``), as the one
+# tuple ``isinstance`` takes: ``A | B`` built a union at every call (issue 16).
+KEPT_STEPS = (Steps, ChunkedSteps)
+KEPT_COUNTS = (Counts, ChunkedCounts)
 
 
 @attrs.frozen(slots=False)  # a __dict__, as StepState's

@@ -15,6 +15,7 @@ Parsing from JSON lives in ``loader.py``; nothing here parses.
 from __future__ import annotations
 
 import enum
+import functools
 from collections.abc import Iterator
 from typing import Any
 
@@ -91,7 +92,7 @@ class SubBlock:
     steps: tuple[Step, ...]
 
 
-@attrs.frozen
+@attrs.frozen(slots=False)  # a __dict__ for the kinds below, computed once (issue 16)
 class Step:
     """A graph node: one Invocation (RFC "Step")."""
 
@@ -107,17 +108,17 @@ class Step:
     notes: JSON = attrs.field(default=None, eq=False, hash=False)
     position: JSON = attrs.field(default=None, eq=False, hash=False)
 
-    @property
+    @functools.cached_property
     def is_control(self) -> bool:
         """A @w6w/control step: interpreted by the engine, no retry loop."""
         return self.uses is not None and self.uses.app == CONTROL_APP
 
-    @property
+    @functools.cached_property
     def is_call(self) -> bool:
         """A @w6w/call step: a composition hop, no retry loop."""
         return self.uses is not None and self.uses.app == CALL_APP
 
-    @property
+    @functools.cached_property
     def runs_retry_loop(self) -> bool:
         """W6W-EDGE-8: "Two step kinds run no retry loop at all"."""
         return not (self.is_control or self.is_call)

@@ -33,7 +33,7 @@ from typing import Any, Generic, TypeVar
 
 import attrs
 
-from wforacle.model.kernel.explore import canonical
+from wforacle.model.kernel.explore import canonical, one_shot
 
 JSON = Any
 Renderer = Callable[[Any], str]
@@ -192,7 +192,7 @@ def evolve(instance: _T, **changes: Any) -> _T:
     return evolver(instance, changes)  # type: ignore[no-any-return]
 
 
-def amend(record: Any, **changes: Any) -> None:
+def amend(record: Any, changes: dict[str, Any]) -> None:
     """Store ``changes`` in ``record`` itself: for a record ``evolve`` has just made.
 
     ``W6wRun.enabled`` numbers a transition's checkpoint this way, in the
@@ -214,7 +214,9 @@ def amend(record: Any, **changes: Any) -> None:
     fields.update(changes)
     since = fields.get("_since")
     if since is not None:
-        fields["_since"] = (since[0], {**since[1], **changes})
+        # The changed names are a dict of this record's own (``evolve`` makes one per
+        # record it makes): adding to it in place spares a copy (issue 16).
+        since[1].update(changes)
 
 
 def _compile_evolver(cls: type) -> Callable[[Any, dict[str, Any]], Any]:
@@ -354,9 +356,9 @@ def _plain_part(value: Any) -> JSON:
 # encoder asks ``_plain_part`` only for the parts it cannot encode (records, sets, chunked
 # tuples), which ``_plain`` would have turned into the same dicts and lists.  A key renders
 # a step's new input this way: the copy and a new encoder cost twice the encoding (issue 16).
-canonical_plain: Renderer = json.JSONEncoder(
-    sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=_plain_part
-).encode
+canonical_plain: Renderer = one_shot(
+    json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=_plain_part)
+)
 
 
 class _EdgeDigests(dict[tuple[str, ...], int]):

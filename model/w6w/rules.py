@@ -25,13 +25,11 @@ from typing import Any
 from wforacle.model.kernel.lts import Transition
 from wforacle.model.w6w import controls
 from wforacle.model.w6w.config import (
+    KEPT_COUNTS,
+    KEPT_STEPS,
     TERMINAL,
-    ChunkedCounts,
-    ChunkedSteps,
     Config,
-    Counts,
     EdgeKey,
-    Steps,
     StepState,
 )
 from wforacle.model.w6w.document import Backoff, Edge, RetryPolicy, Step, When
@@ -66,7 +64,7 @@ Rule = RunRule
 
 def _replace(config: Config, index: int, state: StepState) -> tuple[StepState, ...]:
     steps = config.steps
-    if isinstance(steps, Steps | ChunkedSteps):
+    if isinstance(steps, KEPT_STEPS):
         return steps.replace(index, state)
     return (*steps[:index], state, *steps[index + 1 :])  # a configuration built by hand
 
@@ -456,7 +454,7 @@ def invoke(run: Run, c: Config, i: int) -> list[Transition[Config]]:
     counts = c.invocations
     invocations = (
         counts.bumped(i)
-        if isinstance(counts, Counts | ChunkedCounts)
+        if isinstance(counts, KEPT_COUNTS)
         else (*counts[:i], invocation, *counts[i + 1 :])  # a configuration built by hand
     )
     result: Result = run.scenario.script(step_id).result(invocation, run.scenario.default)
@@ -670,11 +668,6 @@ RETRY = ("W6W-FIELD-20", "W6W-FIELD-22", "W6W-FIELD-24", "W6W-RETRY-9", "W6W-CON
 CAPPED_RETRY = ("W6W-RETRY-9", *(c for c in RETRY if c != "W6W-RETRY-9"))
 
 
-def _capped(policy: RetryPolicy, failed_attempt: int) -> bool:
-    """Whether the policy computes a wait above the ceiling here (W6W-RETRY-9 decides it)."""
-    return _computed_wait(policy, failed_attempt) > WAIT_CEILING_MS
-
-
 def will_retry(run: Run, step: Step, state: StepState, signalled: bool = False) -> bool:
     """Whether the failed attempt in ``state`` is retried (the decide stage's choice).
 
@@ -718,7 +711,9 @@ def retry_step(run: Run, c: Config, i: int) -> list[Transition[Config]]:
     if not will_retry(run, step, state, c.signalled):
         return []
     assert step.retry is not None  # will_retry checked it
-    wait = _policy_wait(step.retry, state.attempt)
+    # _policy_wait's wait, with the uncapped one kept: whether W6W-RETRY-9 cut it.
+    computed = _computed_wait(step.retry, state.attempt)
+    wait = int(min(computed, WAIT_CEILING_MS))
     clock = c.clock + wait  # the wait advances the virtual clock
     # A-41's other reading: the retry of a resolution failure resolves the with block again.
     again: dict[str, Any] = {"stage": "invoke", "pending": None}
@@ -738,7 +733,7 @@ def retry_step(run: Run, c: Config, i: int) -> list[Transition[Config]]:
         Transition(
             _event(c, "retry_scheduled", step=step_id, attempt=state.attempt + 1, waitMs=wait),
             "retry_step",
-            CAPPED_RETRY if _capped(step.retry, state.attempt) else RETRY,
+            CAPPED_RETRY if computed > WAIT_CEILING_MS else RETRY,
             evolve(
                 c,
                 clock=clock,
@@ -1166,6 +1161,10 @@ class Where(Enum):
     SIGNALLED = auto()  # no strand can move, and the abort signal fired
     DRAINED = auto()  # no strand can move (W6W-FAN-9)
 
+    # A member is its own key: Enum's __hash__, hash(name) in Python, cost a call per
+    # state where rows are looked up by it (issue 16).  No set of these is iterated.
+    __hash__ = object.__hash__
+
 
 class Due(Enum):
     """What a strand's step is due for: the row of ``STEP_TABLE`` whose rules may fire."""
@@ -1174,6 +1173,8 @@ class Due(Enum):
     INVOKE = auto()  # running, an attempt is due
     DECIDE = auto()  # running, an attempt failed
     SUSPENDED = auto()  # a wait awaiting the run's resumption
+
+    __hash__ = object.__hash__  # as Where's
 
 
 # A running step's ``stage`` → what it is due for.

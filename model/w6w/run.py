@@ -16,9 +16,9 @@ from typing import Any, Self
 
 from wforacle.model.kernel.lts import Transition
 from wforacle.model.w6w.config import (
+    KEPT_STEPS,
     READINGS,
     TERMINAL,
-    ChunkedSteps,
     Config,
     Layout,
     Options,
@@ -194,7 +194,7 @@ class Run(abc.ABC):
         built by hand holds a plain tuple, whose facts are computed here.
         """
         steps = config.steps
-        if isinstance(steps, Steps | ChunkedSteps):
+        if isinstance(steps, KEPT_STEPS):
             return steps
         return self.layout.steps(steps)
 

@@ -40,6 +40,7 @@ from typing import Any
 from wforacle.model.kernel.lts import Event, Transition
 
 # Re-exported as well as used: this module is the public entry of the family.
+from wforacle.model.w6w.config import KEPT_STEPS
 from wforacle.model.w6w.config import TERMINAL as TERMINAL
 from wforacle.model.w6w.config import Config as Config
 from wforacle.model.w6w.config import EdgeKey as EdgeKey
@@ -259,7 +260,9 @@ class W6wRun(Run):
         plain fail, a wait suspension or an abort) or was handled:
         ``launching`` says.
         """
-        steps = self.steps_of(c)
+        steps = c.steps
+        if not isinstance(steps, KEPT_STEPS):
+            steps = self.steps_of(c)  # a configuration built by hand (steps_of, inline: issue 16)
         running = steps.running[strand]
         if running:
             i = running[0]  # the earliest in plan order
@@ -320,8 +323,13 @@ class W6wRun(Run):
         else:
             # The rule built its target and event for this transition alone: the number
             # is written into them, not into copies (fast.amend).
-            amend(target, **changes)
+            amend(target, changes)
         t.event["checkpoint"] = number
+        if target is t.target:
+            # The rule's transition is its own as its event is: the clauses are added in
+            # place, sparing a second Transition per state (issue 16).
+            object.__setattr__(t, "clauses", t.clauses + self.serialized)
+            return t
         return Transition(t.event, t.rule, (*t.clauses, *self.serialized), target)
 
 

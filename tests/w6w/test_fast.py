@@ -285,8 +285,8 @@ def _rows_hold(data, doc, scenario):
 def test_amend_refuses_a_record_whose_digest_was_computed():
     """``amend`` writes into a fresh record only: a computed digest would go stale."""
     fresh = evolve(Config(), status="running")
-    amend(fresh, checkpoints=1)
+    amend(fresh, {"checkpoints": 1})
     assert fresh.checkpoints == 1
     assert fresh.digest == attrs.evolve(fresh).digest
     with pytest.raises(ValueError, match="computed already"):
-        amend(fresh, checkpoints=2)
+        amend(fresh, {"checkpoints": 2})
