@@ -39,6 +39,8 @@ from xml.sax.saxutils import escape
 import attrs
 from hypothesis import strategies as st
 
+from wforacle.properties.strategies.sampled import sampled
+
 JSON = Any
 GO = "params.go == true"
 PARAMS = ("params.go", "params.p", "params.q", "params.r")  # params.r: never provided
@@ -51,7 +53,7 @@ COMPARISONS = ("==", "!=", "<", "<=", ">", ">=")  # the grammar's CMP terminal
 @functools.cache  # each strategy is built once: building and validating one costs more than a draw
 def values() -> st.SearchStrategy[JSON]:
     """The JSON values params, outputs and literals take: null first, then each type."""
-    return st.one_of(st.none(), st.booleans(), st.integers(0, 2), st.sampled_from(["x", "y"]))
+    return st.one_of(st.none(), st.booleans(), st.integers(0, 2), sampled(["x", "y"]))
 
 
 @functools.cache
@@ -64,10 +66,8 @@ def expressions(refs: tuple[str, ...] = PARAMS) -> st.SearchStrategy[str]:
     ``or_`` over parenthesised operands (``"(" expr ")"``).
     """
     literals = values().map(lambda v: json.dumps(v))
-    atoms = st.one_of(literals, st.sampled_from(refs))
-    comparisons = st.builds(
-        "{} {} {}".format, st.sampled_from(refs), st.sampled_from(COMPARISONS), atoms
-    )
+    atoms = st.one_of(literals, sampled(refs))
+    comparisons = st.builds("{} {} {}".format, sampled(refs), sampled(COMPARISONS), atoms)
 
     def compound(inner: st.SearchStrategy[str]) -> st.SearchStrategy[str]:
         pairs = st.tuples(inner, inner)
@@ -157,11 +157,11 @@ def guard(text: str) -> str:
 
 
 def _idempotent(draw: st.DrawFn) -> str | None:
-    return draw(st.sampled_from([None, "false"]))
+    return draw(sampled([None, "false"]))
 
 
 def _join(draw: st.DrawFn, incoming: int = 2) -> dict[str, str | None]:
-    join = draw(st.sampled_from(["all", "any", "quorum"]))
+    join = draw(sampled(["all", "any", "quorum"]))
     return {
         "joinPolicy": None if join == "all" else join,
         "quorum": str(draw(st.integers(1, incoming))) if join == "quorum" else None,
@@ -213,7 +213,7 @@ def _any_race(draw: st.DrawFn, b: _Builder) -> None:
     if draw(st.booleans()):
         b.edge("n1", "n3")
     if draw(st.integers(0, 3)) == 0:
-        b.fail(draw(st.sampled_from(["n0", "n1"])))
+        b.fail(draw(sampled(["n0", "n1"])))
 
 
 def _untaken_branch(draw: st.DrawFn, b: _Builder) -> None:
@@ -249,7 +249,7 @@ def _unavailable_output(draw: st.DrawFn, b: _Builder) -> None:
     handled, or sits on an untaken branch; the consumer's required input
     either has a default or must fail HX-4101, never receive a null.
     """
-    how = draw(st.sampled_from(["guarded", "handled", "untaken", "condition"]))
+    how = draw(sampled(["guarded", "handled", "untaken", "condition"]))
     default = ' default="0"' if draw(st.booleans()) else ""
     b.node("a")
     if how == "untaken":
@@ -307,7 +307,7 @@ def _unwinding(draw: st.DrawFn, b: _Builder) -> None:
     b.edge("a", "r")
     b.edge("a", "ca", "compensation")
     b.edge("b", "cb", "compensation")
-    b.fail(draw(st.sampled_from(["c", "c", "b", "r"])))
+    b.fail(draw(sampled(["c", "c", "b", "r"])))
 
 
 def _quorum(draw: st.DrawFn, b: _Builder) -> None:
@@ -321,7 +321,7 @@ def _quorum(draw: st.DrawFn, b: _Builder) -> None:
         b.node(name, body)
     # At most two conditioned edges, and a quorum the others can meet (else the join
     # can never fire, an invalid document: HX-JOIN-2).
-    conditioned = draw(st.lists(st.sampled_from(["p0", "p1", "p2"]), max_size=2, unique=True))
+    conditioned = draw(st.lists(sampled(["p0", "p1", "p2"]), max_size=2, unique=True))
     b.node("j", joinPolicy="quorum", quorum=str(draw(st.integers(1, 3 - len(conditioned)))))
     b.node("z")
     for name in ("p0", "p1", "p2"):
@@ -330,7 +330,7 @@ def _quorum(draw: st.DrawFn, b: _Builder) -> None:
         else:
             b.edge(name, "j")
     b.edge("j", "z")
-    for name in draw(st.lists(st.sampled_from(["p0", "p1", "p2"]), max_size=2, unique=True)):
+    for name in draw(st.lists(sampled(["p0", "p1", "p2"]), max_size=2, unique=True)):
         b.fail(name)
 
 
@@ -340,8 +340,8 @@ def _resources(draw: st.DrawFn, b: _Builder) -> None:
     b.node("b", resourceRef="db cache", idempotent=_idempotent(draw))
     b.node("c")
     b.edge("a", "b")
-    b.edge("b", "c", draw(st.sampled_from(["control", "error"])))
-    b.failing_resources = draw(st.lists(st.sampled_from(["db", "cache"]), max_size=2, unique=True))
+    b.edge("b", "c", draw(sampled(["control", "error"])))
+    b.failing_resources = draw(st.lists(sampled(["db", "cache"]), max_size=2, unique=True))
 
 
 def _conditions(draw: st.DrawFn, b: _Builder) -> None:
@@ -355,7 +355,7 @@ def _conditions(draw: st.DrawFn, b: _Builder) -> None:
         b.node(name, "<output name='v'/>")
         if draw(st.booleans()):
             b.attempts[name] = [{"outputs": {"v": draw(values())}}]
-    kind = draw(st.sampled_from(["control", "data", "dependency"]))
+    kind = draw(sampled(["control", "data", "dependency"]))
     default = " default='0'" if draw(st.booleans()) else ""
     body = f"<input name='v' required='true'{default}/>" if kind == "data" else ""
     # b's edge may go unconditioned, so a quorum of one can be met (else the document
@@ -371,7 +371,7 @@ def _conditions(draw: st.DrawFn, b: _Builder) -> None:
         b.data("a", "j", condition=draw(expressions(refs)))
     else:
         b.edge("a", "j", kind, condition=draw(expressions(refs)))
-    kind = draw(st.sampled_from(["control", "dependency"]))
+    kind = draw(sampled(["control", "dependency"]))
     b.edge("b", "j", kind, **({"condition": draw(expressions(refs))} if b_condition else {}))
     b.edge("j", "z")
 
@@ -421,7 +421,7 @@ def _inputs(draw: st.DrawFn, b: _Builder) -> None:
     with only a ``value``, one with only a ``default``; the producer may be
     guarded off or fail with its failure handled.
     """
-    how = draw(st.sampled_from(["plain", "guarded", "handled"]))
+    how = draw(sampled(["plain", "guarded", "handled"]))
     b.node("p", (guard(GO) if how == "guarded" else "") + "<output name='v'/>")
     if how == "handled":
         b.node("h")
@@ -464,9 +464,7 @@ BODY_PARAMS = ("params.item", "params.index", "params.go")
 
 # A guard that tells iterations apart by their position (A-65: params.index is the
 # zero-based position): an expression drawn over every body param rarely does.
-_INDEX_TESTS = st.builds(
-    "params.index {} {}".format, st.sampled_from(COMPARISONS), st.integers(0, 2)
-)
+_INDEX_TESTS = st.builds("params.index {} {}".format, sampled(COMPARISONS), st.integers(0, 2))
 
 
 def _body_node(draw: st.DrawFn, b: _Builder, node_id: str, alone: bool) -> str:
@@ -488,14 +486,14 @@ def _body_node(draw: st.DrawFn, b: _Builder, node_id: str, alone: bool) -> str:
             b.attempts[node_id] = [{"outputs": {"v": draw(values())}}]
     resource = None
     if draw(st.booleans()):
-        how = draw(st.sampled_from(["plain", "value", "retried"]))
+        how = draw(sampled(["plain", "value", "retried"]))
         if how == "value":
             value = escape(json.dumps(draw(values())))
             body += f"<input name='k' required='true' value='{value}'/>"
         elif how == "retried" and alone:
             body += _retry(draw, b, node_id)
         return _element("node", node_id, body, {})
-    how = draw(st.sampled_from(["scripted", "unbound", "resource"]))
+    how = draw(sampled(["scripted", "unbound", "resource"]))
     if how == "scripted":
         b.fail(node_id)
     elif how == "unbound":
@@ -512,7 +510,7 @@ def _max_concurrency(draw: st.DrawFn) -> str | None:
     HX-SCHED-4: with "1", iterations "execute in sequence order", where the
     order is observable; with "2", HX-SCHED-2's bound (A-80).
     """
-    return "1" if draw(st.booleans()) else draw(st.sampled_from([None, "2"]))
+    return "1" if draw(st.booleans()) else draw(sampled([None, "2"]))
 
 
 def _loops(draw: st.DrawFn, b: _Builder) -> None:
@@ -542,7 +540,7 @@ def _loops(draw: st.DrawFn, b: _Builder) -> None:
             )
         )
     item = st.lists(values(), max_size=2) | values() if nested else values()
-    count = draw(st.sampled_from([2, 1, 3, 0] if units == 1 else [2, 1, 0]))
+    count = draw(sampled([2, 1, 3, 0] if units == 1 else [2, 1, 0]))
     if count or draw(st.booleans()):  # else a.xs is the string "a.xs": not a list (A-65)
         items = draw(st.lists(item, min_size=count, max_size=count))
         b.attempts["a"] = [{"outputs": {"xs": items}}]
@@ -606,11 +604,9 @@ def features() -> st.SearchStrategy[Features]:
         Features,
         decisions=flag,
         guards=flag,
-        joins=st.lists(st.sampled_from(["any", "quorum"]), unique=True).map(
-            lambda more: ("all", *more)
-        ),
+        joins=st.lists(sampled(["any", "quorum"]), unique=True).map(lambda more: ("all", *more)),
         non_idempotent=flag,
-        edge_kinds=st.lists(st.sampled_from(["dependency", "error"]), unique=True).map(
+        edge_kinds=st.lists(sampled(["dependency", "error"]), unique=True).map(
             lambda more: ("control", *more)
         ),
         data=flag,
@@ -628,14 +624,14 @@ def features() -> st.SearchStrategy[Features]:
 def _sources(i: int, at_least: int) -> st.SearchStrategy[list[str]]:
     """One to three (``at_least`` 0: up to three) distinct sources among n0…n(i-1)."""
     return st.lists(
-        st.sampled_from([f"n{k}" for k in range(i)]), min_size=at_least, max_size=3, unique=True
+        sampled([f"n{k}" for k in range(i)]), min_size=at_least, max_size=3, unique=True
     )
 
 
 @functools.cache
 def _resources_of() -> st.SearchStrategy[list[str]]:
     """A node's resourceRefs."""
-    return st.lists(st.sampled_from(["db", "cache"]), min_size=1, max_size=2, unique=True)
+    return st.lists(sampled(["db", "cache"]), min_size=1, max_size=2, unique=True)
 
 
 def _swarm_graph(draw: st.DrawFn, b: _Builder, max_nodes: int) -> None:
@@ -680,9 +676,7 @@ def _swarm_graph(draw: st.DrawFn, b: _Builder, max_nodes: int) -> None:
         if not sources and node_id not in decided:
             roots.append(node_id)
         data_source = sources[0] if f.data and sources and draw(st.booleans()) else None
-        kinds = {
-            s: "data" if s == data_source else draw(st.sampled_from(f.edge_kinds)) for s in sources
-        }
+        kinds = {s: "data" if s == data_source else draw(sampled(f.edge_kinds)) for s in sources}
         # A drawn condition may never hold, and error edges take no part in a join: the
         # quorum is one the other edges can meet (else HX-2402 or join_never_fires).
         conditioned = {
@@ -691,7 +685,7 @@ def _swarm_graph(draw: st.DrawFn, b: _Builder, max_nodes: int) -> None:
             if kinds[s] != "error" and f.conditions and draw(st.integers(0, 3)) == 0
         }
         plain = sum(kinds[s] != "error" and s not in conditioned for s in sources)
-        join = draw(st.sampled_from(f.joins)) if sources else "all"
+        join = draw(sampled(f.joins)) if sources else "all"
         if join == "quorum" and not plain:
             join = "any"
         resource = None
@@ -728,15 +722,13 @@ def _swarm_graph(draw: st.DrawFn, b: _Builder, max_nodes: int) -> None:
         b.node(f"c{node_id}")
         b.edge(node_id, f"c{node_id}", "compensation")
     if f.entry and roots:
-        b.entry = draw(st.sampled_from(roots))
+        b.entry = draw(sampled(roots))
     if f.failures:
-        for name in draw(st.lists(st.sampled_from(ids), min_size=1, max_size=2, unique=True)):
+        for name in draw(st.lists(sampled(ids), min_size=1, max_size=2, unique=True)):
             if name not in b.attempts:
                 b.fail(name, then_succeed=f.retries and draw(st.booleans()))
     if f.resources:
-        b.failing_resources = draw(
-            st.lists(st.sampled_from(["db", "cache"]), max_size=2, unique=True)
-        )
+        b.failing_resources = draw(st.lists(sampled(["db", "cache"]), max_size=2, unique=True))
 
 
 @st.composite
@@ -749,7 +741,7 @@ def harness_cases(draw: st.DrawFn, max_nodes: int = 6) -> dict[str, JSON]:
     """
     b = _Builder()
     if draw(st.booleans()):
-        draw(st.sampled_from(SHAPES))(draw, b)
+        draw(sampled(SHAPES))(draw, b)
     else:
         _swarm_graph(draw, b, max_nodes)
     return b.case(draw)

@@ -13,13 +13,15 @@ from typing import Any
 
 from hypothesis import strategies as st
 
+from wforacle.properties.strategies.sampled import sampled
+
 KEYS = ("a", "b", "c", "")
 SCALARS = (
     st.none()
     | st.booleans()
     | st.integers(-10, 10)
-    | st.sampled_from([0.5, -1.5, 1e21, 1e-7, 2**53, 0.1])
-    | st.sampled_from(["", "0", "1", "a", "abc", " 2 ", "1e3", "0x10", "true", "null", "😀x"])
+    | sampled([0.5, -1.5, 1e21, 1e-7, 2**53, 0.1])
+    | sampled(["", "0", "1", "a", "abc", " 2 ", "1e3", "0x10", "true", "null", "😀x"])
 )
 
 CLASSIC_OPERATORS = (
@@ -63,7 +65,7 @@ CLASSIC_OPERATORS = (
 
 def paths() -> st.SearchStrategy[str]:
     """Dotted paths over KEYS, and array indexes."""
-    segment = st.sampled_from([*KEYS, "0", "1", "length"])
+    segment = sampled([*KEYS, "0", "1", "length"])
     return st.lists(segment, min_size=1, max_size=3).map(".".join)
 
 
@@ -72,7 +74,7 @@ def data(max_leaves: int = 12) -> st.SearchStrategy[Any]:
     return st.recursive(
         SCALARS,
         lambda inner: (
-            st.lists(inner, max_size=4) | st.dictionaries(st.sampled_from(KEYS), inner, max_size=4)
+            st.lists(inner, max_size=4) | st.dictionaries(sampled(KEYS), inner, max_size=4)
         ),
         max_leaves=max_leaves,
     )
@@ -88,7 +90,7 @@ def rules(draw: st.DrawFn, depth: int = 3, operators: tuple[str, ...] = CLASSIC_
         if leaf == 1:
             return draw(st.lists(SCALARS, max_size=3))
         return draw(SCALARS)
-    op = draw(st.sampled_from(operators))
+    op = draw(sampled(operators))
     inner = rules(depth=depth - 1, operators=operators)
     if op == "var":
         args: Any = draw(paths() | st.tuples(paths(), SCALARS).map(list))
@@ -117,11 +119,11 @@ def rules(draw: st.DrawFn, depth: int = 3, operators: tuple[str, ...] = CLASSIC_
 TYPED_DATA = st.fixed_dictionaries(
     {
         "n": st.integers(-20, 20),
-        "f": st.sampled_from([0.5, -2.25, 3.0, 1e-7, 1e21]),
-        "s": st.sampled_from(["", "a", "abc", "Hello", "x y", "😀"]),
+        "f": sampled([0.5, -2.25, 3.0, 1e-7, 1e21]),
+        "s": sampled(["", "a", "abc", "Hello", "x y", "😀"]),
         "b": st.booleans(),
         "xs": st.lists(st.integers(-5, 5), max_size=5),
-        "o": st.fixed_dictionaries({"k": st.integers(0, 3), "t": st.sampled_from(["p", "q"])}),
+        "o": st.fixed_dictionaries({"k": st.integers(0, 3), "t": sampled(["p", "q"])}),
     }
 )
 
@@ -141,10 +143,10 @@ def typed_rules(draw: st.DrawFn, kind: str = "number", depth: int = 3) -> Any:
         if leaf:
             return draw(
                 st.integers(-9, 9)
-                | st.sampled_from([0.5, 2.5, -1.25])
-                | st.sampled_from([{"var": p} for p in _NUMBER_PATHS if p != "xs.0"])
+                | sampled([0.5, 2.5, -1.25])
+                | sampled([{"var": p} for p in _NUMBER_PATHS if p != "xs.0"])
             )
-        op = draw(st.sampled_from(["+", "-", "*", "max", "min", "if", "reduce"]))
+        op = draw(sampled(["+", "-", "*", "max", "min", "if", "reduce"]))
         if op == "if":
             return {
                 "if": [
@@ -168,10 +170,9 @@ def typed_rules(draw: st.DrawFn, kind: str = "number", depth: int = 3) -> Any:
     if kind == "string":
         if leaf:
             return draw(
-                st.sampled_from(["", "a", "b c", "xyz"])
-                | st.sampled_from([{"var": p} for p in _STRING_PATHS])
+                sampled(["", "a", "b c", "xyz"]) | sampled([{"var": p} for p in _STRING_PATHS])
             )
-        op = draw(st.sampled_from(["cat", "substr", "if"]))
+        op = draw(sampled(["cat", "substr", "if"]))
         if op == "cat":
             return {
                 "cat": draw(
@@ -199,7 +200,7 @@ def typed_rules(draw: st.DrawFn, kind: str = "number", depth: int = 3) -> Any:
         if leaf:
             return draw(st.booleans() | st.just({"var": "b"}))
         op = draw(
-            st.sampled_from(
+            sampled(
                 [
                     "<",
                     ">",
@@ -223,11 +224,7 @@ def typed_rules(draw: st.DrawFn, kind: str = "number", depth: int = 3) -> Any:
         if op in ("and", "or"):
             return {op: draw(st.lists(_typed("boolean", depth - 1), min_size=1, max_size=3))}
         if op in ("!", "!!"):
-            return {
-                op: [
-                    draw(_typed(draw(st.sampled_from(["boolean", "number", "string"])), depth - 1))
-                ]
-            }
+            return {op: [draw(_typed(draw(sampled(["boolean", "number", "string"])), depth - 1))]}
         if op == "in":
             if draw(st.booleans()):
                 return {
@@ -239,24 +236,24 @@ def typed_rules(draw: st.DrawFn, kind: str = "number", depth: int = 3) -> Any:
                 op: [
                     draw(_typed("array", depth - 1)),
                     {
-                        draw(st.sampled_from(["<", ">", "=="])): [
+                        draw(sampled(["<", ">", "=="])): [
                             {"var": ""},
                             draw(st.integers(-3, 3)),
                         ]
                     },
                 ]
             }
-        operand = draw(st.sampled_from(["number", "string"]))
+        operand = draw(sampled(["number", "string"]))
         return {op: [draw(_typed(operand, depth - 1)), draw(_typed(operand, depth - 1))]}
     # array
     if leaf:
         return draw(st.lists(st.integers(-5, 5), max_size=4) | st.just({"var": "xs"}))
-    op = draw(st.sampled_from(["map", "filter", "merge"]))
+    op = draw(sampled(["map", "filter", "merge"]))
     if op == "map":
         return {
             "map": [
                 draw(_typed("array", depth - 1)),
-                {draw(st.sampled_from(["+", "*", "-"])): [{"var": ""}, draw(st.integers(-3, 3))]},
+                {draw(sampled(["+", "*", "-"])): [{"var": ""}, draw(st.integers(-3, 3))]},
             ]
         }
     if op == "filter":
@@ -264,7 +261,7 @@ def typed_rules(draw: st.DrawFn, kind: str = "number", depth: int = 3) -> Any:
             "filter": [
                 draw(_typed("array", depth - 1)),
                 {
-                    draw(st.sampled_from(["<", ">=", "==="])): [
+                    draw(sampled(["<", ">=", "==="])): [
                         {"var": ""},
                         draw(st.integers(-3, 3)),
                     ]
@@ -276,5 +273,5 @@ def typed_rules(draw: st.DrawFn, kind: str = "number", depth: int = 3) -> Any:
 
 def typed_cases() -> st.SearchStrategy[tuple[Any, Any]]:
     """``(rule, data)`` pairs of well-typed rules over ``TYPED_DATA``."""
-    kinds = st.sampled_from(["number", "string", "boolean", "array"])
+    kinds = sampled(["number", "string", "boolean", "array"])
     return st.tuples(kinds.flatmap(lambda k: typed_rules(k, 3)), TYPED_DATA)

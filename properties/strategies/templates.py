@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 from hypothesis.extra.lark import from_lark
 
 from wforacle.grammar import parser
+from wforacle.properties.strategies.sampled import sampled
 from wforacle.properties.strategies.w6w import json_values
 
 ROOT_NAMES = ("vars", "steps", "trigger", "secrets", "documents", "inputs", "output", "foreach")
@@ -55,7 +56,7 @@ def _grammar_templates() -> st.SearchStrategy[str]:
 
 def adversarial_text(max_pieces: int = 12) -> st.SearchStrategy[str]:
     """Concatenations of template pieces and arbitrary characters."""
-    piece = st.sampled_from(PIECES) | st.text(max_size=3)
+    piece = sampled(PIECES) | st.text(max_size=3)
     return st.lists(piece, max_size=max_pieces).map("".join)
 
 
@@ -68,24 +69,22 @@ def paths(roots: tuple[str, ...] = ROOT_NAMES) -> st.SearchStrategy[str]:
     """Dotted paths starting at one of ``roots``."""
     return st.builds(
         lambda root, rest: ".".join([root, *rest]),
-        st.sampled_from(roots),
-        st.lists(st.sampled_from(KEYS), max_size=2),
+        sampled(roots),
+        st.lists(sampled(KEYS), max_size=2),
     )
 
 
 def scopes() -> st.SearchStrategy[dict[str, Any]]:
     """Run scopes: some of the eight roots, secrets a name → plaintext map."""
-    member = st.dictionaries(st.sampled_from(KEYS), json_values(6), max_size=4)
-    roots = st.dictionaries(
-        st.sampled_from([r for r in ROOT_NAMES if r != "secrets"]), member, max_size=6
-    )
-    secrets = st.dictionaries(st.sampled_from(KEYS), st.text(max_size=6), max_size=3)
+    member = st.dictionaries(sampled(KEYS), json_values(6), max_size=4)
+    roots = st.dictionaries(sampled([r for r in ROOT_NAMES if r != "secrets"]), member, max_size=6)
+    secrets = st.dictionaries(sampled(KEYS), st.text(max_size=6), max_size=3)
     return st.builds(lambda r, s: {**r, "secrets": s}, roots, secrets)
 
 
 def parts(*, secret: bool = True) -> st.SearchStrategy[dict[str, Any]]:
     """Authored ExprValue parts (``secret=False``: no secret part)."""
-    ref = paths() | st.sampled_from(["", "a", "nope.x"])
+    ref = paths() | sampled(["", "a", "nope.x"])
     kinds = [
         st.builds(lambda v: {"kind": "text", "value": v}, templates()),
         st.builds(lambda r: {"kind": "var", "ref": r}, ref),
@@ -95,7 +94,7 @@ def parts(*, secret: bool = True) -> st.SearchStrategy[dict[str, Any]]:
         st.just({"kind": "mystery", "ref": "vars.a"}),
     ]
     if secret:
-        kinds.append(st.builds(lambda r: {"kind": "secret", "ref": r}, st.sampled_from(KEYS)))
+        kinds.append(st.builds(lambda r: {"kind": "secret", "ref": r}, sampled(KEYS)))
     return st.one_of(kinds)
 
 
@@ -114,7 +113,7 @@ def with_values(*, secret: bool = True) -> st.SearchStrategy[Any]:
     return st.recursive(
         leaf,
         lambda inner: (
-            st.lists(inner, max_size=3) | st.dictionaries(st.sampled_from(KEYS), inner, max_size=3)
+            st.lists(inner, max_size=3) | st.dictionaries(sampled(KEYS), inner, max_size=3)
         ),
         max_leaves=8,
     )

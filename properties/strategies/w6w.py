@@ -17,6 +17,7 @@ from typing import Any
 from hypothesis import strategies as st
 
 from wforacle.model.w6w.document import written_steps as all_steps
+from wforacle.properties.strategies.sampled import sampled
 
 STEP_ID_ALPHABET = "abcdefghijklmnopqrstuvwxyz0123456789_-"
 
@@ -44,6 +45,23 @@ _S16 = st.integers(0, 3)
 _S17 = st.sampled_from(["done", 0, None, {"ok": True}])
 _S18 = st.lists(st.integers(0, 7), max_size=12)
 _S19 = st.integers(1, 8)
+
+
+# Strategies whose arguments come from a draw (the step ids so far, a step's id), built
+# once per argument: a strategy object is validated and its properties computed at its
+# first draw, which cost a tenth of a campaign's generation (issue 16).  The same
+# strategy, so the same cases for a seed.
+@functools.lru_cache(maxsize=4096)
+def _sources(earlier: tuple[str, ...]) -> st.SearchStrategy[list[str]]:
+    """One or two distinct step ids among ``earlier``: a step's inbound sources."""
+    return st.lists(sampled(earlier), min_size=1, max_size=2, unique=True)
+
+
+@functools.lru_cache(maxsize=4096)
+def _replayed(ids: tuple[str, ...]) -> st.SearchStrategy[str | None]:
+    """A replay's ``from``: none (the whole run) or a step id."""
+    return st.none() | sampled(ids)
+
 
 # W6W-KEY-1 grammar: a lowercase letter, then runs of [a-z0-9] joined by
 # single hyphens, 3..39 characters in all.
@@ -93,7 +111,7 @@ def steps(draw: st.DrawFn, step_id: str, presentation: bool = True) -> dict[str,
         "uses": {"app": draw(_S2), "action": "run"},
     }
     if draw(_S0):
-        step["retry"] = draw(retry_policies())
+        step["retry"] = draw(_RETRY_POLICIES)
     if draw(_S0):
         step["onError"] = draw(_S3)
     if draw(_S0):
@@ -112,7 +130,7 @@ def workflows(draw: st.DrawFn, min_steps: int = 1, max_steps: int = 12) -> dict[
     hidden = draw(st.permutations(range(len(ids))))  # a topological order
     rank = {node: position for position, node in enumerate(hidden)}
     pairs = [(a, b) for a in range(len(ids)) for b in range(len(ids)) if rank[a] < rank[b]]
-    chosen = draw(st.lists(st.sampled_from(pairs), max_size=2 * len(ids))) if pairs else []
+    chosen = draw(st.lists(sampled(pairs), max_size=2 * len(ids))) if pairs else []
     edges = []
     for a, b in chosen:
         edge: dict[str, Any] = {"from": ids[a], "to": ids[b]}
@@ -153,7 +171,7 @@ small_outputs = st.one_of(
     st.none(),
     st.booleans(),
     st.integers(-2, 9),
-    st.sampled_from(["a", "b", "{{ vars.x }}"]),
+    sampled(["a", "b", "{{ vars.x }}"]),
     st.lists(st.integers(0, 3), max_size=2),
 )
 
@@ -229,13 +247,13 @@ def control_steps(draw: st.DrawFn, step_id: str, ids: list[str]) -> dict[str, An
                 read = draw(_BLOCK_READS)
                 earlier = [s["id"] for s in found]
                 if read == 1 and earlier:
-                    inner["with"] = {"meta": {"$": f"steps.{draw(st.sampled_from(earlier))}.meta"}}
+                    inner["with"] = {"meta": {"$": f"steps.{draw(sampled(earlier))}.meta"}}
                 elif read == 2 and action == "foreach":
                     inner["with"] = {"item": {"$": "foreach.item"}, "i": {"$": "foreach.index"}}
                 elif read == 3 and action == "foreach":
                     inner["with"] = {"item": "{{ foreach.item }}"}
                 else:
-                    other = draw(st.sampled_from([*ids, *earlier]))
+                    other = draw(sampled([*ids, *earlier]))
                     inner["with"] = {"seen": {"$": f"steps.{other}.output"}}
             found.append(inner)
         return found
@@ -267,7 +285,7 @@ def _retry_delays(max_delay: int) -> st.SearchStrategy[int]:
     """Small delays, and near and past the 300000 ms ceiling (W6W-RETRY-9) when allowed."""
     delays = st.integers(0, min(max_delay, 3))
     if max_delay > 3:
-        delays |= st.sampled_from([1000, 80_000, 150_001, max_delay])
+        delays |= sampled([1000, 80_000, 150_001, max_delay])
     return delays
 
 
@@ -279,7 +297,7 @@ def _fan_out_workflow(
     doc_steps = []
     edges: list[dict[str, Any]] = []
     for k, step_id in enumerate(ids):
-        step = draw(steps(step_id, presentation=False))
+        step = draw(_runnable_step(step_id))
         if isinstance(step.get("retry"), dict):
             step["retry"]["maxAttempts"] = min(step["retry"]["maxAttempts"], 3)
             delays = _retry_delays(max_delay)
@@ -292,14 +310,13 @@ def _fan_out_workflow(
             if draw(_S0):
                 step["with"] = with_blocks(draw, ids)
             else:
-                other = draw(st.sampled_from(ids))
+                other = draw(sampled(ids))
                 step["with"] = {"seen": {"$": f"steps.{other}.output"}}
         if controls and draw(_S15) == 0:
-            step = draw(control_steps(step_id, ids))
+            step = draw(_control_step(step_id, tuple(ids)))
         doc_steps.append(step)
         if k:
-            earlier = st.sampled_from(ids[:k])
-            sources = draw(st.lists(earlier, min_size=1, max_size=2, unique=True))
+            sources = draw(_sources(tuple(ids[:k])))
             for source in sources:
                 edge: dict[str, Any] = {"from": source, "to": step_id}
                 if draw(_S16) == 0:
@@ -347,6 +364,27 @@ def _block_reads_upstream(doc_steps: list[dict[str, Any]], edges: list[dict[str,
                 del inner["with"]
 
 
+_RETRY_POLICIES = retry_policies()
+
+
+@functools.lru_cache(maxsize=4096)
+def _runnable_step(step_id: str) -> st.SearchStrategy[dict[str, Any]]:
+    """``steps(step_id, presentation=False)``, built once per id (see ``_sources``)."""
+    return steps(step_id, presentation=False)
+
+
+@functools.lru_cache(maxsize=4096)
+def _control_step(step_id: str, ids: tuple[str, ...]) -> st.SearchStrategy[dict[str, Any]]:
+    """``control_steps(step_id, ids)``, built once per id and ids (see ``_sources``)."""
+    return control_steps(step_id, list(ids))
+
+
+@functools.lru_cache(maxsize=64)
+def _engine_workflows(max_steps: int) -> st.SearchStrategy[dict[str, Any]]:
+    """The fan-out graphs of ``engine_cases``, with controls and delays near the ceiling."""
+    return parallel_workflows(max_steps=max_steps, controls=True, max_delay=200_000)
+
+
 def parallel_workflows(
     max_steps: int = 6, controls: bool = False, max_delay: int = 3
 ) -> st.SearchStrategy[dict[str, Any]]:
@@ -373,6 +411,7 @@ meta_reports = st.sampled_from(
         "not an object",
     ]
 )
+_META_REPORTS = st.lists(meta_reports, min_size=1, max_size=2)  # an attempt's reports
 
 
 @st.composite
@@ -393,7 +432,7 @@ def engine_scenarios(draw: st.DrawFn, document: dict[str, Any]) -> dict[str, Any
     for script in scenario["steps"].values():
         for attempt in script["attempts"]:
             if draw(_S16) == 0:
-                attempt["meta"] = draw(st.lists(meta_reports, min_size=1, max_size=2))
+                attempt["meta"] = draw(_META_REPORTS)
     scenario["default"] = {"output": draw(_S17)}
     return scenario
 
@@ -641,7 +680,7 @@ def _parallel_siblings(draw: st.DrawFn) -> tuple[dict[str, Any], dict[str, Any],
     drain lets the in-flight sibling finish (W6W-FAN-9).
     """
     names = ["r", "a", "b"]
-    on_error = draw(st.sampled_from([None, None, "continue", "continue-record"]))
+    on_error = draw(sampled([None, None, "continue", "continue-record"]))
     document_steps = [_app_step("r", fanOut="parallel")]
     for name in names[1:]:
         step = _app_step(name)
@@ -679,7 +718,7 @@ def _retry_ladder(draw: st.DrawFn) -> tuple[dict[str, Any], dict[str, Any], list
     marked retryable; every computed wait is capped at 300000 ms.
     """
     backoff = draw(_S12)
-    delay = draw(st.sampled_from([0, 1000, 80_000, 150_001, 299_999, 300_001]))
+    delay = draw(sampled([0, 1000, 80_000, 150_001, 299_999, 300_001]))
     attempts = draw(st.integers(2, 4))
     step = _app_step("s", retry={"maxAttempts": attempts, "backoff": backoff, "delayMs": delay})
     error = {
@@ -870,6 +909,7 @@ def _controls(draw: st.DrawFn) -> tuple[dict[str, Any], dict[str, Any], list[int
 W6W_SHAPES = (_parallel_siblings, _retry_ladder, _expressions, _controls)
 _S20 = st.integers(0, 4)
 _TIMING_SHAPES = st.sampled_from(W6W_SHAPES[:2])
+_SHAPE_CASES = {shape: shape() for shape in W6W_SHAPES}  # each shape's strategy, built once
 
 
 @st.composite
@@ -894,11 +934,11 @@ def engine_cases(
     kind = draw(_S20)
     if kind <= 2:
         shape = draw(_TIMING_SHAPES) if kind == 0 else _expressions if kind == 1 else _controls
-        document, scenario, schedule = draw(shape())
+        document, scenario, schedule = draw(_SHAPE_CASES[shape])
         scenario["default"] = {"output": draw(_S17)}
         schedule += draw(_S18)
     else:
-        document = draw(parallel_workflows(max_steps=max_steps, controls=True, max_delay=200_000))
+        document = draw(_engine_workflows(max_steps))
         scenario = draw(engine_scenarios(document))
         schedule = draw(_S18)
     case: dict[str, Any] = {"document": document, "scenario": scenario, "schedule": schedule}
@@ -915,7 +955,7 @@ def engine_cases(
     elif draw(_S15) == 0:
         # Replay the model's reference run, whole or from a step (RFC "Replay").
         ids = [step["id"] for step in document["steps"]]
-        case["replay"] = {"from": draw(st.none() | st.sampled_from(ids))}
+        case["replay"] = {"from": draw(_replayed(tuple(ids)))}
     # The run-level handler (Amendment 2026-08-21) in about a quarter of the cases: the
     # whole graph retried once more after a backoff, and/or a failed run continued with a
     # null output (W6W-RUNERR-2/4/5).  Not reroute: no message delivers its target's result
@@ -1075,7 +1115,7 @@ def call_cases(draw: st.DrawFn) -> dict[str, Any]:
     plain = [k for k, s in enumerate(steps) if (s.get("uses") or {}).get("app") == "demo"]
     if not plain:
         return case
-    k = draw(st.sampled_from(plain))
+    k = draw(sampled(plain))
     step = steps[k]
     scenario.get("steps", {}).pop(step["id"], None)
     kept = {key: step[key] for key in ("id", "fanOut", "onError") if key in step}
@@ -1188,10 +1228,10 @@ def _jl_rule(draw: st.DrawFn, depth: int = 1, kinds: st.SearchStrategy[int] = _J
         words = [draw(_JL_WORDS), draw(_JL_WORDS)]
         return {"cat": {"merge": [[w] for w in words]} if draw(_S0) else words}
     if kind == 7:
-        return {draw(st.sampled_from(["max", "min"])): numbers(1, 3)}
+        return {draw(sampled(["max", "min"])): numbers(1, 3)}
     if kind == 8:
         return {"merge": [numbers(1, 2), draw(_JL_NUMBERS)]}
-    condition = draw(_jl_rule(0, kinds=st.sampled_from([4, 5])))
+    condition = draw(_jl_rule(0, kinds=sampled([4, 5])))
     return {"if": [condition, draw(_JL_WORDS), draw(_jl_number(0))]}
 
 

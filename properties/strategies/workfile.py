@@ -18,6 +18,8 @@ from typing import Any
 import attrs
 from hypothesis import strategies as st
 
+from wforacle.properties.strategies.sampled import sampled
+
 JSON = Any
 ACTIONS = ("crm.lookup", "crm.create", "mail.send")
 
@@ -39,8 +41,8 @@ def _ref(draw: st.DrawFn, visible: list[str]) -> str:
     and WF-SUPP-6 (references in every branch, operand and filter argument).
     """
     if not visible or draw(st.integers(0, 4)) == 0:
-        return draw(st.sampled_from(["plain", "{{ inputs.q }}", "{{ run.dry_run }}"]))
-    name = draw(st.sampled_from(visible))
+        return draw(sampled(["plain", "{{ inputs.q }}", "{{ run.dry_run }}"]))
+    name = draw(sampled(visible))
     form = draw(st.integers(0, 3))
     if form == 0:
         return f"{{{{ {name} }}}}"
@@ -57,13 +59,11 @@ def _step_list(draw: st.DrawFn, names: _Names, visible: list[str], depth: int) -
     for _ in range(draw(st.integers(1 if depth == 0 else 0, 4 if depth == 0 else 2))):
         step_id = names.fresh()
         kind = draw(
-            st.sampled_from(
-                ["action"] * 4 + (["for_each", "parallel", "choose"] if depth < 2 else [])
-            )
+            sampled(["action"] * 4 + (["for_each", "parallel", "choose"] if depth < 2 else []))
         )
         declaration: dict[str, JSON]
         if kind == "action":
-            declaration = {draw(st.sampled_from(ACTIONS)): {"x": _ref(draw, scope)}}
+            declaration = {draw(sampled(ACTIONS)): {"x": _ref(draw, scope)}}
         elif kind == "for_each":
             variable = f"v{step_id}"
             declaration = {
@@ -71,7 +71,7 @@ def _step_list(draw: st.DrawFn, names: _Names, visible: list[str], depth: int) -
                     "items": _ref(draw, scope),
                     "as": variable,
                     "steps": _step_list(draw, names, [*scope, variable], depth + 1),
-                    "on_iteration_fail": draw(st.sampled_from(["fail_fast", "continue"])),
+                    "on_iteration_fail": draw(sampled(["fail_fast", "continue"])),
                 }
             }
         elif kind == "parallel":
@@ -106,7 +106,7 @@ def _step_list(draw: st.DrawFn, names: _Names, visible: list[str], depth: int) -
                 "attempts": draw(st.integers(1, 4)),
             }
         if draw(st.integers(0, 3)) == 0:
-            declaration["on_fail"] = draw(st.sampled_from(["abort", "continue"]))
+            declaration["on_fail"] = draw(sampled(["abort", "continue"]))
         steps.append({step_id: declaration})
         scope.append(step_id)
     return steps
@@ -146,7 +146,7 @@ def mutants(draw: st.DrawFn) -> tuple[JSON, str, str]:
     steps = document["steps"]
     first_id = next(iter(steps[0]))
     first = steps[0][first_id]
-    mutation = draw(st.sampled_from(MUTATIONS))
+    mutation = draw(sampled(MUTATIONS))
     if mutation == "unknown_root_key":
         document["colour"] = "red"
         return document, mutation, "document.unknown_key"
@@ -164,15 +164,11 @@ def mutants(draw: st.DrawFn) -> tuple[JSON, str, str]:
         steps.append({"reader": {"crm.lookup": {"x": "{{ nowhere.id }}"}}})
         return document, mutation, "document.reference"
     if mutation == "bad_duration":
-        first["timeout"] = draw(st.sampled_from(["30", "1s1h", "soon", "1.5s"]))
+        first["timeout"] = draw(sampled(["30", "1s1h", "soon", "1.5s"]))
         return document, mutation, "document.duration"
     if mutation == "bad_expression":
         steps.append(
-            {
-                "broken": {
-                    "crm.lookup": {"x": draw(st.sampled_from(["{{ a. }}", "{{ a +", "{{ | f }}"]))}
-                }
-            }
+            {"broken": {"crm.lookup": {"x": draw(sampled(["{{ a. }}", "{{ a +", "{{ | f }}"]))}}}
         )
         return document, mutation, "document.expression"
     first["chat.post"] = {}  # a second body
@@ -187,21 +183,19 @@ _CODES = st.sampled_from(["busy", "gone", "denied", "lost", "conflict"])
 @st.composite
 def manifests(draw: st.DrawFn) -> JSON:
     """A valid connector manifest (JSON data): actions with effects, idempotency, errors."""
-    connector = draw(st.sampled_from(["crm", "mail", "chat"]))
+    connector = draw(sampled(["crm", "mail", "chat"]))
     actions: dict[str, JSON] = {}
-    for name in draw(
-        st.lists(st.sampled_from(["create", "lookup", "send"]), min_size=1, unique=True)
-    ):
-        action: dict[str, JSON] = {"effects": draw(st.sampled_from(["read", "write"]))}
+    for name in draw(st.lists(sampled(["create", "lookup", "send"]), min_size=1, unique=True)):
+        action: dict[str, JSON] = {"effects": draw(sampled(["read", "write"]))}
         if draw(st.booleans()):
-            action["idempotency"] = draw(st.sampled_from(["none", "inherent", "keyed"]))
+            action["idempotency"] = draw(sampled(["none", "inherent", "keyed"]))
         if action["effects"] == "write" and draw(st.booleans()):
             action["dry_run"] = "delegate"
         if draw(st.booleans()):
-            action["output"] = {"type": draw(st.sampled_from(["object", "string", "json"]))}
+            action["output"] = {"type": draw(sampled(["object", "string", "json"]))}
         errors: dict[str, str] = {}
         for code in draw(st.lists(_CODES, max_size=3, unique=True)):
-            errors[f"{connector}.{code}"] = draw(st.sampled_from(["retryable", "fatal", "unknown"]))
+            errors[f"{connector}.{code}"] = draw(sampled(["retryable", "fatal", "unknown"]))
         if draw(st.booleans()):
             errors[f"{connector}.transient.*"] = "retryable"
         if draw(st.booleans()):
@@ -225,12 +219,12 @@ def manifest_mutants(draw: st.DrawFn) -> tuple[JSON, str, str]:
     """A valid manifest broken in one way: (manifest, mutation, the code it must give)."""
     manifest = draw(manifests())
     action = next(iter(manifest["actions"].values()))
-    mutation = draw(st.sampled_from(MANIFEST_MUTATIONS))
+    mutation = draw(sampled(MANIFEST_MUTATIONS))
     if mutation == "unknown_key":
         action["retries"] = 3
         return manifest, mutation, "manifest.unknown_key"
     if mutation == "reserved_code":  # WF-CLASS-7: no reclassification of a reserved code
-        action["errors"][draw(st.sampled_from(["timeout", "invalid_output"]))] = "retryable"
+        action["errors"][draw(sampled(["timeout", "invalid_output"]))] = "retryable"
         return manifest, mutation, "manifest.reserved"
     if mutation == "standard_namespace":
         action["errors"]["flow.action_ambiguous"] = "retryable"

@@ -40,6 +40,7 @@ from wforacle.model.workfile.expr import (
     parse,
     unparse,
 )
+from wforacle.properties.strategies.sampled import sampled
 
 JSON = Any
 
@@ -84,9 +85,9 @@ def _expression(draw: st.DrawFn, kind: str, depth: int) -> Expr:
             leaves += ['["a", 1]', "[]", "[1, 2.5, null]"]
         if kind == "object":
             leaves += ['{a: 1, "b c": [true]}', "{}"]
-        return _leaf(draw(st.sampled_from(leaves)))
+        return _leaf(draw(sampled(leaves)))
     # Now and then an operand of a kind the operator does not take: the fault is observed.
-    operand = kind if draw(st.integers(0, 11)) else draw(st.sampled_from(KINDS))
+    operand = kind if draw(st.integers(0, 11)) else draw(sampled(KINDS))
     sub = depth - 1
 
     def drawn(of: str) -> Expr:
@@ -99,19 +100,19 @@ def _expression(draw: st.DrawFn, kind: str, depth: int) -> Expr:
         if choice == 1:
             return Minus(drawn(operand))
         if choice == 2:
-            return Filter("length", drawn(draw(st.sampled_from(("string", "list", "object")))))
-        op = draw(st.sampled_from(("+", "-", "*", "/", "%")))
+            return Filter("length", drawn(draw(sampled(("string", "list", "object")))))
+        op = draw(sampled(("+", "-", "*", "/", "%")))
         return Binary(op, drawn(operand), drawn("number"))
     if kind == "string":
         if choice == 1:
             return Binary("+", drawn(operand), drawn("string"))
         if choice == 2:
-            name = draw(st.sampled_from(("string", "json")))
-            return Filter(name, drawn(draw(st.sampled_from(KINDS))))
+            name = draw(sampled(("string", "json")))
+            return Filter(name, drawn(draw(sampled(KINDS))))
         if choice == 3:
-            return Filter(draw(st.sampled_from(("lower", "upper"))), drawn(operand))
+            return Filter(draw(sampled(("lower", "upper"))), drawn(operand))
         if choice == 4:
-            separator = _leaf(draw(st.sampled_from(('"-"', "', '", '""'))))
+            separator = _leaf(draw(sampled(('"-"', "', '", '""'))))
             return Filter("join", _leaf("src.tags"), (separator,))
         return Filter("default", drawn("null"), (drawn("string"),))
     if kind == "boolean":
@@ -120,25 +121,25 @@ def _expression(draw: st.DrawFn, kind: str, depth: int) -> Expr:
         if choice == 2:
             # Now and then a right operand of another kind: short-circuit evaluation never
             # reads it where the left decides (a stranger's eager and/or went unfound).
-            right = "boolean" if draw(st.integers(0, 2)) else draw(st.sampled_from(KINDS))
-            return Bool(draw(st.sampled_from(("and", "or"))), drawn(operand), drawn(right))
+            right = "boolean" if draw(st.integers(0, 2)) else draw(sampled(KINDS))
+            return Bool(draw(sampled(("and", "or"))), drawn(operand), drawn(right))
         if choice == 3:
-            op = draw(st.sampled_from(("<", "<=", ">", ">=")))
-            compared = draw(st.sampled_from(("number", "string")))
+            op = draw(sampled(("<", "<=", ">", ">=")))
+            compared = draw(sampled(("number", "string")))
             return Binary(op, drawn(compared), drawn(compared))
         if choice == 4:
-            container = draw(st.sampled_from(("list", "string", "object")))
-            element = "string" if container != "list" else draw(st.sampled_from(KINDS))
+            container = draw(sampled(("list", "string", "object")))
+            element = "string" if container != "list" else draw(sampled(KINDS))
             return Binary("in", drawn(element), drawn(container))
-        op = draw(st.sampled_from(("==", "!=")))
-        compared = draw(st.sampled_from(KINDS))
+        op = draw(sampled(("==", "!=")))
+        compared = draw(sampled(KINDS))
         return Binary(op, drawn(compared), drawn(compared))
     if kind == "list":
         if choice == 1:
             return Binary("+", drawn(operand), drawn("list"))
         return Filter("keys", drawn("object"))
     if kind == "null":
-        return Index(drawn("list"), _leaf(draw(st.sampled_from(("5", "-9")))))
+        return Index(drawn("list"), _leaf(draw(sampled(("5", "-9")))))
     return Index(_leaf("src"), _leaf('"m"'))  # an object read through a literal index
 
 
@@ -150,13 +151,13 @@ def expression(draw: st.DrawFn, kind: str | None = None, depth: int = 3) -> str:
     reads both alike).
     """
     if kind is None:
-        kind = draw(st.sampled_from(KINDS))
+        kind = draw(sampled(KINDS))
     tree = _expression(draw, kind, depth)
     extra: frozenset[int] = frozenset()
     if draw(st.integers(0, 3)) == 0:
         inner = [t for t in _subtrees(tree) if t is not tree and operands(t)]
         if inner:
-            extra = frozenset({id(draw(st.sampled_from(inner)))})
+            extra = frozenset({id(draw(sampled(inner)))})
     printed = unparse(tree, extra)
     if draw(st.integers(0, 3)) == 0:
         # Single quotes now and then (unparse writes double): a literal holds no quote.
@@ -200,14 +201,12 @@ def probes(draw: st.DrawFn, fresh: Any) -> tuple[list[JSON], dict[str, JSON]]:
     if construct == 0:  # a route on a number or a string, keys as written in YAML
         # Half the subjects are values the keys spell (7, 1, 2.5, "Ab"): a quoted key
         # meets the number it spells (A-174), an unquoted one a float equal to it.
-        subject = draw(
-            st.sampled_from(("src.n", "inputs.k + 1", "src.f + 1", "src.id", None, None, None))
-        )
+        subject = draw(sampled(("src.n", "inputs.k + 1", "src.f + 1", "src.id", None, None, None)))
         if subject is None:
-            subject = text(draw(st.sampled_from(("number", "string"))))
+            subject = text(draw(sampled(("number", "string"))))
         keys = draw(
             st.lists(
-                st.sampled_from((1, "1", 2, 7, "7", 2.5, "2.5", 1.0, "Ab", "a")),
+                sampled((1, "1", 2, 7, "7", 2.5, "2.5", 1.0, "Ab", "a")),
                 min_size=2,
                 max_size=3,
                 unique_by=lambda key: key if isinstance(key, str) else json.dumps(key),
@@ -222,9 +221,7 @@ def probes(draw: st.DrawFn, fresh: Any) -> tuple[list[JSON], dict[str, JSON]]:
     elif construct == 1:  # a render: a template over its with projection
         projection = {"a": f"{{{{ {text()} }}}}", "b": f"{{{{ {text()} }}}}"}
         # Half the templates are one marker: its value, of any kind, written as text (A-173).
-        template = draw(
-            st.sampled_from(("{{ a }}", "{{ b }}", "{{ a }}/{{ b }}", "[{{ b | json }}]"))
-        )
+        template = draw(sampled(("{{ a }}", "{{ b }}", "{{ a }}/{{ b }}", "[{{ b | json }}]")))
         rendered = fresh()
         render = {"wf.render": {"template": template, "with": projection}, "on_fail": "continue"}
         steps.append({rendered: render})

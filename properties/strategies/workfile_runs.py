@@ -26,6 +26,7 @@ import yaml
 from hypothesis import strategies as st
 
 from wforacle.model.workfile.yamlsafe import write
+from wforacle.properties.strategies.sampled import sampled
 from wforacle.properties.strategies.workfile_expressions import probes
 
 JSON = Any
@@ -102,7 +103,7 @@ def _args(draw: st.DrawFn, visible: list[str], extra: list[str]) -> dict[str, JS
     # A reference that faults when the step it reads did not succeed (WF-STEP-7).
     sources += [f"{{{{ {name}.n + 1 }}}}" for name in visible]
     if sources and draw(st.booleans()) is True:
-        args["ref"] = draw(st.sampled_from(sources))
+        args["ref"] = draw(sampled(sources))
     return args
 
 
@@ -115,29 +116,27 @@ def _action(
     extra: list[str],
     handlers: bool = True,
 ) -> dict[str, JSON]:
-    action = draw(st.sampled_from(ACTIONS))
+    action = draw(sampled(ACTIONS))
     body: dict[str, JSON] = {f"svc.{action}": _args(draw, visible, extra)}
     b.actions.append(path)
     if draw(st.integers(0, 4)) < 2:
-        policy = draw(st.sampled_from(("none", "fixed", "exponential")))
+        policy = draw(sampled(("none", "fixed", "exponential")))
         retry: dict[str, JSON] = {"policy": policy, "attempts": draw(st.integers(1, 3))}
         if policy != "none":
-            initial = draw(st.sampled_from(DURATIONS[1:4]))
+            initial = draw(sampled(DURATIONS[1:4]))
             retry["initial"] = initial
             if draw(st.booleans()):
-                retry["max"] = draw(st.sampled_from(("2s", "3s", "5s")))
+                retry["max"] = draw(sampled(("2s", "3s", "5s")))
         if draw(st.booleans()):
             retry["honor_retry_after"] = True
         body["retry"] = retry
     if draw(st.integers(0, 3)) == 0:
-        body["on_fail"] = draw(st.sampled_from(("abort", "continue")))
+        body["on_fail"] = draw(sampled(("abort", "continue")))
     if draw(st.integers(0, 2)) == 0:
-        body["on_unknown"] = draw(st.sampled_from(("abort", "fail")))
+        body["on_unknown"] = draw(sampled(("abort", "fail")))
     if handlers and draw(st.integers(0, 2)) == 0:
         catch: dict[str, JSON] = {}
-        for pattern in draw(
-            st.lists(st.sampled_from(PATTERNS), min_size=1, max_size=2, unique=True)
-        ):
+        for pattern in draw(st.lists(sampled(PATTERNS), min_size=1, max_size=2, unique=True)):
             inner = b.fresh()
             handler_steps = [
                 {
@@ -155,9 +154,7 @@ def _action(
             handler: dict[str, JSON] = {"steps": handler_steps}
             if action == "fetch" or draw(st.booleans()):
                 handler["result"] = draw(
-                    st.sampled_from(
-                        ({"recovered": True}, f"{{{{ {inner} }}}}", "{{ error }}", "text")
-                    )
+                    sampled(({"recovered": True}, f"{{{{ {inner} }}}}", "{{ error }}", "text"))
                 )
             catch[pattern] = handler
         body["catch"] = catch
@@ -165,7 +162,7 @@ def _action(
         guards = ["{{ inputs.flag }}", "{{ not inputs.flag }}"]
         guards += [f"{{{{ {name} == null }}}}" for name in visible]
         guards += [f"{{{{ {name}.id }}}}" for name in visible]  # not a boolean: a fault
-        body["when"] = draw(st.sampled_from(guards))
+        body["when"] = draw(sampled(guards))
     return body
 
 
@@ -181,7 +178,7 @@ def _steps(
         kinds = ["action"] * 5 + ["stop", "fail", "wait"]
         if depth < 2:
             kinds += ["for_each", "parallel", "choose", "repeat"]
-        kind = draw(st.sampled_from(kinds))
+        kind = draw(sampled(kinds))
         body: dict[str, JSON]
         if kind == "action":
             body = _action(draw, b, step_id, path, scope, extra)
@@ -190,7 +187,7 @@ def _steps(
         elif kind == "fail":
             body = {"wf.fail": {"code": "app.refused", "reason": "no"}}
         elif kind == "wait":
-            body = {"wf.wait": {"for": draw(st.sampled_from(DURATIONS))}}
+            body = {"wf.wait": {"for": draw(sampled(DURATIONS))}}
         elif kind == "for_each":
             spec: dict[str, JSON] = {
                 "items": draw(st.lists(st.integers(0, 9), max_size=3)),
@@ -230,12 +227,12 @@ def _steps(
             body = {
                 "wf.repeat": {
                     "steps": inner,
-                    "until": draw(st.sampled_from((until, "{{ true }}"))),
+                    "until": draw(sampled((until, "{{ true }}"))),
                     "max_iterations": draw(st.integers(1, 3)),
                 }
             }
         if kind not in ("action", "stop", "fail") and draw(st.integers(0, 4)) == 0:
-            body["on_fail"] = draw(st.sampled_from(("abort", "continue")))
+            body["on_fail"] = draw(sampled(("abort", "continue")))
         steps.append({step_id: body})
         if kind == "action":
             scope.append(step_id)
@@ -244,10 +241,10 @@ def _steps(
 
 def _result(draw: st.DrawFn) -> JSON:
     if draw(st.integers(0, 2)) == 0:
-        return {"output": {"id": draw(st.sampled_from(("x", "y"))), "n": draw(st.integers(0, 2))}}
-    result: dict[str, JSON] = {"error": draw(st.sampled_from(CODES))}
+        return {"output": {"id": draw(sampled(("x", "y"))), "n": draw(st.integers(0, 2))}}
+    result: dict[str, JSON] = {"error": draw(sampled(CODES))}
     if draw(st.integers(0, 3)) == 0:
-        result["retryAfterMs"] = draw(st.sampled_from((0, 500, 2500, 10_000)))
+        result["retryAfterMs"] = draw(sampled((0, 500, 2500, 10_000)))
     if draw(st.integers(0, 5)) == 0:
         result["details"] = {"status": draw(st.integers(400, 599))}
     return result
@@ -259,7 +256,7 @@ def _precedence(draw: st.DrawFn, b: _Builder) -> list[JSON]:
     WF-CODE-1/2: exact over prefix, the longest prefix, prefix over HTTP status.
     """
     general, precise, code = draw(
-        st.sampled_from(
+        sampled(
             (
                 ("svc.*", "svc.rate.*", "svc.rate.limit"),
                 ("svc.rate.*", "svc.rate.hard", "svc.rate.hard"),
@@ -294,7 +291,7 @@ def _own_fault(draw: st.DrawFn, b: _Builder) -> list[JSON]:
     else:
         body["svc.send"]["n"] = f"{{{{ {first}.n + 1 }}}}"
     body["catch"] = {
-        draw(st.sampled_from(("expression.*", "expression.type"))): {
+        draw(sampled(("expression.*", "expression.type"))): {
             "steps": [{b.fresh(): {"svc.get": {}}}]
         }
     }
@@ -310,27 +307,27 @@ def _retry_delays(draw: st.DrawFn, b: _Builder) -> list[JSON]:
     """
     step = b.fresh()
     b.actions.append(step)
-    policy = draw(st.sampled_from(("none", "fixed", "exponential", "exponential")))
+    policy = draw(sampled(("none", "fixed", "exponential", "exponential")))
     retry: dict[str, JSON] = {"policy": policy, "attempts": draw(st.integers(2, 4))}
     if policy != "none":
-        retry["initial"] = draw(st.sampled_from(("100ms", "1s")))
+        retry["initial"] = draw(sampled(("100ms", "1s")))
     server = draw(st.booleans())
     if server or draw(st.booleans()):
-        retry["max"] = draw(st.sampled_from(("2s", "3s")))
+        retry["max"] = draw(sampled(("2s", "3s")))
     if server:
         retry["honor_retry_after"] = True
     retryable = ("svc.busy", "svc.rate.limit", "http.503")
-    first: dict[str, JSON] = {"error": draw(st.sampled_from(retryable))}
+    first: dict[str, JSON] = {"error": draw(sampled(retryable))}
     if server:
-        first["retryAfterMs"] = draw(st.sampled_from((2500, 10_000)))
+        first["retryAfterMs"] = draw(sampled((2500, 10_000)))
     results = [first]
     for _ in range(draw(st.integers(0, 2))):
-        result: dict[str, JSON] = {"error": draw(st.sampled_from(CODES))}
+        result: dict[str, JSON] = {"error": draw(sampled(CODES))}
         if draw(st.booleans()):
-            result["retryAfterMs"] = draw(st.sampled_from((500, 2500, 10_000)))
+            result["retryAfterMs"] = draw(sampled((500, 2500, 10_000)))
         results.append(result)
     b.scripts[step] = results
-    return [{step: {f"svc.{draw(st.sampled_from(ACTIONS))}": {"k": 1}, "retry": retry}}]
+    return [{step: {f"svc.{draw(sampled(ACTIONS))}": {"k": 1}, "retry": retry}}]
 
 
 def _ambiguous(draw: st.DrawFn, b: _Builder) -> list[JSON]:
@@ -340,12 +337,12 @@ def _ambiguous(draw: st.DrawFn, b: _Builder) -> list[JSON]:
     catch, on_fail and the iteration policy.
     """
     inner = b.fresh()
-    action = draw(st.sampled_from(("get", "put", "send")))
+    action = draw(sampled(("get", "put", "send")))
     body: dict[str, JSON] = {
         f"svc.{action}": {"k": 1},
         "retry": {"policy": "none", "attempts": draw(st.integers(1, 3))},
     }
-    unknown = draw(st.sampled_from((None, "abort", "fail", "fail")))  # None: the default abort
+    unknown = draw(sampled((None, "abort", "fail", "fail")))  # None: the default abort
     if unknown is not None:
         body["on_unknown"] = unknown
     if draw(st.booleans()):
@@ -357,7 +354,7 @@ def _ambiguous(draw: st.DrawFn, b: _Builder) -> list[JSON]:
     b.actions.append(path)
     b.scripts[path] = [
         {"error": "svc.lost"},
-        draw(st.sampled_from(({"output": {"id": 1}}, {"error": "svc.lost"}))),
+        draw(sampled(({"output": {"id": 1}}, {"error": "svc.lost"}))),
     ]
     return [
         {
@@ -432,8 +429,8 @@ def _dry_dependencies(draw: st.DrawFn, b: _Builder) -> list[JSON]:
     (WF-DRY-4..11, WF-SUPP-3..21, WF-PART-1..3).
     """
     writes = ("send", "put", "notify")
-    w = f"svc.{draw(st.sampled_from(writes))}"
-    x = f"svc.{draw(st.sampled_from(('send', 'put')))}"  # withheld in a dry run
+    w = f"svc.{draw(sampled(writes))}"
+    x = f"svc.{draw(sampled(('send', 'put')))}"  # withheld in a dry run
     steps: list[JSON] = [
         {"w": {w: {"k": 1}}},
         {"r": {"svc.get": {"k": 2}}},
@@ -466,9 +463,9 @@ def _dry_dependencies(draw: st.DrawFn, b: _Builder) -> list[JSON]:
         steps.append({"g": {"svc.get": {}, "catch": {"svc.fatal": handler}}})
         b.actions.extend(("g", "g.(catch).h"))
         b.scripts["g"] = [{"error": "svc.fatal"}]
-    indexed = draw(st.sampled_from(INDEXED))  # a literal or computed index into each
-    unevaluated = draw(st.sampled_from(UNEVALUATED))  # a reference evaluation would not read
-    for consumer in [indexed, unevaluated, *draw(st.lists(st.sampled_from(CONSUMERS), max_size=1))]:
+    indexed = draw(sampled(INDEXED))  # a literal or computed index into each
+    unevaluated = draw(sampled(UNEVALUATED))  # a reference evaluation would not read
+    for consumer in [indexed, unevaluated, *draw(st.lists(sampled(CONSUMERS), max_size=1))]:
         step = b.fresh()
         b.actions.append(step)
         steps.append({step: {"svc.get": {"v": consumer}}})
@@ -498,12 +495,12 @@ CALL_PATTERNS = (
 
 def _child(draw: st.DrawFn) -> dict[str, JSON]:
     """A child workflow: a write and a read whose ids are its outputs, then maybe an ending."""
-    write = draw(st.sampled_from(("send", "put", "notify")))
+    write = draw(sampled(("send", "put", "notify")))
     a: dict[str, JSON] = {f"svc.{write}": {"n": "{{ inputs.n }}"}}
     if draw(st.booleans()):
-        a["on_unknown"] = draw(st.sampled_from(("abort", "fail")))
+        a["on_unknown"] = draw(sampled(("abort", "fail")))
     steps: list[JSON] = [{"a": a}, {"b": {"svc.get": {}}}]
-    ending = draw(st.sampled_from(CHILD_ENDINGS))
+    ending = draw(sampled(CHILD_ENDINGS))
     if ending is not None:
         steps.append(ending)
     return {
@@ -543,9 +540,9 @@ def _child_runs(draw: st.DrawFn, b: _Builder) -> list[JSON]:
             "outputs": {"x": "{{ inner.x }}", "y": "{{ inner.y }}"},
         }
         callee, prefix = "middle", f"{at}.(run).inner.(run)."
-    n = draw(st.sampled_from((1, 1, 1, "one")))  # "one": the callee's input contract rejects it
+    n = draw(sampled((1, 1, 1, "one")))  # "one": the callee's input contract rejects it
     call: dict[str, JSON] = {"wf.call": {"workflow": callee, "inputs": {"n": n}}}
-    patterns = draw(st.lists(st.sampled_from(CALL_PATTERNS), max_size=2, unique=True))
+    patterns = draw(st.lists(sampled(CALL_PATTERNS), max_size=2, unique=True))
     if n == "one" and "input.type" not in patterns and draw(st.booleans()):
         patterns.append("input.type")  # WF-CATCH-16: a handler the mismatch must not reach
     if patterns:  # a handler with a step or none (WF-CATCH-21: it runs after the child)
@@ -554,9 +551,7 @@ def _child_runs(draw: st.DrawFn, b: _Builder) -> list[JSON]:
                 "steps": [{"h": {"svc.get": {}}}] if draw(st.booleans()) else [],
                 # Not an object: the replacement breaks the call's contract (WF-CATCH-6).
                 "result": draw(
-                    st.sampled_from(
-                        ({"x": "{{ error.code }}", "y": None},) * 3 + ("{{ error.code }}",)
-                    )
+                    sampled(({"x": "{{ error.code }}", "y": None},) * 3 + ("{{ error.code }}",))
                 ),
             }
             for pattern in patterns
@@ -565,9 +560,7 @@ def _child_runs(draw: st.DrawFn, b: _Builder) -> list[JSON]:
             b.scripts[f"{at}.(catch).h"] = [{"error": "svc.fatal"}]
     if draw(st.booleans()):
         call["on_fail"] = "continue"
-    interrupt = (
-        None if b.dry else draw(st.sampled_from(("expire", "cancelChild", "cancelChild", None)))
-    )
+    interrupt = None if b.dry else draw(sampled(("expire", "cancelChild", "cancelChild", None)))
     if interrupt == "expire":
         call["timeout"] = "5s"
     if interrupt is not None:  # while the child's first or second attempt is outstanding
@@ -575,10 +568,8 @@ def _child_runs(draw: st.DrawFn, b: _Builder) -> list[JSON]:
     for step in ("a", "b", "g"):
         b.actions.append(prefix + step)
     if not b.dry and draw(st.integers(0, 3)) > 0:  # a withheld write has no attempt
-        b.scripts[prefix + "a"] = [
-            draw(st.sampled_from(({"error": "svc.lost"}, {"error": "svc.fatal"})))
-        ]
-    after = {"after": {"svc.get": {"seen": draw(st.sampled_from(("{{ c.x }}", "{{ c.y }}")))}}}
+        b.scripts[prefix + "a"] = [draw(sampled(({"error": "svc.lost"}, {"error": "svc.fatal"})))]
+    after = {"after": {"svc.get": {"seen": draw(sampled(("{{ c.x }}", "{{ c.y }}")))}}}
     b.actions.append("after")
     if wrapped:
         b.actions.append("par.r.o")
@@ -601,16 +592,16 @@ def _timeouts(draw: st.DrawFn, b: _Builder) -> list[JSON]:
     its late response ignored (WF-LATE-3, WF-LATE-5); a composite timeout's
     Internal Work Cancellation (WF-IWC-1/3) and a late timer (WF-LATE-2).
     """
-    action = draw(st.sampled_from(("get", "put", "send")))
+    action = draw(sampled(("get", "put", "send")))
     timed: dict[str, JSON] = {f"svc.{action}": {"k": 1}, "timeout": "1s"}
     timed["retry"] = {"policy": "fixed", "initial": "100ms", "attempts": draw(st.integers(1, 3))}
     if draw(st.booleans()):
         timed["on_unknown"] = "fail"
         timed["on_fail"] = "continue"
-    late = draw(st.sampled_from(({"output": {"id": "late"}},) * 3 + ({"error": "svc.fatal"},)))
+    late = draw(sampled(({"output": {"id": "late"}},) * 3 + ({"error": "svc.fatal"},)))
     b.actions.append("t")
     b.scripts["t"] = [{"timeout": True, "late": late}, {"output": {"id": "fresh"}}]
-    construct = draw(st.sampled_from(("parallel", "for_each")))
+    construct = draw(sampled(("parallel", "for_each")))
     if construct == "parallel":
         body: dict[str, JSON] = {
             "wf.parallel": {
@@ -653,7 +644,7 @@ def workfile_cases(draw: st.DrawFn) -> dict[str, JSON]:
     that a random document rarely reaches; the rest are drawn as a tree.
     """
     b = _Builder()
-    shape = draw(st.sampled_from(DRAWN)) if draw(st.integers(0, 2)) == 0 else None
+    shape = draw(sampled(DRAWN)) if draw(st.integers(0, 2)) == 0 else None
     steps = shape(draw, b) if shape is not None else _steps(draw, b, "", [], [], 0)
     dry = b.dry if b.dry is not None else shape is _dry_dependencies or draw(st.integers(0, 5)) == 0
     document: dict[str, JSON] = {
@@ -664,12 +655,12 @@ def workfile_cases(draw: st.DrawFn) -> dict[str, JSON]:
         "steps": steps,
     }
     if shape is _dry_dependencies:  # an unaffected entry beside one that may be (WF-PART-2/3)
-        document["outputs"] = {"a": "{{ r.id }}", "b": draw(st.sampled_from(CONSUMERS))}
+        document["outputs"] = {"a": "{{ r.id }}", "b": draw(sampled(CONSUMERS))}
     roots = [
         next(iter(s)) for s in steps if any(k.startswith("svc.") for k in next(iter(s.values())))
     ]
     if roots and shape is not _dry_dependencies and draw(st.booleans()) is True:
-        document["outputs"] = {"out": f"{{{{ {draw(st.sampled_from(roots))}.id }}}}"}
+        document["outputs"] = {"out": f"{{{{ {draw(sampled(roots))}.id }}}}"}
     attempts: dict[str, JSON] = dict(b.scripts)
     for path in b.actions:
         if path not in attempts and draw(st.booleans()):
@@ -679,7 +670,7 @@ def workfile_cases(draw: st.DrawFn) -> dict[str, JSON]:
         scenario["dryRun"] = True
     if draw(st.integers(0, 5)) == 0:
         # A false flag; now and then a value the declaration rejects (WF-START-4).
-        scenario["inputs"] = {"flag": draw(st.sampled_from((False, False, False, "no")))}
+        scenario["inputs"] = {"flag": draw(sampled((False, False, False, "no")))}
     taken = {k for waits in b.interrupts.values() for k in waits.values()}
     for member, waits in b.interrupts.items():
         scenario[member] = dict(waits)

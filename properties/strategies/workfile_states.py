@@ -24,6 +24,7 @@ import yaml
 from hypothesis import strategies as st
 
 from wforacle.model.workfile.yamlsafe import write
+from wforacle.properties.strategies.sampled import sampled
 from wforacle.properties.strategies.workfile_runs import ERRORS, _result
 
 JSON = Any
@@ -70,8 +71,8 @@ def state_cases(draw: st.DrawFn) -> dict[str, JSON]:
         return _controls(draw)
     count = draw(st.integers(1, 3))
     names = list(NAMES[:count])
-    accepts = {name: draw(st.sampled_from((None, "string", "integer"))) for name in names[1:]}
-    accepts["done"] = draw(st.sampled_from((None, "string")))
+    accepts = {name: draw(sampled((None, "string", "integer"))) for name in names[1:]}
+    accepts["done"] = draw(sampled((None, "string")))
     states: dict[str, JSON] = {}
     for index, name in enumerate(names):
         states[name] = _state(draw, name, [*names[index + 1 :], "done"], names, accepts)
@@ -157,7 +158,7 @@ def _core_modifiers(
             listed = [s for s in state.get(member) or [] if step_id in s]
             if not listed or draw(st.integers(0, 4)) > 0:
                 continue
-            modifiers, script = copy.deepcopy(draw(st.sampled_from(MODIFIERS)))
+            modifiers, script = copy.deepcopy(draw(sampled(MODIFIERS)))
             for handler in (modifiers.get("catch") or {}).values():
                 for inner in handler.get("steps") or []:
                     inner[f"halt_{step_id}"] = inner.pop("halt")
@@ -188,9 +189,9 @@ def _state(
             work["when"] = "{{ v != 'ok' }}"
             state["steps"].append({"use": {"svc.get": {"w": "{{ work.id }}"}}})
     asked = "on_enter" in state
-    exit_kind = draw(st.sampled_from(("events", "events", "events", "immediate")))
+    exit_kind = draw(sampled(("events", "events", "events", "immediate")))
     if exit_kind == "immediate":
-        state["goto"] = draw(st.sampled_from(later))
+        state["goto"] = draw(sampled(later))
         state.update(_into(draw, state["goto"], accepts, None))
         return state
     # sig always leads on (a final state stays reachable, WFS-FORM-18); alt and a
@@ -205,8 +206,8 @@ def _state(
     state["on"] = subscriptions
     if draw(st.booleans()):
         # A template reads on_enter's ask (WFS-TRANS-12): only where there is one.
-        timeout: dict[str, JSON] = {"after": draw(st.sampled_from(AFTER[: 5 if asked else 4]))}
-        timeout["goto"] = draw(st.sampled_from(later))
+        timeout: dict[str, JSON] = {"after": draw(sampled(AFTER[: 5 if asked else 4]))}
+        timeout["goto"] = draw(sampled(later))
         timeout.update(_into(draw, timeout["goto"], accepts, None))
         state["timeout"] = timeout
     return state
@@ -219,18 +220,18 @@ def _subscription(
     ref = "{{ ask.id }}" if asked and draw(st.integers(0, 3)) > 0 else "r1"
     spec: dict[str, JSON] = {"event": TRIGGER, "match": {"ref": ref}}
     if draw(st.integers(0, 2)) == 0:  # a second correlate_on field (WFS-TRANS-30/31)
-        spec["match"]["kind"] = draw(st.sampled_from((*KINDS, None, None)))
-    configuration = draw(st.sampled_from(CONFIGURATIONS))
+        spec["match"]["kind"] = draw(sampled((*KINDS, None, None)))
+    configuration = draw(sampled(CONFIGURATIONS))
     if configuration is not None:
         spec["configuration"] = configuration
     if draw(st.booleans()):
         spec["route"] = f"{{{{ {sub}.kind }}}}"
-        first = draw(st.sampled_from(targets))
-        other = draw(st.sampled_from(sorted({*targets, *NAMES[:1]})))
+        first = draw(sampled(targets))
+        other = draw(sampled(sorted({*targets, *NAMES[:1]})))
         spec["cases"] = {"x": {"goto": first, **_into(draw, first, accepts, sub)}}
         spec["else"] = {"goto": other, **_into(draw, other, accepts, sub)}
     else:
-        spec["goto"] = draw(st.sampled_from(targets))
+        spec["goto"] = draw(sampled(targets))
         spec.update(_into(draw, spec["goto"], accepts, sub))
     return spec
 
@@ -251,7 +252,7 @@ def _stimuli(draw: st.DrawFn, names: list[str]) -> list[JSON]:
     """Up to five stimuli at increasing waits, at nondecreasing instants."""
     count = draw(st.integers(0, 5))
     waits = sorted(draw(st.lists(st.integers(1, 8), min_size=count, max_size=count, unique=True)))
-    instants = sorted(draw(st.sampled_from(INSTANTS)) for _ in range(count))
+    instants = sorted(draw(sampled(INSTANTS)) for _ in range(count))
     refs = [f"{n}[{k}].ask" for n in names for k in (0, 1)] + ["r1", "other"]
     found: list[JSON] = []
     for wait, at in zip(waits, instants, strict=True):
@@ -259,9 +260,9 @@ def _stimuli(draw: st.DrawFn, names: list[str]) -> list[JSON]:
             found.append({"wait": wait, "at": at})  # the clock moves; nothing else
             continue
         payload = {
-            "ref": draw(st.sampled_from(refs)),
-            "kind": draw(st.sampled_from(KINDS)),
-            "value": draw(st.sampled_from(VALUES)),
+            "ref": draw(sampled(refs)),
+            "kind": draw(sampled(KINDS)),
+            "value": draw(sampled(VALUES)),
         }
         if draw(st.integers(0, 3)) == 0:  # a field a match may name is absent, not null
             del payload["kind"]
@@ -285,12 +286,12 @@ def _reentry(draw: st.DrawFn) -> dict[str, JSON]:
         ],
         "on": {
             # Back to b (a reentry), or on to done: an event must not leave two entries.
-            "sig": {"event": TRIGGER, "match": {"ref": "r1"}, **draw(st.sampled_from(AGAIN))},
+            "sig": {"event": TRIGGER, "match": {"ref": "r1"}, **draw(sampled(AGAIN))},
             "end": {"event": TRIGGER, "match": {"ref": "r2"}, "goto": "done"},
         },
     }
     if draw(st.booleans()):
-        loop["timeout"] = {"after": draw(st.sampled_from(AFTER[:3])), "goto": "done"}
+        loop["timeout"] = {"after": draw(sampled(AFTER[:3])), "goto": "done"}
     into = {"v": "{{ sig.value }}"}
     start: dict[str, JSON] = {
         "on": {"sig": {"event": TRIGGER, "match": {"ref": "r1"}, "goto": "b", "into": into}}
@@ -300,15 +301,15 @@ def _reentry(draw: st.DrawFn) -> dict[str, JSON]:
     document = {"initial": "a", "states": {"a": start, "b": loop, "done": {"final": True}}}
     count = draw(st.integers(1, 5))
     waits = sorted(draw(st.lists(st.integers(1, 8), min_size=count, max_size=count, unique=True)))
-    instants = sorted(draw(st.sampled_from(INSTANTS)) for _ in range(count))
+    instants = sorted(draw(sampled(INSTANTS)) for _ in range(count))
     events = [
         {
             "wait": wait,
             "at": at,
             "event": TRIGGER,
             "payload": {
-                "ref": draw(st.sampled_from(("r1", "r1", "r2"))),
-                "value": draw(st.sampled_from(("no", "ok"))),
+                "ref": draw(sampled(("r1", "r1", "r2"))),
+                "value": draw(sampled(("no", "ok"))),
             },
         }
         for wait, at in zip(waits, instants, strict=True)
@@ -333,12 +334,12 @@ def _controls(draw: st.DrawFn) -> dict[str, JSON]:
     an implicit dry-run stop (WF-SCTL-3..7); a read's does not.  Live, ``after``
     is a duration, a timestamp or a fault (WFS-TRANS-12/13).
     """
-    action = draw(st.sampled_from(("svc.send", "svc.get")))
+    action = draw(sampled(("svc.send", "svc.get")))
     start: dict[str, JSON] = {"on_enter": [{"ask": {action: {"k": 1}}}]}
-    control = draw(st.sampled_from(("after", "route", "into")))
+    control = draw(sampled(("after", "route", "into")))
     done: dict[str, JSON] = {"final": True}
     if control == "after":
-        start["timeout"] = {"after": draw(st.sampled_from(("{{ ask.wait }}", "1s"))), "goto": "b"}
+        start["timeout"] = {"after": draw(sampled(("{{ ask.wait }}", "1s"))), "goto": "b"}
     elif control == "route":
         start["route"] = "{{ ask.kind }}"
         start["cases"] = {"x": {"goto": "b"}}
@@ -361,10 +362,10 @@ def _controls(draw: st.DrawFn) -> dict[str, JSON]:
     if draw(st.integers(0, 3)) > 0:
         scenario["dryRun"] = True
     if draw(st.booleans()):
-        output: dict[str, JSON] = {"id": "asked", "kind": draw(st.sampled_from(KINDS))}
-        output["wait"] = draw(st.sampled_from(WAITS))
+        output: dict[str, JSON] = {"id": "asked", "kind": draw(sampled(KINDS))}
+        output["wait"] = draw(sampled(WAITS))
         scenario["attempts"] = {"a.ask": [{"output": output}]}
-    advances = draw(st.lists(st.sampled_from((0, 500, 1000, 1001, 2000, 2001)), max_size=2))
+    advances = draw(st.lists(sampled((0, 500, 1000, 1001, 2000, 2001)), max_size=2))
     scenario["events"] = [{"wait": k + 1, "at": at} for k, at in enumerate(sorted(advances))]
     return {
         "document": _dump(document),
