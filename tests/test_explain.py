@@ -66,6 +66,58 @@ def test_a_step_out_of_attempts_cites_max_attempts():
     assert failed and all(t.clauses[0] == "W6W-FIELD-20" for t in failed)
 
 
+NO_POLICY = {
+    **AUTH,
+    "document": {
+        **AUTH["document"],
+        "steps": [{"id": "a", "uses": {"app": "demo", "action": "run"}}],
+    },
+    "scenario": {"steps": {"a": {"attempts": [{"error": RETRYABLE}, {"output": 1}]}}},
+}
+
+
+def test_a_step_without_a_policy_cites_no_retry_first():
+    # W6W-RETRY-10: "An absent or null retry … means no retry — one attempt".  A
+    # stranger's engine retried such a step and was told W6W-EDGE-5 first (session 22).
+    semantics = W6W.prepare(NO_POLICY, None).semantics
+    failed = [t for t in _transitions_of(semantics) if t.rule == "fail_step"]
+    assert failed and all(t.clauses[:2] == ("W6W-RETRY-10", "W6W-FIELD-12") for t in failed)
+    assert all(len(set(t.clauses)) == len(t.clauses) for t in failed)
+    # An engine that retries it: the explanation leads with that clause.
+    trace = list(execute(semantics).trace)
+    at = next(k for k, e in enumerate(trace) if e["event"] == "attempt_failed") + 1
+    retried = {"event": "retry_scheduled", "step": "a", "attempt": 2, "waitMs": 0}
+    verdict = check(semantics, W6W.key, [*trace[:at], retried])
+    better = by_rule(W6W, semantics, verdict.divergence, [*trace[:at], retried])
+    assert better.clauses[0] == "W6W-RETRY-10"
+    assert "retry_step" in better.message
+
+
+def test_a_failed_control_cites_no_retry_loop_first():
+    # W6W-EDGE-8: "Two step kinds run no retry loop at all".
+    case = {
+        **AUTH,
+        "document": {
+            **AUTH["document"],
+            "steps": [
+                {
+                    "id": "c",
+                    "uses": {"app": "@w6w/control", "action": "if"},
+                    "retry": {"maxAttempts": 3},
+                    "with": {
+                        "condition": True,
+                        "then": [{"id": "a", "uses": {"app": "demo", "action": "run"}}],
+                    },
+                }
+            ],
+        },
+        "scenario": {"steps": {"a": {"attempts": [{"error": RETRYABLE}]}}},
+    }
+    semantics = W6W.prepare(case, None).semantics
+    failed = [t for t in _transitions_of(semantics) if t.rule == "fail_step"]
+    assert failed and all(t.clauses[0] == "W6W-EDGE-8" for t in failed)
+
+
 def _transitions_of(semantics):
     from wforacle.oracle.explain import _transitions
 

@@ -388,8 +388,7 @@ def start_step(run: Run, c: Config, i: int) -> list[Transition[Config]]:
             # a step starting with another input broke one of those.
             (
                 *used,
-                "W6W-FAN-4",
-                "W6W-FAN-5",
+                *run.scheduling,
                 *run.placement[i],
                 "W6W-PLAN-7",
                 "W6W-STATE-4",
@@ -798,11 +797,15 @@ def fail_step(run: Run, c: Config, i: int) -> list[Transition[Config]]:
                 routing=route,
             ),
             "fail_step",
-            (
-                *_resolution_failure(error),
-                *_final_because(run, step, state, c.signalled),
-                *clauses,
-                "W6W-EDGE-8",
+            tuple(
+                dict.fromkeys(
+                    (
+                        *_resolution_failure(error),
+                        *_final_because(run, step, state, c.signalled),
+                        *clauses,
+                        "W6W-EDGE-8",
+                    )
+                )
             ),
             evolve(after, steps=steps),
         )
@@ -817,15 +820,23 @@ def _resolution_failure(error: StepError) -> tuple[str, ...]:
 
 
 def _final_because(run: Run, step: Step, state: StepState, signalled: bool) -> tuple[str, ...]:
-    """Why a step with a retry policy is not retried: the clause of the guard that held.
+    """Why a failed step is not retried: the clause of the guard that held.
 
     W6W-FIELD-24 (and A-41): the error's classification; W6W-FIELD-20:
     "maxAttempts … Total attempts including the first" ran out; W6W-HOST-3
     when the abort signal stopped the retries (A-165's "stop").  A step
-    without a policy, or a control (W6W-EDGE-8), has nothing to cite here.
+    without a policy: W6W-RETRY-10, "An absent or null retry … means no
+    retry — one attempt" (W6W-FIELD-12: "Defaults to no retry"); a control
+    or call: W6W-EDGE-8, "Two step kinds run no retry loop at all".  An
+    engine that retries where the model fails the step broke this clause,
+    which the explanation cites first (oracle/explain.py: what the model
+    does here leads; a stranger's engine retrying a step without a policy
+    was told W6W-EDGE-5).
     """
-    if step.retry is None or not step.runs_retry_loop:
-        return ()
+    if not step.runs_retry_loop:
+        return ("W6W-EDGE-8",)
+    if step.retry is None:
+        return ("W6W-RETRY-10", "W6W-FIELD-12")
     if state.attempt >= step.retry.max_attempts:
         return ("W6W-FIELD-20",)
     if _retries_stopped(run, signalled) and will_retry(run, step, state):

@@ -107,6 +107,11 @@ class Run(abc.ABC):
             tuple(members[k]) for k in sorted(members)
         )
         self.layout = Layout(self.plan, self.strand, self.strands)
+        # What a step start cites for the order it starts in: W6W-FAN-4, "the plan's order,
+        # one step at a time"; with several strands W6W-FAN-5 too, "A strand runs one step
+        # at a time … the earliest-in-plan-order step that is ready and assigned to it" (a
+        # stranger read FAN-5 on a one-step run's input divergence as noise).
+        self.scheduling = ("W6W-FAN-4", "W6W-FAN-5") if len(self.strands) > 1 else ("W6W-FAN-4",)
         # Speed only, filled as asked: a position's rule rows by what it is due for
         # (semantics.py ``rules_at``), a step's lane and inbound keys (rules.py ``_lanes``,
         # ``_inbound_keys``), what a position's start resolves (rules.py ``_parameters``).

@@ -50,3 +50,26 @@ def test_every_label_is_a_rule_of_the_tables(data, doc):
 
     explore(run, lambda c: outcome(run, c), key, max_states=400)
     assert seen <= RULES
+
+
+@settings(max_examples=40)
+@given(st.data(), parallel_workflows(max_steps=5, controls=False))
+def test_a_start_cites_strands_only_where_the_run_has_several(data, doc):
+    # W6W-FAN-5 ("A strand runs one step at a time … the earliest-in-plan-order step
+    # that is ready and assigned to it") labels a start where strands exist; W6W-FAN-4
+    # ("the plan's order, one step at a time") every start (session 22's stranger read
+    # FAN-5 on a one-strand run's input divergence as noise).
+    result = validate(copy.deepcopy(doc))
+    loaded, _ = load_scenario(data.draw(scenarios(doc)))
+    run = W6wRun(result.workflow, result.plan, loaded, validate=validate)
+    several = len(run.strands) > 1
+    c = run.initial()
+    while True:
+        enabled = run.enabled(c)
+        if not enabled:
+            break
+        for t in enabled:
+            if t.rule == "start_step":
+                assert "W6W-FAN-4" in t.clauses
+                assert ("W6W-FAN-5" in t.clauses) is several
+        c = enabled[0].target
