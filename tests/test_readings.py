@@ -1165,6 +1165,24 @@ def test_a164_a_signal_after_the_handler_cancels_the_run_only_under_canceled():
     taken(W6W, "--reading A-164=resolved", case, "A-164=canceled", ("A-164", "resolved"))
 
 
+def test_a164s_case_loses_a_run_retry_with_the_checkpoints_it_took():
+    # A case that needs A-164 through a run-level retry: without the retry the signal's
+    # point is that many checkpoints earlier, so the reduction tries both at once
+    # (session 22's stranger was shown a run retry and cancelAfterCheckpoint 7).
+    from wforacle.oracle.fuzz import reduce_case
+
+    def needs_a164(case):
+        ends = {_w6w_trace(case, handler_abort=r)[-1]["status"] for r in ("canceled", "resolved")}
+        return len(ends) > 1
+
+    retried = {"onError": "continue", "retry": {"maxAttempts": 2}, "steps": ONE_STEP}
+    after = next(k for k in range(1, 20) if needs_a164(_aborted_case(retried, [FAILS, FAILS], k)))
+    case = _aborted_case(retried, [FAILS, FAILS], after)
+    reduced = reduce_case(W6W, case, needs_a164)
+    assert "retry" not in reduced["document"], reduced
+    assert reduced["scenario"]["cancelAfterCheckpoint"] == 4, reduced
+
+
 def test_a164_covers_a_reroute_the_signal_fires_after():
     # W6W-RUNERR-3: "The target's output becomes the run's output"; a signal at
     # run_rerouted's checkpoint cancels the run (A-164 (a)) or lets it succeed (b).

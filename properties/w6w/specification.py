@@ -763,6 +763,19 @@ def smaller(case: JSON) -> Iterator[JSON]:
             if field == "reroute":
                 variant["scenario"].pop("reroute", None)
             yield variant
+            if field == "retry" and isinstance(cancel, int):
+                # The run-level retry's checkpoints gone, the abort signal's point is that
+                # many checkpoints earlier (session 22's stranger: A-164's case kept a run
+                # retry and cancelAfterCheckpoint 7 where the handler alone shows it).
+                policy = document["retry"] if isinstance(document["retry"], dict) else {}
+                rounds = policy.get("maxAttempts")
+                rounds = rounds if isinstance(rounds, int) and not isinstance(rounds, bool) else 2
+                most = (CHECKPOINTS_PER_STEP * len(steps) + 2) * max(1, rounds - 1)
+                for fewer in range(1, min(most, 24) + 1):
+                    if cancel - fewer >= 1:
+                        earlier = copy.deepcopy(variant)
+                        earlier["scenario"]["cancelAfterCheckpoint"] = cancel - fewer
+                        yield earlier
             # A run-level retry and a replay can each re-run the failing steps: with both
             # gone the run waits fewer times, so the schedule's first choices go too (a
             # race the bug needs survives; three coordinated edits the greedy pass would
