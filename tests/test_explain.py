@@ -1334,3 +1334,31 @@ def test_every_assumption_heading_ships_with_the_package():
     headings = re.findall(r"^## (A-\d+) — (.+)$", docs.read_text("utf-8"), flags=re.MULTILINE)
     assert _assumptions() == dict(headings)
     assert clause_or_assumption("A-117") == "evaluating Workfile expressions (docs/assumptions.md)"
+
+
+def test_a_resumed_run_that_acts_again_on_its_handled_failure_cites_the_read_back():
+    # W6W-CONCEPT-3: the host "reads the RunState back and resumes": a crash at
+    # run_continued's checkpoint resumes to run_finished.  A stranger's engine sent
+    # run_continued again and was told W6W-EDGE-12 first (session 22).
+    case = {
+        "document": {
+            "manifestVersion": "2",
+            "id": "wf",
+            "name": "wf",
+            "onError": "continue",
+            "steps": [{"id": "a", "uses": {"app": "linear", "action": "run"}}],
+        },
+        "scenario": {
+            "crashAfterCheckpoints": [4],
+            "steps": {"a": {"attempts": [{"error": {"code": "x", "message": "m"}}]}},
+        },
+        "schedule": [],
+    }
+    run = W6W.prepare(case, None).semantics
+    trace = [dict(e) for e in execute(run).trace]
+    k = next(i for i, e in enumerate(trace) if e["event"] == "crashed")
+    assert trace[k - 1]["event"] == "run_continued" and trace[k + 1]["event"] == "run_finished"
+    again = {**trace[k - 1], "checkpoint": trace[k + 1]["checkpoint"]}
+    divergence = check(run, W6W.key, [*trace[: k + 1], again]).divergence
+    assert divergence is not None
+    assert by_rule(W6W, run, divergence, [*trace[: k + 1], again]).clauses[0] == "W6W-CONCEPT-3"

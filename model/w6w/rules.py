@@ -1148,11 +1148,15 @@ def finish_run(run: Run, c: Config) -> list[Transition[Config]]:
             )
         ]
     output = c.handled_output if c.handled else last_output(run, c)
+    # A resumed run the handler had resolved finishes from the state read back
+    # (W6W-CONCEPT-3: "the host reads the RunState back and resumes"): it does not act
+    # again, which a stranger's engine did (its run_continued sent twice, session 22).
+    read_back = ("W6W-CONCEPT-3", "W6W-CONF-3") if c.resumed and c.handled else ()
     return [
         Transition(
             _event(c, "run_finished", status="succeeded", output=output),
             "finish_run",
-            ("W6W-EDGE-12", "W6W-FAN-10", "W6W-RUNERR-13"),
+            (*read_back, "W6W-EDGE-12", "W6W-FAN-10", "W6W-RUNERR-13"),
             evolve(c, status="succeeded"),
         )
     ]
