@@ -350,10 +350,14 @@ def skip_node(run: Run, c: Config, i: int) -> list[Transition[Config]]:
 def fail_unbound_input(run: Run, c: Config, i: int) -> list[Transition[Config]]:
     """Fail a READY node a required input of which has no value (step 2): HX-4101.
 
-    HX-DATA-4: "the runtime MUST fail rather than pass a null downstream" (cited
-    first: the guard that held is that no value is available, HX-DATA-3);
-    HX-EXEC-2: inputs bind from data edges, else value, else default;
-    HX-EXEC-7: before any invocation.
+    Cited first, the clause of the guard that held.  An input a data edge
+    feeds, whose producer left it unavailable: HX-DATA-4, "the runtime MUST
+    fail rather than pass a null downstream", and HX-DATA-3.  An input no
+    data edge feeds: HX-EXEC-2, inputs bind "from data edges, else value,
+    else default" and "A required input with no value is a runtime error
+    (HX-4101)" (a stranger's runtime was shown HX-DATA-4 first for a lone
+    node, where nothing was guarded or wired; session 22).  HX-EXEC-7:
+    before any invocation.
     """
     node = run.nodes[i]
     if not run.holds(node.guard, c):
@@ -362,7 +366,14 @@ def fail_unbound_input(run: Run, c: Config, i: int) -> list[Transition[Config]]:
     if missing is None:
         return []
     event = {"event": "node_failed", "node": node.id, "error": "HX-4101", "input": missing}
-    clauses = ("HX-DATA-4", "HX-DATA-3", "HX-EXEC-2", "HX-EXEC-7")
+    fed = any(
+        run.links[k].type == "data" and run.links[k].to_port == missing for k in run.incoming[i]
+    )
+    clauses = (
+        ("HX-DATA-4", "HX-DATA-3", "HX-EXEC-2", "HX-EXEC-7")
+        if fed
+        else ("HX-EXEC-2", "HX-DATA-4", "HX-DATA-3", "HX-EXEC-7")
+    )
     return [_pre_execution_failure(run, c, i, event, clauses, fail_unbound_input.__name__)]
 
 
