@@ -675,7 +675,10 @@ def will_retry(run: Run, step: Step, state: StepState, signalled: bool = False) 
     unless A-165's other reading (``Options.signal_retries`` "stop") has the
     signal polled between attempts too.
     """
-    return (
+    last = run.decided
+    if last is not None and last[0] is state and last[1] is step and last[2] == signalled:
+        return last[3]  # retry_step's answer, asked again by fail_step (speed only)
+    answer = (
         not _retries_stopped(run, signalled)
         and state.pending is not None
         and step.retry is not None
@@ -687,6 +690,8 @@ def will_retry(run: Run, step: Step, state: StepState, signalled: bool = False) 
             run.options.resolution_retry,
         )
     )
+    run.decided = (state, step, signalled, answer)
+    return answer
 
 
 def _retries_stopped(run: Run, signalled: bool) -> bool:

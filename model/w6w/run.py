@@ -118,6 +118,9 @@ class Run(abc.ABC):
         self.rows: dict[Any, list[Any]] = {}
         self.lanes: dict[tuple[str, Any], Any] = {}
         self.starts: dict[int, Any] = {}
+        # Speed only: the last retry decision (rules.py ``will_retry``), which the decide
+        # stage's two rules both ask for the same state, one after the other.
+        self.decided: tuple[Any, Any, bool, bool] | None = None
         # Per position, the clauses that placed the step, which its start cites: W6W-FAN-6
         # ("When a parallel step completes, its newly-ready direct successors … S2…Sk
         # each open a new strand") after a parallel source, W6W-FAN-7 ("A step with
