@@ -31,7 +31,8 @@ from __future__ import annotations
 import collections.abc
 import hashlib
 import itertools
-from collections.abc import Iterable, Iterator, Sequence
+import operator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from enum import StrEnum
 from typing import Any
 
@@ -240,19 +241,20 @@ class Steps(tuple[StepState, ...]):
         new.lead = lead
         new.digest_ = None
         new.delta = None if self.digest_ is None else (self.digest_, i, old, state)
-        if old.status == "succeeded" or state.status == "succeeded":
-            new.published_ = self._published_after(i, old, state)
-        else:
-            new.published_ = self.published_  # _published_after's first case, inline
+        was, now = old.status == "succeeded", state.status == "succeeded"
+        # Only a step that comes to succeed, or stops having succeeded, changes what the
+        # succeeded steps publish: no call for the others (issue 16).
+        published = self.published_
+        new.published_ = self._published_after(i, state, was, now) if was or now else published
         return new
 
-    def _published_after(self, i: int, old: StepState, state: StepState) -> dict[str, JSON] | None:
+    def _published_after(
+        self, i: int, state: StepState, was: bool, now: bool
+    ) -> dict[str, JSON] | None:
+        """The published outputs once position ``i`` (succeeded: ``was``) becomes ``state``."""
         published = self.published_
         if published is None:
             return None  # computed when first asked for
-        was, now = old.status == "succeeded", state.status == "succeeded"
-        if not was and not now:
-            return published
         step_id = self.layout.plan[i]
         if now and not was and published and self.layout.position[next(reversed(published))] > i:
             return None  # a step published before later ones: plan order is rebuilt
@@ -540,17 +542,17 @@ class Config:
 _step_key = fast.compile_key(fast.step_renderers(StepState), "\x1e", "(", ")")
 
 
-def config_key(c: Config) -> int:
-    """A 128-bit digest of a canonical rendering of every field of ``c`` (for exploration).
-
-    Derived from the attrs fields themselves, so a field added to Config can
-    never be left out of the key (two configurations with equal keys are the
-    same configuration, but with probability 2^-128).  Each field has a
-    renderer chosen once by its value's type (fast.py: ``config_renderers``);
-    the key sums the digests of the fields' texts (``fast.kept_digest``), so
-    a configuration's is derived from its predecessor's by what changed.
-    """
-    return c.digest
+# config_key(c): a 128-bit digest of a canonical rendering of every field of c (for exploration).
+#
+# Derived from the attrs fields themselves, so a field added to Config can
+# never be left out of the key (two configurations with equal keys are the
+# same configuration, but with probability 2^-128).  Each field has a
+# renderer chosen once by its value's type (fast.py: ``config_renderers``);
+# the key sums the digests of the fields' texts (``fast.kept_digest``), so
+# a configuration's is derived from its predecessor's by what changed.
+# Read as an attribute getter, without a Python call of its own: the explorer and the
+# checker ask once a state (issue 16).
+config_key: Callable[[Config], int] = operator.attrgetter("digest")
 
 
 @attrs.frozen

@@ -48,7 +48,6 @@ reads every step.
 from __future__ import annotations
 
 import functools
-import operator
 import re
 from collections.abc import Sequence
 
@@ -56,7 +55,7 @@ import attrs
 
 from wforacle.model.kernel.explore import Exploration, canonical, explore
 from wforacle.model.kernel.lts import Transition
-from wforacle.model.w6w.config import TERMINAL, Config, Launch
+from wforacle.model.w6w.config import TERMINAL, Config, Launch, config_key
 from wforacle.model.w6w.run import Run, routing
 from wforacle.model.w6w.runstate import outcome
 
@@ -229,17 +228,13 @@ def _earliest_by_strand(run: Run, i: int) -> dict[int, int]:
     return found
 
 
-# ``config_key`` read without its Python call: the explorer asks once a state (issue 16).
-_DIGEST = operator.attrgetter("digest")
-
-
 def explore_run(run: Run, max_states: int = 1_000_000, reduce: bool = True) -> Exploration[Config]:
     """Every distinct terminal outcome of ``run``, with the reduction unless ``reduce`` is off."""
     reduction = Reduction(run) if reduce else None
     return explore(
         run,
         lambda c: outcome(run, c),
-        _DIGEST,
+        config_key,
         max_states,
         ample=reduction.ample if reduction is not None and reduction.active else None,
         reduction=reduction.name if reduction is not None and reduction.active else "none",

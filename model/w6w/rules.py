@@ -660,7 +660,12 @@ def _policy_wait(policy: RetryPolicy, failed_attempt: int) -> int:
     W6W-RETRY-9: "cap every computed wait at 300000 ms".  The run-level
     ladder uses the same backoff (W6W-RUNERR-2).
     """
-    return int(min(_computed_wait(policy, failed_attempt), WAIT_CEILING_MS))
+    return _capped(_computed_wait(policy, failed_attempt))
+
+
+def _capped(wait: float) -> int:
+    """W6W-RETRY-9: "cap every computed wait at 300000 ms"."""
+    return int(min(wait, WAIT_CEILING_MS))
 
 
 RETRY = ("W6W-FIELD-20", "W6W-FIELD-22", "W6W-FIELD-24", "W6W-RETRY-9", "W6W-CONF-4", "W6W-STATE-4")
@@ -717,7 +722,7 @@ def retry_step(run: Run, c: Config, i: int) -> list[Transition[Config]]:
     assert step.retry is not None  # will_retry checked it
     # _policy_wait's wait, with the uncapped one kept: whether W6W-RETRY-9 cut it.
     computed = _computed_wait(step.retry, state.attempt)
-    wait = int(min(computed, WAIT_CEILING_MS))
+    wait = _capped(computed)
     clock = c.clock + wait  # the wait advances the virtual clock
     # A-41's other reading: the retry of a resolution failure resolves the with block again.
     again: dict[str, Any] = {"stage": "invoke", "pending": None}

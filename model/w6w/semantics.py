@@ -262,7 +262,8 @@ class W6wRun(Run):
         """
         steps = c.steps
         if not isinstance(steps, KEPT_STEPS):
-            steps = self.steps_of(c)  # a configuration built by hand (steps_of, inline: issue 16)
+            # steps_of's case, tested here: its call cost 2% of a checked event (issue 16).
+            steps = self.steps_of(c)
         running = steps.running[strand]
         if running:
             i = running[0]  # the earliest in plan order

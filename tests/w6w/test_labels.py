@@ -32,9 +32,7 @@ def test_the_rule_names_are_distinct():
 @settings(max_examples=40)
 @given(st.data(), parallel_workflows(max_steps=5, controls=True))
 def test_every_label_is_a_rule_of_the_tables(data, doc):
-    result = validate(copy.deepcopy(doc))
-    loaded, _ = load_scenario(data.draw(scenarios(doc)))
-    run = W6wRun(result.workflow, result.plan, loaded, validate=validate)
+    run = _run(data, doc)
     seen: set[str] = set()
 
     def key(c):
@@ -59,9 +57,7 @@ def test_a_start_cites_strands_only_where_the_run_has_several(data, doc):
     # that is ready and assigned to it") labels a start where strands exist; W6W-FAN-4
     # ("the plan's order, one step at a time") every start (session 22's stranger read
     # FAN-5 on a one-strand run's input divergence as noise).
-    result = validate(copy.deepcopy(doc))
-    loaded, _ = load_scenario(data.draw(scenarios(doc)))
-    run = W6wRun(result.workflow, result.plan, loaded, validate=validate)
+    run = _run(data, doc)
     several = len(run.strands) > 1
     c = run.initial()
     while True:
@@ -73,3 +69,10 @@ def test_a_start_cites_strands_only_where_the_run_has_several(data, doc):
                 assert "W6W-FAN-4" in t.clauses
                 assert ("W6W-FAN-5" in t.clauses) is several
         c = enabled[0].target
+
+
+def _run(data, doc):
+    """The run of a generated document under a scenario drawn for it."""
+    result = validate(copy.deepcopy(doc))
+    loaded, _ = load_scenario(data.draw(scenarios(doc)))
+    return W6wRun(result.workflow, result.plan, loaded, validate=validate)
