@@ -457,7 +457,7 @@ def _assumptions() -> dict[str, str]:
     """
     from importlib import resources
 
-    import yaml
+    from wforacle.properties.clauses import read_yaml
 
     text = resources.files("wforacle.oracle").joinpath("data/assumptions.yaml").read_text("utf-8")
-    return {entry["id"]: entry["title"] for entry in yaml.safe_load(text)}
+    return {entry["id"]: entry["title"] for entry in read_yaml(text)}

@@ -17,7 +17,6 @@ fixture (oracle/fixtures.py).  Everything here is written once over a
 
 from __future__ import annotations
 
-import copy
 import hashlib
 import time
 from collections.abc import Callable
@@ -34,7 +33,7 @@ from wforacle.oracle.engine import Engine, Judgement, judge
 from wforacle.oracle.explain import by_rule, clause_or_assumption
 from wforacle.oracle.fixtures import short, write_case
 from wforacle.oracle.readings import Selection, describe
-from wforacle.properties.specification import Specification
+from wforacle.properties.specification import Specification, copy_case
 from wforacle.properties.strategies.hermetic import hermetic
 
 JSON = Any
@@ -262,7 +261,7 @@ def campaign(
             if not first:
                 tally.add(judgement.exercised)
         if judgement.reading and not first:
-            seen = read.setdefault(judgement.reading, [0, copy.deepcopy(case), judgement])
+            seen = read.setdefault(judgement.reading, [0, copy_case(case), judgement])
             seen[0] += 1
         if judgement.verdict in ("pass", "reading"):
             return
@@ -282,14 +281,14 @@ def campaign(
                 signature=signature(judgement),
                 at=time.perf_counter(),
                 examples=counted["examples"],
-                case=copy.deepcopy(case),
+                case=copy_case(case),
                 judgement=judgement,
             )
             if first_seen is not None:
                 first_seen(first["case"], judgement)
         elif signature(judgement) != first["signature"]:
             return  # a different failure: not a smaller instance of this one
-        first["best"], first["best_judgement"] = copy.deepcopy(case), judgement
+        first["best"], first["best_judgement"] = copy_case(case), judgement
         raise Failed(case, judgement)
 
     nondeterministic: str | None = None
@@ -439,7 +438,7 @@ def _reduced_fault(
             return True
         return False
 
-    reduced = reduce_case(spec, copy.deepcopy(case), still_faults, FAULT_ALLOWANCE, options)
+    reduced = reduce_case(spec, copy_case(case), still_faults, FAULT_ALLOWANCE, options)
     if last["case"] is reduced:
         return reduced, last["judgement"]
     return case, judgement
@@ -688,7 +687,7 @@ def reduce_case(
     ran out before nothing more would go.
     """
     deadline = time.monotonic() + budget
-    current = copy.deepcopy(case)
+    current = copy_case(case)
     expired = False
 
     def attempt(candidate: JSON) -> bool:

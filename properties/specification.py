@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import copy
 import json
+import pickle
 from collections.abc import Callable, Hashable, Iterator, Mapping
 from typing import Any
 
@@ -93,6 +94,20 @@ def strings(value: JSON) -> Iterator[str]:
                 stack += [member, str(key)]
         elif isinstance(item, list | tuple):
             stack.extend(reversed(item))
+
+
+def copy_case(value: JSON) -> JSON:
+    """A deep copy of a case or a part of one (JSON values; records, tuples as they are).
+
+    By a pickle round trip, which copies in C what ``copy.deepcopy`` copies
+    in Python: a w6w campaign deep-copied each case's document and scenario
+    to prepare it, 1.4% of its instructions (issue 16).  A value pickle
+    refuses is copied by ``copy.deepcopy``.
+    """
+    try:
+        return pickle.loads(pickle.dumps(value, pickle.HIGHEST_PROTOCOL))
+    except (pickle.PicklingError, TypeError, AttributeError):
+        return copy.deepcopy(value)
 
 
 def _short(value: JSON, limit: int = 80) -> str:
@@ -356,11 +371,11 @@ def without(case: JSON, members: tuple[str, ...]) -> Iterator[JSON]:
     scenario = case.get("scenario")
     for member in members:
         if isinstance(scenario, dict) and member in scenario:  # an empty member is noise too
-            variant = copy.deepcopy(case)
+            variant = copy_case(case)
             del variant["scenario"][member]
             yield variant
     if case.get("schedule"):
-        variant = copy.deepcopy(case)
+        variant = copy_case(case)
         variant["schedule"] = variant["schedule"][:-1]
         yield variant
 

@@ -19,6 +19,7 @@ from wforacle.properties.clauses import (
     catalogue_path,
     default_tests_dir,
     load,
+    read_yaml,
     scan,
 )
 from wforacle.properties.clauses.configs import Section, SpecConfig
@@ -296,3 +297,11 @@ def test_clauses_command_reports_each_clause_status_and_sites(spec, capsys):
         if line.startswith(("W6W-", "HX-", "WF-", "WFS-"))
     ]
     assert rows and all(row[2] != "covered" for row in rows)
+
+
+@SPECS
+def test_the_catalogue_reads_as_pythons_safe_loader_reads_it(spec: str) -> None:
+    """read_yaml (libyaml's parser where PyYAML has it) gives exactly what safe_load gives."""
+    text = catalogue_path(spec).read_text("utf-8")
+    assert read_yaml(text) == yaml.safe_load(text)
+    assert load(spec).clauses  # and the catalogue load() builds from it is not empty

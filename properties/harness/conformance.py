@@ -18,7 +18,6 @@ z3 and Hypothesis are imported by the part that needs them (start-up time).
 
 from __future__ import annotations
 
-import copy
 import json
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any
@@ -31,6 +30,7 @@ from wforacle.properties.specification import (
     Observation,
     Prepared,
     Protocol,
+    copy_case,
     runnable,
     without,
 )
@@ -138,7 +138,7 @@ def prepare(case: JSON, options: Any = None) -> Prepared:
     if not result.report.valid or result.harness is None:
         raise InvalidCase(f"invalid Harness document: {result.report.codes()}")
     try:
-        scenario = Scenario.of(copy.deepcopy(case["scenario"]))
+        scenario = Scenario.of(copy_case(case["scenario"]))
     except InvalidInput as exc:
         raise InvalidCase(f"the case's scenario is invalid: {exc}", exc.path) from None
     run = HarnessRun(result.harness, scenario, options if options is not None else Options())
@@ -235,10 +235,10 @@ def smaller(case: JSON) -> Iterator[JSON]:
                     parent.remove(child)
         if variant.get("entry") == name:
             del variant.attrib["entry"]
-        scenario = copy.deepcopy(case["scenario"])
+        scenario = copy_case(case["scenario"])
         if isinstance(scenario.get("nodes"), dict):
             scenario["nodes"].pop(name, None)
-        yield {**copy.deepcopy(case), "document": _text(variant), "scenario": scenario}
+        yield {**copy_case(case), "document": _text(variant), "scenario": scenario}
     yield from _contracted(case, root)
     yield from _loop_bodies(case, root)
     yield from _resource_failures_scripted(case, root)
@@ -246,20 +246,20 @@ def smaller(case: JSON) -> Iterator[JSON]:
     for k in reversed(edges):
         variant = _parse(case["document"])
         variant.remove(variant[k])
-        yield {**copy.deepcopy(case), "document": _text(variant)}
+        yield {**copy_case(case), "document": _text(variant)}
     for path, element in enumerate(root.iter()):
         for attribute in OPTIONAL:
             if attribute in element.attrib:
                 variant = _parse(case["document"])
                 target = list(variant.iter())[path]
                 del target.attrib[attribute]
-                yield {**copy.deepcopy(case), "document": _text(variant)}
+                yield {**copy_case(case), "document": _text(variant)}
         for k, child in enumerate(element):
             if child.tag in OPTIONAL:
                 variant = _parse(case["document"])
                 target = list(variant.iter())[path]
                 target.remove(target[k])
-                yield {**copy.deepcopy(case), "document": _text(variant)}
+                yield {**copy_case(case), "document": _text(variant)}
     yield from _smaller_scenarios(case)
 
 
@@ -281,7 +281,7 @@ def _resource_failures_scripted(case: JSON, root: Any) -> Iterator[JSON]:
             continue
         variant = _parse(case["document"])
         del list(variant.iter())[path].attrib["resourceRef"]
-        changed = copy.deepcopy(case)
+        changed = copy_case(case)
         nodes = changed["scenario"].setdefault("nodes", {})
         if isinstance(nodes, dict):
             nodes[element.get("id")] = {"attempts": [{"error": {"code": "x"}}]}
@@ -307,10 +307,10 @@ def _loop_bodies(case: JSON, root: Any) -> Iterator[JSON]:
             for element in list(target):
                 if element.get("id") == name or name in (element.get("from"), element.get("to")):
                     target.remove(element)
-            scenario = copy.deepcopy(case["scenario"])
+            scenario = copy_case(case["scenario"])
             if isinstance(scenario.get("nodes"), dict):
                 scenario["nodes"].pop(name, None)
-            yield {**copy.deepcopy(case), "document": _text(variant), "scenario": scenario}
+            yield {**copy_case(case), "document": _text(variant), "scenario": scenario}
 
 
 def _contracted(case: JSON, root: Any) -> Iterator[JSON]:
@@ -340,27 +340,27 @@ def _contracted(case: JSON, root: Any) -> Iterator[JSON]:
                 pair = (into.get("from"), out.get("to"))
                 if pair[0] != pair[1] and pair not in present:
                     present.add(pair)
-                    edge = copy.deepcopy(into)
+                    edge = copy_case(into)
                     edge.set("to", pair[1])
                     variant.append(edge)
-        scenario = copy.deepcopy(case["scenario"])
+        scenario = copy_case(case["scenario"])
         if isinstance(scenario.get("nodes"), dict):
             scenario["nodes"].pop(name, None)
-        yield {**copy.deepcopy(case), "document": _text(variant), "scenario": scenario}
+        yield {**copy_case(case), "document": _text(variant), "scenario": scenario}
 
 
 def _smaller_scenarios(case: JSON) -> Iterator[JSON]:
     scenario = case["scenario"]
     nodes = scenario.get("nodes") if isinstance(scenario, dict) else None
     for node_id in list(nodes or {}):
-        variant = copy.deepcopy(case)
+        variant = copy_case(case)
         del variant["scenario"]["nodes"][node_id]
         yield variant
         script = nodes[node_id]  # type: ignore[index]
         attempts = script.get("attempts", []) if isinstance(script, dict) else []
         for k in reversed(range(len(attempts))):
             if len(attempts) > 1:
-                variant = copy.deepcopy(case)
+                variant = copy_case(case)
                 del variant["scenario"]["nodes"][node_id]["attempts"][k]
                 yield variant
     yield from without(case, ("params", "failingResources"))

@@ -10,7 +10,6 @@ loads none of them, tests/test_cli.py).
 
 from __future__ import annotations
 
-import copy
 import json
 import re
 from collections.abc import Callable, Iterator, Mapping
@@ -29,6 +28,7 @@ from wforacle.properties.specification import (
     Protocol,
     Reading,
     Specification,
+    copy_case,
     parse_json,
     strings,
     without,
@@ -254,7 +254,7 @@ def _plans_differ(case: Mapping[str, Any]) -> bool:
     from wforacle.properties.w6w import validate as rules
 
     try:
-        checked = rules.validate(copy.deepcopy(document))
+        checked = rules.validate(copy_case(document))
     except Exception:  # an unreadable document: let the judge say what is wrong
         return True
     if checked.plan is None or checked.workflow is None:
@@ -535,10 +535,10 @@ def prepare(case: JSON, options: Any = None) -> Prepared:
 
     readings = options if options is not None else _options({})
     checked = _validator(readings)
-    result = checked(copy.deepcopy(case["document"]))
+    result = checked(copy_case(case["document"]))
     if not result.report.valid or result.workflow is None or result.plan is None:
         raise InvalidCase(f"the case's document is invalid: {result.report.codes()}")
-    scenario, problems = load_scenario(copy.deepcopy(case["scenario"]))
+    scenario, problems = load_scenario(copy_case(case["scenario"]))
     if problems:
         raise InvalidCase(f"the case's scenario is invalid: {[p.message for p in problems]}")
     run = W6wRun(result.workflow, result.plan, scenario, options=readings, validate=checked)
@@ -697,7 +697,7 @@ def smaller(case: JSON) -> Iterator[JSON]:
     # crashes, when the reduction's time ran out before it reached the features.
     for feature in SCENARIO_FEATURES:
         if isinstance(case["scenario"], dict) and feature in case["scenario"]:
-            variant = copy.deepcopy(case)
+            variant = copy_case(case)
             del variant["scenario"][feature]
             yield variant
     crashes = (
@@ -707,11 +707,11 @@ def smaller(case: JSON) -> Iterator[JSON]:
     )
     if isinstance(crashes, list) and len(crashes) > 1:
         for k in reversed(range(len(crashes))):  # one crash of several
-            variant = copy.deepcopy(case)
+            variant = copy_case(case)
             del variant["scenario"]["crashAfterCheckpoints"][k]
             yield variant
     if "replay" in case:  # a replay is a feature of the case a finding may not need either
-        unreplayed = {k: v for k, v in copy.deepcopy(case).items() if k != "replay"}
+        unreplayed = {k: v for k, v in copy_case(case).items() if k != "replay"}
         yield unreplayed
         # A replay re-runs its steps after the others ended: a completion-order finding
         # it showed needs, without it, another schedule (last-output-by-time kept
@@ -726,7 +726,7 @@ def smaller(case: JSON) -> Iterator[JSON]:
     for step in reversed(steps):
         if len(steps) == 1:
             break
-        variant = copy.deepcopy(case)
+        variant = copy_case(case)
         doc = variant["document"]
         doc["steps"] = [s for s in doc["steps"] if s["id"] != step["id"]]
         if "edges" in doc:
@@ -738,7 +738,7 @@ def smaller(case: JSON) -> Iterator[JSON]:
         # cancelAfterCheckpoint 7, where one step and 3 showed the same bug).
         for fewer in range(1, CHECKPOINTS_PER_STEP + 1):
             if isinstance(cancel, int) and cancel - fewer >= 1:
-                earlier = copy.deepcopy(variant)
+                earlier = copy_case(variant)
                 earlier["scenario"]["cancelAfterCheckpoint"] = cancel - fewer
                 yield earlier
     yield from _contracted(case)
@@ -746,19 +746,19 @@ def smaller(case: JSON) -> Iterator[JSON]:
     yield from _plain_steps(case)
     yield from _callees(case)
     for k in reversed(range(len(edges))):
-        variant = copy.deepcopy(case)
+        variant = copy_case(case)
         del variant["document"]["edges"][k]
         yield variant
     declared = document.get("variables")
     for k in reversed(range(len(declared) if isinstance(declared, list) else 0)):
-        variant = copy.deepcopy(case)  # a declared variable (a callee's default, stranger 19)
+        variant = copy_case(case)  # a declared variable (a callee's default, stranger 19)
         del variant["document"]["variables"][k]
         if not variant["document"]["variables"]:
             del variant["document"]["variables"]
         yield variant
     for field in ("retry", "onError", "reroute"):  # the run-level handler (Amendment 2026-08-21)
         if field in document:
-            variant = copy.deepcopy(case)
+            variant = copy_case(case)
             del variant["document"][field]
             if field == "reroute":
                 variant["scenario"].pop("reroute", None)
@@ -773,7 +773,7 @@ def smaller(case: JSON) -> Iterator[JSON]:
                 most = (CHECKPOINTS_PER_STEP * len(steps) + 2) * max(1, rounds - 1)
                 for fewer in range(1, min(most, 24) + 1):
                     if cancel - fewer >= 1:
-                        earlier = copy.deepcopy(variant)
+                        earlier = copy_case(variant)
                         earlier["scenario"]["cancelAfterCheckpoint"] = cancel - fewer
                         yield earlier
             # A run-level retry and a replay can each re-run the failing steps: with both
@@ -784,30 +784,30 @@ def smaller(case: JSON) -> Iterator[JSON]:
                 alone = {k: v for k, v in variant.items() if k != "replay"}
                 schedule = list(case.get("schedule") or [])
                 for k in range(len(schedule) + 1):
-                    yield {**copy.deepcopy(alone), "schedule": schedule[k:]}
+                    yield {**copy_case(alone), "schedule": schedule[k:]}
     for k, step in enumerate(steps):
         for field in ("retry", "onError", "fanOut", "with"):
             if field in step:
-                variant = copy.deepcopy(case)
+                variant = copy_case(case)
                 del variant["document"]["steps"][k][field]
                 yield variant
     yield from _with_members(case)
     for step_id in list(scenario.get("steps", {})):
-        variant = copy.deepcopy(case)
+        variant = copy_case(case)
         del variant["scenario"]["steps"][step_id]
         yield variant
         attempts = scenario["steps"][step_id].get("attempts", [])
         for k in reversed(range(len(attempts))):
             if len(attempts) > 1:
-                variant = copy.deepcopy(case)
+                variant = copy_case(case)
                 del variant["scenario"]["steps"][step_id]["attempts"][k]
                 yield variant
             if "meta" in attempts[k]:
-                variant = copy.deepcopy(case)
+                variant = copy_case(case)
                 del variant["scenario"]["steps"][step_id]["attempts"][k]["meta"]
                 yield variant
         if "idempotent" in scenario["steps"][step_id]:
-            variant = copy.deepcopy(case)
+            variant = copy_case(case)
             del variant["scenario"]["steps"][step_id]["idempotent"]
             yield variant
     # One entry of the scope the scenario supplies, where the finding needs another of
@@ -815,7 +815,7 @@ def smaller(case: JSON) -> Iterator[JSON]:
     for member in ("documents", "secrets", "variables"):
         entries = scenario.get(member)
         for name in list(entries) if isinstance(entries, dict) and len(entries) > 1 else ():
-            variant = copy.deepcopy(case)
+            variant = copy_case(case)
             del variant["scenario"][member][name]
             yield variant
     yield from without(case, ())  # the schedule's last choice
@@ -847,7 +847,7 @@ def _callees(case: JSON) -> Iterator[JSON]:
         for reduced in smaller(sub):
             if reduced["document"] == sub["document"] and reduced["scenario"] == sub["scenario"]:
                 continue  # a reduction of what a callee has not (a schedule)
-            variant = copy.deepcopy(case)
+            variant = copy_case(case)
             there = variant["scenario"]["calls"][name]
             there["document"] = reduced["document"]
             if "scenario" in callee or reduced["scenario"]:
@@ -871,7 +871,7 @@ def _plain_steps(case: JSON) -> Iterator[JSON]:
             continue
         if uses.get("action") == "wait":
             continue  # a wait suspends the run: what it does is the finding's business
-        variant = copy.deepcopy(case)
+        variant = copy_case(case)
         plain = {key: value for key, value in step.items() if key not in ("uses", "with")}
         variant["document"]["steps"][k] = {**plain, "uses": {"app": "demo", "action": "run"}}
         scripts = variant["scenario"].get("steps", {})
@@ -884,7 +884,7 @@ def _plain_steps(case: JSON) -> Iterator[JSON]:
         # too (session 19: run-retry-no-wait kept a with-less foreach).  Two edits at
         # once, which the greedy reduction would never make one at a time.
         if isinstance(step.get("id"), str) and step["id"] not in scripts:
-            failing = copy.deepcopy(variant)
+            failing = copy_case(variant)
             failing["scenario"].setdefault("steps", {})[step["id"]] = {
                 "attempts": [{"error": {"code": "failed"}}]
             }
@@ -901,8 +901,8 @@ def _plain_steps(case: JSON) -> Iterator[JSON]:
         for lifted in inner:
             if (lifted.get("uses") or {}).get("app") == "@w6w/control" or "id" not in lifted:
                 continue
-            variant = copy.deepcopy(case)
-            variant["document"]["steps"][k] = copy.deepcopy(lifted)
+            variant = copy_case(case)
+            variant["document"]["steps"][k] = copy_case(lifted)
             for edge in variant["document"].get("edges") or []:
                 for end in ("from", "to"):
                     if edge.get(end) == step["id"]:
@@ -937,7 +937,7 @@ def _blocks(case: JSON) -> Iterator[JSON]:
         if isinstance(branches, list):
             for b in reversed(range(len(branches))):
                 if len(branches) > 1:
-                    variant = copy.deepcopy(case)
+                    variant = copy_case(case)
                     gone = _at(variant, path)["with"]["branches"].pop(b)
                     for inner in gone if isinstance(gone, list) else []:
                         if isinstance(inner, dict):
@@ -946,7 +946,7 @@ def _blocks(case: JSON) -> Iterator[JSON]:
                 yield from _block_steps(case, path, ("branches", b), branches[b])
         items = with_.get("items")
         if isinstance(items, list) and items:
-            variant = copy.deepcopy(case)
+            variant = copy_case(case)
             _at(variant, path)["with"]["items"] = items[:-1]
             yield variant
         # A parameter read from another step made a literal, so that step can go too.
@@ -954,7 +954,7 @@ def _blocks(case: JSON) -> Iterator[JSON]:
         for name, values in literals.items():
             if name in with_ and isinstance(with_[name], dict):
                 for value in values:
-                    variant = copy.deepcopy(case)
+                    variant = copy_case(case)
                     _at(variant, path)["with"][name] = value
                     yield variant
 
@@ -996,13 +996,13 @@ def _block_steps(
         inner = block[m]
         if not isinstance(inner, dict):
             continue
-        variant = copy.deepcopy(case)
+        variant = copy_case(case)
         del located(variant)[m]
         variant["scenario"].get("steps", {}).pop(inner.get("id"), None)
         yield variant
         for field in ("onError", "with", "retry"):
             if field in inner:
-                variant = copy.deepcopy(case)
+                variant = copy_case(case)
                 del located(variant)[m][field]
                 yield variant
 
@@ -1021,33 +1021,33 @@ def _with_members(case: JSON) -> Iterator[JSON]:
         app = (step.get("uses") or {}).get("app", "")
         inputs = with_.get("inputs") if isinstance(with_, dict) else None
         if app == "@w6w/call" and isinstance(inputs, dict):
-            variant = copy.deepcopy(case)
+            variant = copy_case(case)
             del variant["document"]["steps"][k]["with"]["inputs"]
             yield variant
             for name in list(inputs) if len(inputs) > 1 else ():
-                variant = copy.deepcopy(case)
+                variant = copy_case(case)
                 del variant["document"]["steps"][k]["with"]["inputs"][name]
                 yield variant
         if not isinstance(with_, dict) or not isinstance(app, str) or app.startswith("@w6w/"):
             continue
         for name, value in with_.items():
             if len(with_) > 1:
-                variant = copy.deepcopy(case)
+                variant = copy_case(case)
                 del variant["document"]["steps"][k]["with"][name]
                 yield variant
             logic = value.get("$expr") if isinstance(value, dict) and len(value) == 1 else None
             for simpler in _simpler_logic(logic):
-                variant = copy.deepcopy(case)
+                variant = copy_case(case)
                 variant["document"]["steps"][k]["with"][name] = {"$expr": simpler}
                 yield variant
             for text in _simpler_payloads(value) if isinstance(value, str) else ():
-                variant = copy.deepcopy(case)
+                variant = copy_case(case)
                 variant["document"]["steps"][k]["with"][name] = text
                 yield variant
             parts = value.get("parts") if isinstance(value, dict) else None
             if isinstance(parts, list) and len(parts) > 1:
                 for i in reversed(range(len(parts))):
-                    variant = copy.deepcopy(case)
+                    variant = copy_case(case)
                     del variant["document"]["steps"][k]["with"][name]["parts"][i]
                     yield variant
 
@@ -1109,7 +1109,7 @@ def _contracted(case: JSON) -> Iterator[JSON]:
         outbound = [e for e in edges if e["from"] == name]
         if not inbound or not outbound:
             continue
-        variant = copy.deepcopy(case)
+        variant = copy_case(case)
         doc = variant["document"]
         doc["steps"] = [s for s in doc["steps"] if s["id"] != name]
         kept = [e for e in doc["edges"] if name not in (e["from"], e["to"])]
@@ -1262,7 +1262,7 @@ def _callee_scenario(prepared: Prepared, unit: str) -> Any:
         callee = scenario.calls.get(kind[5:]) if kind.startswith("call:") else None
         if not isinstance(callee, dict):
             return Scenario()
-        scenario, _ = load_scenario(copy.deepcopy(callee.get("scenario") or {}))
+        scenario, _ = load_scenario(copy_case(callee.get("scenario") or {}))
         steps = called_steps(callee.get("document"))
     return scenario
 

@@ -22,7 +22,7 @@ from wforacle.model.harness.loader import load as load_harness
 from wforacle.oracle.fixtures import load_case, load_outcomes, spec_of
 from wforacle.oracle.jsonlogic_suite import SuiteError, load_cases
 from wforacle.properties.registry import SPECIFICATIONS
-from wforacle.properties.specification import parse_json, schedule_of
+from wforacle.properties.specification import copy_case, parse_json, schedule_of
 
 MAX = jsontext.MAX_DEPTH
 
@@ -174,3 +174,36 @@ def test_a_replay_json_of_the_wrong_shape_makes_the_case_unreadable(tmp_path, re
     spec = SPECIFICATIONS["w6w"]
     with pytest.raises(InvalidInput):
         spec.prepare(load_case(spec, here), None)
+
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(), inner, max_size=4),
+    max_leaves=20,
+)
+
+
+@given(json_values)
+def test_a_copied_case_is_equal_and_shares_nothing_mutable(value):
+    """copy_case: what copy.deepcopy gives, with no list or object of the original in it."""
+    copied = copy_case({"document": value, "again": value})
+    assert copied == {"document": value, "again": value}
+    originals = {id(v) for v in _containers(value)}
+    assert not originals & {id(v) for v in _containers(copied)}
+
+
+def test_a_value_pickle_refuses_is_copied_by_deepcopy():
+    """A lambda cannot be pickled: copy_case copies around it as copy.deepcopy does."""
+    value = {"rule": lambda: None, "items": [1, 2]}
+    copied = copy_case(value)
+    assert copied["rule"] is value["rule"] and copied["items"] == [1, 2]
+    assert copied["items"] is not value["items"]
+
+
+def _containers(value):
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict | list):
+            yield item
+            stack.extend(item.values() if isinstance(item, dict) else item)
