@@ -282,7 +282,10 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
         if replayed is not None:
             print(regressions_line(replayed, args.regressions))
         rate = result.examples / result.seconds_searching if result.seconds_searching else 0.0
-        summary = f"{result.examples} examples in {result.seconds_searching:.1f} s ({rate:.0f}/s)"
+        summary = (
+            f"{result.examples} examples in {result.seconds_searching:.1f} s ({rate:.0f}/s) "
+            f"of {args.profile or spec.name} cases{_spec_hint(spec)}"
+        )
         if replayed is not None and replayed.finding is not None:
             summary = "no search: a saved regression fails"
         elif result.finding is not None:
@@ -768,8 +771,21 @@ def cmd_protocol_selftest(args: argparse.Namespace) -> int:
     for check in checks:
         print(f"{'ok  ' if check.ok else 'FAIL'} {check.name}: {check.detail}")
     failed = [c for c in checks if not c.ok]
-    print(f"\n{len(checks) - len(failed)}/{len(checks)} protocol checks pass")
+    print(
+        f"\n{len(checks) - len(failed)}/{len(checks)} protocol checks pass "
+        f"({spec.name}{_spec_hint(spec)})"
+    )
     return EXIT_OK if not failed else EXIT_FINDING
+
+
+def _spec_hint(spec: Specification) -> str:
+    """The other specifications' --spec, when a command ran the default one (w6w).
+
+    A stranger's Workfile executor was run with w6w cases by a command that
+    did not name --spec (session 23): the summary says which cases it ran.
+    """
+    others = ", ".join(f"--spec {name}" for name in SPECIFICATIONS if name != spec.name)
+    return f"; {others} for the others" if spec.name == DEFAULT else ""
 
 
 def add_readings(command: Any, modes: bool = True) -> None:

@@ -96,11 +96,13 @@ def _by_rule(
     if divergence.message != NO_EVENT.format(name) or not isinstance(name, str):
         return divergence
     if name in spec.protocol().recorded:
-        # A stranger's executor sent timer_fired itself (session 20): the message said
-        # only that the model permits none here.
+        # The oracle wrote this event when it answered the engine's wait (the driver
+        # refuses one the engine sends: a protocol fault).  A stranger's executor that
+        # waited idle where the model has it act was told it had sent quiet (session 23).
         message = (
-            f"{divergence.message}: the oracle records {name} itself when it sends the "
-            "stimulus (docs/engine-protocol.md); an engine never sends it"
+            f"{divergence.message}: the engine waited here and the oracle answered the "
+            f"wait, recording {name} (docs/engine-protocol.md); the model has the engine "
+            "act first"
         )
         return attrs.evolve(divergence, message=message)
     blamed = _why_not_here(spec, semantics, divergence, trace)
@@ -285,17 +287,36 @@ def _by_field(spec: Specification, divergence: Divergence) -> Divergence:
         # A whole word: W6W-ROOT-25's root list names "inputs", not the field input.
         return any(re.search(rf"\b{re.escape(field.lower())}\b", text) for field in fields)
 
+    where = first_difference(projection(nearest), projection(observed))
     governed = {c for field in fields for c in spec.governing.get(field, ())}
     first = [c for c in divergence.clauses if c in governed]
+    first += [c for c in divergence.clauses if _names_code(c, where)]
     first += [c for c in divergence.clauses if names(c)]
     clauses = tuple(dict.fromkeys([*first, *divergence.clauses]))
     message = f"{divergence.message}: the engine's {', '.join(fields)} differ(s)"
-    where = first_difference(projection(nearest), projection(observed))
     if where is not None and (where[0].count(".") > 1 or "[" in where[0]):
         # Deep in a value (a loop's inner traces): say where, which a line cut short hides.
         path, model, engine = where
         message += f"; first at {path}: the engine has {_short(engine)}, the model {_short(model)}"
     return attrs.evolve(divergence, clauses=clauses, message=message)
+
+
+def _names_code(clause: str, where: tuple[str, Any, Any] | None) -> bool:
+    """Whether ``clause``'s text names the code the model has where the engine's differs.
+
+    An error code is the field's value, not its name: WFS-ENTRY-6 ("A mismatch
+    causes fault.type …") governs an entry failed with another code, which its
+    rule cites second (a stranger's executor, session 23, was told WFS-ENTRY-5).
+    """
+    from wforacle.properties.clauses import clause_text
+
+    if where is None or not where[0].endswith(".code") or not isinstance(where[1], str):
+        return False
+    try:
+        text = clause_text(clause)
+    except KeyError:
+        return False
+    return re.search(rf"(?<![\w.]){re.escape(where[1])}(?![\w])", text) is not None
 
 
 _ABSENT = object()

@@ -511,6 +511,7 @@ OTHER_READINGS = [
     ("workfile", "--reading A-170=unknown", ("A-170", "unknown"), None),
     ("workfile", "--reading A-171=succeeded", ("A-171", "succeeded"), None),
     ("workfile", "--reading A-174=json", ("A-174", "json"), None),
+    ("workfile", "--reading A-135=flagged", ("A-135", "flagged"), None),
 ]
 
 
@@ -975,6 +976,31 @@ def _relevance(assumption, case, irrelevant):
     (reading,) = [r for r in WORKFILE.readings if r.assumption == assumption]
     assert reading.relevant(case)
     assert not reading.relevant(irrelevant)
+
+
+def test_a135_a_delegated_read_carries_the_dry_run_flag_only_under_flagged():
+    # WF-DRY-4: "an unaffected read action executes normally"; WF-DRY-11: "An unaffected
+    # delegated action executes normally with the dry-run flag".  A stranger's executor
+    # (session 23) flagged a read declaring dry_run: delegate and was told WF-STEP-4.
+    manifest = (
+        "connector: svc\nactions:\n  look: { effects: read, dry_run: delegate }\n"
+        "  get: { effects: read }\n"
+    )
+    case = {"document": "steps:\n  - a: { svc.look: {} }\n  - b: { svc.get: {} }\n",
+            "manifests": {"svc": manifest},
+            "scenario": {"dryRun": True, "attempts": {"a": [{"output": 1}], "b": [{"output": 2}]}},
+            "schedule": []}  # fmt: skip
+
+    def flagged(**readings):
+        semantics = WORKFILE.prepare(case, WORKFILE.options(readings)).semantics
+        trace = execute(semantics).trace
+        return sorted(
+            e["step"] for e in trace if e["event"] == "attempt_started" and e.get("dryRun")
+        )
+
+    assert flagged() == [] and flagged(delegated_read="flagged") == ["a"]  # never the plain b
+    _relevance("A-135", case, {**case, "scenario": {"attempts": case["scenario"]["attempts"]}})
+    taken(WORKFILE, "--reading A-135=flagged", case, "A-135=plain", ("A-135", "flagged"))
 
 
 def test_a169_a_fault_in_a_stop_result_fails_the_run_only_under_run():

@@ -61,6 +61,8 @@ reading wforacle's model does not (`wforacle readings --spec workfile`); not bug
                                  run succeeded, not stopped with the chain
   A-174=json                     a wf.route case key written as a quoted number or boolean ("1")
                                  matches that string only, not the number 1
+  A-135=flagged                  in a dry run, a read declaring dry_run: delegate runs with the
+                                 dry-run flag, not as any read does
 
 Seeded bugs (--bug NAME, repeatable):
 
@@ -265,6 +267,7 @@ READINGS = {
     "A-170=unknown",
     "A-171=succeeded",
     "A-174=json",
+    "A-135=flagged",
 }
 TRUTHY = False  # --reading A-117=truthy (main sets it: one reading per process)
 LAZY_CHOOSE = False  # --reading A-124=first
@@ -2018,8 +2021,10 @@ class Executor:
         write = declared.get("effects", "write") != "read"
         idempotency = declared.get("idempotency", "none")
         attempts = int(st.retry.get("attempts", 1))
-        # a delegated write in a dry run carries the dry-run flag (WF-DRY-11, A-135)
-        delegated = self.dry and write and declared.get("dry_run") == "delegate"
+        # a delegated write in a dry run carries the dry-run flag (WF-DRY-11, A-135); a
+        # delegated read too under --reading A-135=flagged
+        flagged = write or "A-135=flagged" in self.bugs
+        delegated = self.dry and flagged and declared.get("dry_run") == "delegate"
         flag = {"dryRun": True} if delegated else {}
         attempt = 1
         ambiguous = False  # --reading A-170=unknown: an earlier attempt was ambiguous

@@ -183,6 +183,10 @@ RULES: dict[str, tuple[str, ...]] = {
     ),
     "fail_ambiguous": ("WF-AMB-4", "WF-UNK-7", "WF-CATCH-10", "A-170", "WF-UNK-6"),
     "handler_failed": ("WF-CATCH-26", "WF-CATCH-23", "A-122"),
+    # The handler's replacement result broke the operation's output contract: it is
+    # the handler's failure (a stranger's executor kept a string for a call's object
+    # result and was told WF-BIND-5, session 23).
+    "result_refused": ("WF-CATCH-23", "WF-CATCH-24", "WF-CATCH-26", "A-122"),
     "construct_failed": ("WF-POLICY-8", "WF-POLICY-9", "WF-POLICY-13", "WF-POLICY-15"),
     "repeat_exhausted": ("WF-SUPP-11", "A-125"),  # "until … checked after each … iteration"
     "iterate": ("WF-SCHED-1", "WF-SCHED-4", "A-125", "A-127"),
@@ -334,7 +338,10 @@ class Options:
     the containment chain (the model's choice) or ``succeeded``;
     ``route_keys`` A-174: a quoted route key spelling a number or boolean
     matches that value (``text``, the model's choice) or only that string
-    (``json``).
+    (``json``); ``delegated_read`` A-135: in a dry run, a read declaring
+    ``dry_run: delegate`` runs ``plain`` (the model's choice: WF-DRY-4, a read
+    "executes normally") or ``flagged`` with the dry-run flag, as WF-DRY-11's
+    "unaffected delegated action" may also say.
     """
 
     absent_field: str = attrs.field(
@@ -368,6 +375,11 @@ class Options:
     # A-174: a wf.route case key written as quoted text ("1", "true") also matches the
     # number or boolean it spells (``text``, the model's choice), or only a string (``json``).
     route_keys: str = attrs.field(default="text", validator=attrs.validators.in_(("text", "json")))
+    # A-135: a read declaring dry_run: delegate runs in a dry run as any read does
+    # (``plain``, the model's choice), or with the dry-run flag (``flagged``, WF-DRY-11).
+    delegated_read: str = attrs.field(
+        default="plain", validator=attrs.validators.in_(("plain", "flagged"))
+    )
 
 
 class WorkfileRun:
@@ -896,7 +908,11 @@ def _reach(run: WorkfileRun, data: Data, frame: Data, loc: Loc) -> JSON:
             # An unaffected write: evaluated and validated, then withheld (WF-DRY-4..6);
             # a fault in that evaluation failed it normally above (WF-DRY-8).
             return Labelled("suppress_write", _suppress(data, frame, step, path))
-        cur["dry"] = _writes(spec)  # a delegated write runs with the flag (WF-DRY-11)
+        # A delegated write runs with the flag (WF-DRY-11); a read declaring delegate
+        # does only under A-135's reading "flagged" (WF-DRY-4: a read "executes normally").
+        delegated = spec is not None and spec.dry_run_delegate
+        flagged = run.options.delegated_read == "flagged" and delegated
+        cur["dry"] = _writes(spec) or flagged
     frame["cur"] = cur
     event = {"event": "step_started", "step": path}
     if dry:  # dependency checking found nothing affected
@@ -1228,6 +1244,7 @@ def _handled(run: WorkfileRun, data: Data, loc: Loc) -> JSON:
         if typed and _declared(run, step, value):
             cur.update(phase="succeeded", value=value, children=[])
             return _succeed(run, data, loc)
+        cur["refused"] = True  # the replacement broke the contract (WF-CATCH-23, A-122)
     cur.update(phase="failed", children=[])  # WF-CATCH-26: the original failure stays
     return _fail_current(run, data, loc)
 
@@ -1292,7 +1309,9 @@ def _fail_current(run: WorkfileRun, data: Data, loc: Loc) -> JSON:
     step = run.steps[cur["static"]]
     failure = cur["failure"]
     why = (
-        "handler_failed"
+        "result_refused"
+        if cur.get("refused")
+        else "handler_failed"
         if cur.get("handled")
         else cur["why"]  # a call's: its child failed or was cancelled, or it timed out
         if "why" in cur

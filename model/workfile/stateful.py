@@ -90,6 +90,7 @@ IN_ENTRY: dict[str, tuple[str, ...]] = {
     "handle": FAILING,
     "handled": FAILING,
     "handler_failed": FAILING,
+    "result_refused": FAILING,
     "construct_failed": FAILING,
     "abort_ambiguous": FAILING,
     "fail_ambiguous": FAILING,
@@ -158,13 +159,29 @@ STATE_RULES: dict[str, tuple[str, ...]] = {
     "accept_event": ("WFS-TRANS-27", "WFS-TRANS-28", "WFS-TRANS-34", "WFS-TRANS-37", "A-152"),
     "advance": ("WFS-TRANS-14", "WFS-TRANS-37", "A-152"),
     # Reached only while the entry waits: no event was eligible (accepted before
-    # activation, matching nothing, or delivered already) and no timer was due.
-    "quiet": (*WAITING, "WFS-TRANS-14", "WFS-TRANS-37", "A-152"),
+    # activation, matching nothing, or delivered already) and no timer was due — or
+    # one was, and the engine delayed it (WF-SCHED-2: an executor "can delay a timer
+    # beyond its requested instant"; ``_delayed``).
+    "quiet": (*WAITING, "WFS-TRANS-14", "WFS-TRANS-37", "WF-SCHED-2", "A-152"),
     "wait_forever": (*WAITING, "A-152"),
     "finish_waiting": (*WAITING, "WFS-TRANS-14", "WFS-TRANS-37", "A-152"),
     "dry_stop": ("WFS-TRANS-9", "WF-SCTL-3", "WF-SCTL-4", "WF-SCTL-5", "WF-SCTL-6", "WF-SCTL-7"),
     "finish_state": ("WFS-FORM-12", "WFS-ENTRY-13", *RULES["finish"]),
 }
+
+
+def _delayed(data: Data, found: list[Move[Config]]) -> bool:
+    """Whether the entry's only moves are a timer the engine may still delay: it waits idle.
+
+    The clock has moved past the deadline and ``quiet`` has not yet closed
+    the instant: Core's Permitted Scheduling Variation lets an executor
+    "delay a timer beyond its requested instant", so it may wait and hear
+    ``quiet`` first — then the timer fires (A-152).  A stimulus may already
+    come there (``_environment``); ``quiet``, when none is left, is the same
+    wait's answer (a stranger's executor, session 23, was told WFS-FORM-9).
+    """
+    entry = data["entry"]
+    return entry is not None and not entry["due"] and all(move.rule == "time_out" for move in found)
 
 
 def _key(state: str, phase: str) -> str:
@@ -250,7 +267,7 @@ class StatefulRun(WorkfileRun):
         if not found:
             found.extend(self._entry_rules(config))
         if data["phase"] == "running":
-            found.extend(self._environment(config, active, idle=not found))
+            found.extend(self._environment(config, active, idle=not found or _delayed(data, found)))
         return found
 
     def _entry_rules(self, config: Config) -> list[Move[Config]]:
@@ -523,6 +540,9 @@ def _leave(
 
     ``instant``: a timer that fired at its deadline, before the stimulus that
     moved the clock past it — the target entry begins at that instant (A-152).
+    An immediate transition takes no time: its target begins when this entry
+    began (a chain of immediate states after such a timer all begin at its
+    deadline; a stranger's executor, session 23, was told WFS-TRANS-13).
 
     The route subject and ``into`` are evaluated in the entry's scope (with
     the delivered payload under the subscription's name); the target's
@@ -573,6 +593,8 @@ def _leave(
     data["entries"] = [*data["entries"][:-1], {"entry": entry["path"], **record}]
     data["entry"] = None
     data["root"] = None
+    if by == "immediate" and instant is None:
+        instant = entry.get("at")
     data["next"] = {"state": target.name, "values": values, "at": instant}
     return Labelled(rule, event)
 

@@ -180,7 +180,12 @@ def _state(
         state["accepts"] = {"v": {"type": kind, "required": True}}
     if draw(st.integers(0, 3)) > 0:
         state["on_enter"] = [{"ask": {"svc.send": {"k": 1}}}]
-    work: dict[str, JSON] = {"svc.get": {"seen": "{{ v }}" if kind is not None else 0}}
+    # Without an accepted value, work reads what on_enter asked (no draw of its own: the
+    # cases' choice sequences stay as they were): in a dry run the suppressed ask makes
+    # work, and the use reading it, suppressed too (WF-SUPP-3; a stranger's executor
+    # ignored such dependencies and no campaign drew one, session 23).
+    seen = "{{ v }}" if kind is not None else "{{ ask.id }}" if "on_enter" in state else 0
+    work: dict[str, JSON] = {"svc.get": {"seen": seen}}
     if draw(st.booleans()):
         state["steps"] = [{"work": work}]
         if kind is not None and draw(st.booleans()):

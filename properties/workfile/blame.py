@@ -35,13 +35,33 @@ def blame(run: Any, divergence: Any) -> tuple[str, ...]:
         return ()
     mine = [p for p in permitted if _unit(p) == _unit(observed) and _unit(p) != (None, None)]
     wanted = {_text(p): p for p in (mine or permitted)}
-    found: list[str] = []
+    found: list[str] = [*_late_expiry(observed, run)]
     for rule, event in _rules(run, wanted):
         why = BLAME.get(rule)
         clause = why(observed, event, run) if why is not None else None
         if clause is not None and clause not in found:
             found.append(clause)
     return tuple(found)
+
+
+def _late_expiry(o: JSON, run: Any) -> tuple[str, ...]:
+    """A-141 and WF-CATCH-21, when the engine cancelled a catch handler's work on an expiry.
+
+    The model's timeout of a call or construct bounds its nested work, not the
+    handler that runs after it (WF-CATCH-21: "handler work … is outside the
+    expired operation deadline"): an expiry while the handler runs is late and
+    changes nothing (A-141, WF-LATE-2).  A stranger's executor cancelled the
+    handler and was told WF-STEP-9 (session 23).
+    """
+    step = o.get("step")
+    if o.get("event") != "step_finished" or o.get("outcome") != "cancelled":
+        return ()
+    if not isinstance(step, str):
+        return ()
+    expiring = getattr(getattr(run, "scenario", None), "expire", {}) or {}
+    if any(step.startswith(f"{path}.(catch).") for path in expiring):
+        return ("A-141", "WF-CATCH-21", "WF-LATE-2")
+    return ()
 
 
 def _unit(event: JSON) -> tuple[Any, Any]:
@@ -170,6 +190,12 @@ def _reach(o: JSON, p: JSON, run: Any) -> str | None:
     chosen = _route_case(o, p, run) or _continued(o, run)
     if chosen is not None:
         return chosen
+    if o.get("event") == "run_finished" and isinstance(member, str):
+        state = _state_of(run, member.split(".", 1)[0])
+        if state is not None and state.final:
+            # "After its step lists succeed, the run completes": a stranger's executor
+            # completed on entering the final state and was told WF-STEP-1 (session 23).
+            return "WFS-FORM-12"
     if _faulted(o, p):
         return "A-117"  # the model's evaluation gives a value where the engine's faulted
     if o.get("event") != "step_finished" or not isinstance(ended, str):
@@ -602,6 +628,12 @@ def _deliver(o: JSON, p: JSON, run: Any) -> str | None:
     if o.get("by") != p.get("by") or o.get("number") != p.get("number"):
         if o.get("by") != p.get("by") and _ineligible(o, run) is not None:
             return _ineligible(o, run)  # the engine's subscription could not match at all
+        later = o.get("number"), p.get("number")
+        if all(isinstance(n, int) for n in later) and later[0] > later[1]:
+            # A later event delivered where the model delivers an earlier one: the engine
+            # lost it — in an entry with steps, accepted while they ran (a stranger's
+            # executor, session 23, was told WFS-TRANS-36).
+            return _undelivered(p, run)
         return "WFS-TRANS-36"  # "The first eligible event or timeout selects the transition"
     if o.get("to") != p.get("to"):
         return "WFS-ENTRY-12"  # "Entry positions are counted from zero separately for each
@@ -619,6 +651,11 @@ def _undelivered(p: JSON, run: Any) -> str:
     if state is not None and (state.on_enter or state.steps):
         return "WFS-TRANS-27"  # "An implementation MUST retain a candidate event accepted
         # after activation while correlation evaluation or steps is in progress"
+    if state is not None and state.timeout is not None:
+        # The model delivers the event over the timer: it came no later than the deadline
+        # (a stranger's executor let the timer win the tie and was told WFS-TRANS-36).
+        return "WFS-TRANS-37"  # "An event accepted no later than the deadline wins over
+        # that timeout"
     return "WFS-TRANS-36"  # "The first eligible event or timeout selects the transition"
 
 
@@ -669,7 +706,37 @@ def _unrepeated(o: JSON, p: JSON, run: Any) -> str | None:
     return None
 
 
+def _repeat_exhausted(o: JSON, p: JSON, run: Any) -> str | None:
+    """The engine ended or went on with a wf.repeat where the model exhausts it: A-125.
+
+    The exhaustion after ``max_iterations`` and its code ``flow.repeat_exhausted``
+    are A-125's (the construct's section is not included); WF-SUPP-11 says only
+    when ``until`` is checked.  A stranger's executor that reported another code
+    was told WF-SUPP-11, a dry-run clause, in a run that was not one (session 23).
+    """
+    construct, step = p.get("step"), o.get("step")
+    if not isinstance(construct, str) or not isinstance(step, str):
+        return None
+    if step == construct or step.startswith(f"{construct}["):
+        return "A-125"
+    return None
+
+
+def _result_refused(o: JSON, p: JSON, run: Any) -> str | None:
+    """The engine kept a handler's replacement result the model refuses: WF-CATCH-23.
+
+    "The replacement result MUST be statically assignable to and satisfy the
+    handled operation's output contract at runtime" — a call's result is an
+    object (a stranger's executor kept a string and was told WF-BIND-5, session 23).
+    """
+    if o.get("event") == "step_finished" and o.get("step") == p.get("step"):
+        return "WF-CATCH-23"
+    return None
+
+
 BLAME: dict[str, Blame] = {
+    "repeat_exhausted": _repeat_exhausted,
+    "result_refused": _result_refused,
     "skip": _skip,
     "abort_ambiguous": _abort_ambiguous,
     "cancel_abort": _cancel_abort,

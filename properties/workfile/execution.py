@@ -234,7 +234,11 @@ def _validated(document: str, manifests: tuple[tuple[str, str], ...]) -> tuple[A
     from wforacle.properties.workfile.validate import validate
 
     found = _manifests(manifests)
-    return found, validate(document.encode("utf-8"), found)
+    # A case with no manifest is validated as `validate` without --manifests is: its
+    # actions are references nothing checks (docs/workfile.md), and each runs as a write
+    # (A-126).  Validated against an empty set, every action was document.unknown_action,
+    # and shrink and conform refused what run accepted (a stranger, session 23).
+    return found, validate(document.encode("utf-8"), found if manifests else None)
 
 
 def cases() -> Any:
@@ -650,9 +654,12 @@ def _simpler_templates(data: JSON, n: int, key: str) -> Iterator[JSON]:
     same expression written with no parenthesis precedence does not need; a
     string with text and markers becomes one of its markers alone.  A bug
     in one operator needs that operator and its operands, not the
-    expression around it (the campaigns' probes nest three deep).  Last, a
-    read in the expression (``inputs.k``, ``src.tags[0]``) becomes a literal
-    (``LITERALS``) where the bug needs only a value of its kind.
+    expression around it (the campaigns' probes nest three deep).  Then a
+    subexpression inside becomes one of its own operands (``1 % (-10 if t
+    else 0)`` → ``1 % -10``: a stranger's ``%`` bug kept the conditional,
+    session 23).  Last, a read in the expression (``inputs.k``,
+    ``src.tags[0]``) becomes a literal (``LITERALS``) where the bug needs
+    only a value of its kind.
     """
     from wforacle.model.workfile.expr import (
         ExprError,
@@ -677,7 +684,12 @@ def _simpler_templates(data: JSON, n: int, key: str) -> Iterator[JSON]:
             found.append(f"{{{{ {unparse(whole)} }}}}")  # without a parenthesis it needs not
         if whole is None:
             found = [f"{{{{ {unparse(e)} }}}}" for e in parsed.expressions]
-        else:  # then its reads become literals
+        else:  # then an inner subexpression one of its operands, then reads literals
+            found += [
+                f"{{{{ {unparse(replaced(whole, inner, operand))} }}}}"
+                for inner in _inner(whole, operands)
+                for operand in operands(inner)
+            ]
             found += [
                 f"{{{{ {unparse(replaced(whole, read, Lit(value)))} }}}}"
                 for read in references(whole)
@@ -691,6 +703,15 @@ def _simpler_templates(data: JSON, n: int, key: str) -> Iterator[JSON]:
                 holder = holder[part]
             holder[where[-1]] = smaller
             yield variant
+
+
+def _inner(whole: Any, operands: Any) -> Iterator[Any]:
+    """Every subexpression of ``whole`` but itself, outermost first (breadth first)."""
+    queue = list(operands(whole))
+    while queue:
+        expr = queue.pop(0)
+        yield expr
+        queue += operands(expr)
 
 
 # What a read in a shrunk expression may become: a value of each kind but lists and
@@ -787,6 +808,26 @@ def _smaller_states(data: JSON) -> Iterator[JSON]:
             vtransition["goto"] = final
             vtransition.pop("into", None)
             yield variant
+            target = states.get(transition.get("goto"))
+            accepts = target.get("accepts") if isinstance(target, dict) else None
+            if "into" in transition and isinstance(accepts, dict):
+                # With what it hands over: the final state accepts what the target did (a
+                # stranger's accepts-code bug kept the target state, session 23).
+                variant = copy.deepcopy(data)
+                vtransition = _transitions(variant)[k][1]
+                vtransition["goto"] = final
+                variant["states"][final]["accepts"] = copy.deepcopy(accepts)
+                # The states only the old target led to go at once: their transitions
+                # into the final state would not hand it what it now requires.
+                while True:
+                    reached = {t.get("goto") for _, t in _transitions(variant)}
+                    gone = [n for n in variant["states"]
+                            if n != variant.get("initial") and n not in reached]  # fmt: skip
+                    if not gone:
+                        break
+                    for name in gone:
+                        del variant["states"][name]
+                yield variant
         for member in list(transition.get("into") or {}):
             variant = copy.deepcopy(data)
             vinto = _transitions(variant)[k][1]["into"]
@@ -855,11 +896,13 @@ def _literal_matches(data: JSON, scenario: JSON) -> Iterator[JSON]:
 def _later_initial(data: JSON, scenario: JSON) -> Iterator[tuple[JSON, JSON]]:
     """The run started in a state the initial one goes to, the way to it cut off.
 
-    For each non-final state ``T`` a transition of the initial state goes
-    to: ``initial: T`` with the scenario as it is, then without its first
+    For each state ``T`` a transition of the initial state goes to:
+    ``initial: T`` with the scenario as it is, then without its first
     stimulus and every later interruption one wait earlier (the stimulus
     that made the initial state leave).  The initial state is then reached
-    by nothing, and goes next pass.
+    by nothing, and goes next pass.  A final ``T`` too: a stranger's
+    final-state bug kept the timed state before it and the stimulus that
+    passed its deadline (session 23).
     """
     states = data.get("states")
     initial = data.get("initial")
@@ -868,7 +911,7 @@ def _later_initial(data: JSON, scenario: JSON) -> Iterator[tuple[JSON, JSON]]:
     first: dict[str, Any] = {"states": {initial: states[initial]}}
     targets = {t.get("goto") for _, t in _transitions(first)} - {initial, None}
     for target in sorted(t for t in targets if isinstance(t, str)):
-        if not isinstance(states.get(target), dict) or states[target].get("final"):
+        if not isinstance(states.get(target), dict):
             continue
         variant = copy.deepcopy(data)
         variant["initial"] = target

@@ -179,6 +179,18 @@ READINGS = (
         relevant=_mentions(("document", "workflows"), "wf.route"),
         clauses=("WF-STEP-3",),
     ),
+    Reading(
+        "--delegated-read",
+        "delegated_read",
+        "Workfile, A-135: in a dry run, a read action declaring dry_run: delegate runs as any "
+        "read does (default: plain) or with the dry-run flag (flagged)",
+        ("plain", "flagged"),
+        assumption="A-135",
+        relevant=lambda case: (
+            _mentions(("manifests",), "delegate")(case) and _mentions(("scenario",), "dryRun")(case)
+        ),
+        clauses=("WF-DRY-4", "WF-DRY-11"),
+    ),
 )
 
 

@@ -8,6 +8,7 @@ explanation named another rule's clause first.
 
 from __future__ import annotations
 
+import sys
 from typing import Any
 
 from tests.workfile.test_call import SUB
@@ -15,6 +16,7 @@ from tests.workfile.test_call import case as _case
 from tests.workfile.test_run import NESTED_HANDLER
 from wforacle.model.kernel.lts import execute
 from wforacle.oracle.check import check
+from wforacle.oracle.engine import Engine, judge
 from wforacle.oracle.explain import by_rule
 from wforacle.properties.workfile.specification import WORKFILE
 
@@ -332,17 +334,41 @@ def test_a_code_classified_by_a_prefix_over_its_exact_entry_breaks_code_1():
     assert _first(case, by_prefix) == "WF-CODE-1"
 
 
-def test_an_event_the_oracle_records_sent_by_the_engine_is_named_so():
-    # A stranger's executor sent timer_fired itself (session 20); the message said only
-    # that the model permits none here.
+def test_an_event_the_oracle_recorded_where_the_model_acts_says_the_engine_waited():
+    # The oracle records timer_fired when it answers a wait (the driver refuses one an
+    # engine sends, below).  A stranger's executor that waited idle where the model has
+    # it act was told it had *sent* quiet (session 23).
     case = _case("steps:\n  - t: { svc.get: {}, timeout: 1s }\n")
     semantics = WORKFILE.prepare(case, None).semantics
     trace = execute(semantics).trace
     k = _at(trace, "step_started", "t")
-    sent = [*trace[: k + 1], {"event": "timer_fired", "step": "t"}]
-    divergence = check(semantics, WORKFILE.key, sent).divergence
-    message = by_rule(WORKFILE, semantics, divergence, sent).message
-    assert "the oracle records timer_fired itself" in message, message
+    answered = [*trace[: k + 1], {"event": "timer_fired", "step": "t"}]
+    divergence = check(semantics, WORKFILE.key, answered).divergence
+    message = by_rule(WORKFILE, semantics, divergence, answered).message
+    assert "the engine waited here and the oracle answered the wait" in message, message
+
+
+def test_an_event_the_oracle_records_sent_by_the_engine_is_a_protocol_fault(tmp_path):
+    # A stranger's executor sent timer_fired itself (session 20): in the trace it passed
+    # for the oracle's, and the divergence explained the engine as having waited.
+    script = tmp_path / "engine.py"
+    script.write_text(
+        "import json, sys\n"
+        "def send(m): print(json.dumps(m), flush=True)\n"
+        'send({"type": "ready", "protocol": 1})\n'
+        "for line in sys.stdin:\n"
+        '    if json.loads(line).get("type") == "run":\n'
+        '        send({"type": "event", "event": {"event": "timer_fired", "step": "t"}})\n'
+    )
+    case = _case("steps:\n  - t: { svc.get: {}, timeout: 1s }\n")
+    engine = Engine(f"{sys.executable} {script}", timeout=5)
+    try:
+        judgement = judge(engine, WORKFILE, case)
+    finally:
+        engine.stop()
+    assert judgement.verdict == "fault", judgement.to_json()
+    assert judgement.fault.kind == "protocol", judgement.fault
+    assert "an event the oracle records itself" in judgement.fault.message
 
 
 def test_the_shrinker_makes_a_call_an_action_that_fails():
@@ -441,3 +467,62 @@ def test_a_guard_that_faults_where_the_model_skips_is_the_expression_languages()
                              "error": error}]  # fmt: skip
 
     assert _first(case, faulted) == "A-117"
+
+
+def test_a_repeat_exhausted_with_another_code_breaks_a125():
+    # A-125: after max_iterations with until false the step fails flow.repeat_exhausted
+    # (the construct's section is not included).  A stranger's executor reported
+    # flow.exhausted and was told WF-SUPP-11, a dry-run clause (session 23).
+    case = _case("steps:\n  - r:\n      wf.repeat:\n        steps: []\n"
+                 "        until: '{{ false }}'\n        max_iterations: 1\n")  # fmt: skip
+
+    def recoded(trace):
+        k = _at(trace, "step_finished", "r")
+        return [*trace[:k], {**trace[k], "error": {**trace[k]["error"], "code": "flow.exhausted"}}]
+
+    assert _first(case, recoded) == "A-125"
+
+
+def test_a_handler_cancelled_by_a_late_expiry_cites_a141_first():
+    # A-141: a call's timeout bounds its nested work, not the catch handler that runs
+    # after it (WF-CATCH-21: handler work "is outside the expired operation deadline"); an
+    # expiry then is late (WF-LATE-2).  A stranger's executor cancelled the handler and
+    # was told WF-STEP-9 (session 23).
+    document = (
+        "steps:\n  - c:\n      wf.call: { workflow: sub, inputs: {} }\n"
+        "      catch:\n        svc.*:\n          steps: [ { h: { svc.get: {} } } ]\n"
+        "          result: {}\n      timeout: 5s\n"
+    )
+    scenario = {"attempts": {"c.(run).a": [{"error": "svc.fatal"}]}, "expire": {"c": 2}}
+    case = _case(document, scenario, sub="steps:\n  - a: { svc.send: {} }\n")
+
+    def fired_in_handler(found, event):  # the expiry once h has started, not before
+        started = any(e.get("step") == "c.(catch).h" for e in found)
+        return (event["event"] == "timer_fired") == started
+
+    def cancelled(trace):
+        k = next(k for k, e in enumerate(trace) if e["event"] == "timer_fired")
+        return [*trace[: k + 1], {"event": "step_finished", "step": "c.(catch).h",
+                                  "outcome": "cancelled"}]  # fmt: skip
+
+    assert _first(case, cancelled, prefer=fired_in_handler) == "A-141"
+
+
+def test_a_replacement_result_the_contract_refuses_kept_breaks_catch_23():
+    # WF-CATCH-23: the replacement "MUST … satisfy the handled operation's output
+    # contract" — a call's result is an object.  A stranger's executor kept a string and
+    # was told WF-BIND-5 (session 23).
+    document = (
+        "steps:\n  - c:\n      wf.call: { workflow: sub, inputs: {} }\n"
+        "      catch:\n        app.refused:\n          steps: []\n"
+        "          result: '{{ error.code }}'\n"
+    )
+    sub = "steps:\n  - f: { wf.fail: { code: app.refused, reason: 'no' } }\n"
+    case = _case(document, {}, sub=sub)
+
+    def kept(trace):
+        k = _at(trace, "step_finished", "c")
+        return [*trace[:k], {"event": "step_finished", "step": "c", "outcome": "succeeded",
+                             "value": "app.refused"}]  # fmt: skip
+
+    assert _first(case, kept) == "WF-CATCH-23"

@@ -204,3 +204,14 @@ steps:
     final = only(document, DRY)
     assert final["outcome"] == "completed"
     assert final["steps"] == {"w": "suppressed", "each": "suppressed", "s": "suppressed"}
+
+
+def test_a_case_without_manifests_runs_each_action_as_a_write():
+    # docs/workfile.md: without manifests, actions are references nothing checks; A-126:
+    # an action without a manifest counts as a write, so a dry run suppresses it.  A case
+    # without manifests was refused (document.unknown_action) by shrink and conform while
+    # run accepted it (a stranger, session 23).
+    case = {"document": "steps:\n  - a: { svc.send: {} }\n", "scenario": {"dryRun": True}}
+    found = execute(prepare(case).semantics).trace
+    assert {"event": "step_finished", "step": "a", "outcome": "suppressed"} in found
+    assert not [e for e in found if e["event"] == "attempt_started"]

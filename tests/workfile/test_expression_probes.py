@@ -162,6 +162,16 @@ def test_the_shrinker_makes_templates_renders_routes_and_outputs_smaller():
     assert {"a": "{{ 1 }}", "b": "{{ 3 }}"} in withs  # an operand of the conditional
     assert {"a": "{{ 1 if true else 2 }}", "b": "{{ 3 }}"} in withs  # no needless (1)
     assert {"a": "{{ (1) if true else 2 }}"} in withs  # b, read by no template, goes
+    # An inner subexpression becomes one of its operands: the stranger's `%` bug kept
+    # `1 % (-10 if true else 2 * 0)` where `1 % -10` showed it (session 23).
+    inner = {**case, "document": document.replace("(1) if true else 2", "1 % (-10 if true else 0)")}
+    inner_withs = [
+        s["r"]["wf.render"]["with"]
+        for v in WORKFILE.smaller(inner)
+        for s in [{k: x for t in yaml.safe_load(v["document"])["steps"] for k, x in t.items()}]
+        if "r" in s
+    ]
+    assert {"a": "{{ 1 % -10 }}", "b": "{{ 3 }}"} in inner_withs
     assert any(r["template"] == "text" for r in renders)
     cases = [s["k"]["wf.route"]["cases"] for s in steps if "k" in s]
     assert {"a": [{"y": {"svc.get": {}}}]} in cases and {1: [{"x": {"svc.get": {}}}]} in cases

@@ -609,6 +609,49 @@ def test_an_exit_by_the_timeout_where_an_event_at_the_deadline_wins_breaks_trans
     assert blamed[0] == "WFS-TRANS-37"
 
 
+def test_a_stranger_executors_four_bugs_are_cited_by_the_clauses_they_break():
+    # Session 23: a stranger's executor (docs only) had each of these; the explanation
+    # named WFS-TRANS-36, WFS-TRANS-36, WF-STEP-1 and WFS-ENTRY-5 first.
+    event = {**TIE["scenario"]["events"][0], "payload": {"ref": "r1"}}
+    matching = {**TIE, "scenario": {"events": [event]}}
+    delivered = {"event": "entry_exited", "entry": "b[0]", "by": "sig", "to": "done[0]"}
+    # The timer won the tie: the engine waited on (quiet) where the event is delivered.
+    tie = _blamed(matching, {"event": "quiet"}, {**delivered, "number": 0})
+    assert tie[0] == "WFS-TRANS-37"  # "An event accepted no later than the deadline wins"
+    # An event accepted while steps ran was lost: the engine delivered the next one.
+    with_steps = TIE["document"].replace(
+        "    timeout: { after: 1s, goto: done }\n", "    steps: [ { work: { svc.get: {} } } ]\n"
+    )
+    lost = {
+        **matching,
+        "document": with_steps,
+        "scenario": {"events": [event, {**event, "wait": 3}]},
+    }
+    assert _blamed(lost, {**delivered, "number": 1}, {**delivered, "number": 0})[0] == (
+        "WFS-TRANS-27"  # "MUST retain a candidate event accepted … while … steps is in progress"
+    )
+    # The run completed on entering the final state, before its steps ran.
+    final = {**matching, "document": "initial: done\nstates:\n  done:\n    final: true\n"
+             "    steps: [ { last: { svc.get: {} } } ]\n", "scenario": {}}  # fmt: skip
+    finished = {"event": "run_finished", "outcome": "completed", "result": {}, "unknownEffects": []}
+    early = _blamed(final, finished, {"event": "step_started", "step": "done[0].last"})
+    assert early[0] == "WFS-FORM-12"  # "After its step lists succeed, the run completes"
+    # An entry failed with another code than fault.type: the clause naming the code first.
+    from wforacle.oracle.explain import by_rule
+    from wforacle.properties.specification import Divergence
+
+    failed = {
+        "event": "entry_failed",
+        "entry": "a[0]",
+        "error": {"code": "fault.type", "step": "a[0]"},
+    }
+    recoded = {**failed, "error": {"code": "expression.type", "step": "a[0]"}}
+    message = "entry_failed differs from what the model permits here"
+    divergence = Divergence(4, recoded, (failed,), ("WFS-ENTRY-5", "WFS-ENTRY-6"), message)
+    run = WORKFILE.prepare(matching, None).semantics
+    assert by_rule(WORKFILE, run, divergence).clauses[0] == "WFS-ENTRY-6"  # "causes fault.type"
+
+
 def test_an_exit_by_an_event_no_payload_matches_breaks_trans_30_or_34():
     # WFS-TRANS-30: "eligible when every supplied match value equals the corresponding
     # payload field"; WFS-TRANS-34: an event no subscription matches "does not change the run".
@@ -645,6 +688,38 @@ def test_shrinking_starts_the_run_in_a_state_the_initial_one_leads_to():
         case["scenario"]["events"],
         [{"wait": 1, "at": 1000, "event": "svc.signal", "payload": {"ref": "r1"}}],
     ]
+    # A final state too: a stranger's final-state bug kept the timed state before it and
+    # the advance past its deadline (session 23).
+    timed = {**TIE, "document": "initial: a\nstates:\n  a: { timeout: { after: 1s, goto: done } }\n"
+             "  done:\n    final: true\n    steps: [ { last: { svc.get: {} } } ]\n",
+             "scenario": {"events": [{"wait": 1, "at": 1000}]}}  # fmt: skip
+    finals = [c for c in smaller(timed) if c["document"].startswith("initial: done")]
+    assert [c["scenario"] for c in finals] == [timed["scenario"], {}]
+
+
+def test_a_transition_goes_straight_to_the_final_state_with_what_it_hands_over():
+    # A stranger's accepts-code bug (session 23) kept a → b → done where a → done showed
+    # it: the final state accepts what b did, and b, reached by nothing then, goes.
+    import yaml
+
+    from wforacle.properties.workfile.execution import smaller
+
+    document = (
+        "initial: a\nstates:\n  a:\n    'on':\n      alt: { event: svc.signal, match: { ref: r1 },"
+        " goto: b, into: { v: '{{ alt.value }}' } }\n"
+        "  b:\n    accepts: { v: { type: string, required: true } }\n"
+        "    'on': { sig: { event: svc.signal, match: { kind: x }, goto: done } }\n"
+        "  done: { final: true }\n"
+    )
+    case = {**TIE, "document": document}
+    shapes = [yaml.safe_load(c["document"]) for c in smaller(case)]
+    handed = [
+        d
+        for d in shapes
+        if sorted(d["states"]) == ["a", "done"] and "accepts" in d["states"]["done"]
+    ]
+    assert handed and handed[0]["states"]["a"]["on"]["alt"]["into"] == {"v": "{{ alt.value }}"}
+    assert handed[0]["states"]["done"]["accepts"] == {"v": {"type": "string", "required": True}}
 
 
 def test_protocol_selftest_of_the_stateful_profile_sends_state_form_runs_only():
@@ -763,3 +838,19 @@ def test_the_profile_finds_a_core_bug_inside_an_entry(bug, correct):
     assert finding.judgement.divergence.clauses[0] == CORE_IN_ENTRIES[bug]
     assert "states:" in finding.case["document"] and finding.size["steps"] <= 2, finding.case
     assert judge(correct, WORKFILE, finding.case).verdict == "pass"
+
+
+def test_an_engine_that_waits_shrinks_as_one_that_makes_another_such_event():
+    # The oracle records quiet when it answers an engine's wait: the engine did not make
+    # the entry_exited the model has there, as one that exits by another event did not.
+    # A stranger's lost event shrank to 2 stimuli where 1 showed it (session 23).
+    from wforacle.oracle.engine import Judgement
+    from wforacle.oracle.fuzz import signature
+    from wforacle.properties.specification import Divergence
+
+    exit_0 = {"event": "entry_exited", "entry": "b[0]", "by": "sig", "number": 0, "to": "done[0]"}
+    waited = Divergence(8, {"event": "quiet"}, (exit_0,), (), "no quiet here")
+    other = Divergence(9, {**exit_0, "number": 1}, (exit_0,), (), "differs")
+    assert signature(Judgement("divergence", waited)) == signature(Judgement("divergence", other))
+    started = Divergence(3, {"event": "step_started", "step": "a"}, (exit_0,), (), "no step here")
+    assert signature(Judgement("divergence", started)) != signature(Judgement("divergence", other))

@@ -251,6 +251,54 @@ def test_a_timer_passed_by_a_stimulus_fires_at_its_deadline_or_later():
     assert all(named(t, "entry_exited")[-1]["entry"] == "b[0]" for t in prompt)
 
 
+CARRIED = """
+initial: a
+states:
+  a:
+    timeout: { after: 1s, goto: b }
+  b: { goto: c }
+  c:
+    timeout: { after: 1s, goto: done }
+  done: { final: true }
+"""
+
+
+def test_an_immediate_transition_carries_the_instant_its_entry_began_at():
+    # a[0]'s timer (deadline 1000) passed by an advance to 2000: fired at its deadline,
+    # b[0] began at 1000, and its immediate goto takes no time — c[0] began at 1000 too,
+    # so its deadline is 2000 and quiet fires it.  A stranger's executor (session 23) was
+    # told c[0]'s deadline had to be 3000 (WFS-TRANS-13).
+    runs = traces(case(CARRIED, events=[{"wait": 1, "at": 2000}]))
+    deadlines = {
+        (named(t, "entry_correlated")[-1]["deadlineMs"], t[-1]["outcome"])
+        for t in runs
+        if named(t, "entry_correlated")[-1]["entry"] == "c[0]"
+    }
+    assert (2000, "completed") in deadlines  # the timer fired at its deadline
+    assert (3000, "waiting") in deadlines  # delayed past the advance: c[0] began at 2000
+    assert {d for d, _ in deadlines} == {2000, 3000}
+
+
+def test_a_timer_due_after_the_last_stimulus_may_be_delayed_until_quiet():
+    # WF-SCHED-2: an executor "can delay a timer beyond its requested instant".  The
+    # advance to 2000 passes a[0]'s deadline; an executor that waits on and hears quiet
+    # fires the timer then (a stranger's executor was told WFS-FORM-9, session 23).
+    doc = "initial: a\nstates:\n  a: { timeout: { after: 1s, goto: done } }\n"
+    doc += "  done: { final: true }\n"
+    runs = traces(case(doc, events=[{"wait": 1, "at": 2000}]))
+    passed = [  # the deadline (1000) fixed before the advance
+        [e["event"] for e in t]
+        for t in runs
+        if t.index(named(t, "entry_correlated")[0]) < t.index(named(t, "clock_advanced")[0])
+    ]
+    after = {tuple(names[names.index("clock_advanced") + 1 :][:2]) for names in passed}
+    # Fired at once (at the deadline or the advance: both variants), or after quiet.
+    assert after == {("entry_exited", "entry_started"), ("quiet", "entry_exited")}
+    assert {t[-1]["outcome"] for t in runs if named(t, "entry_exited")} == {"completed"}
+    # quiet closed the instant: the timer fires then, no second quiet comes first.
+    assert all(len(named(t, "quiet")) <= 1 for t in runs)
+
+
 def test_events_at_one_instant_are_delivered_in_acceptance_order():
     # WFS-TRANS-38: the same instant: the one accepted first.
     doc = TIMED.replace(
