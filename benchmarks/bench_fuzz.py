@@ -11,16 +11,24 @@ the bundled persistent engine).  First the campaign in this process (one
 engine process, round trips included), then ``wforacle fuzz --examples N``
 as a user runs it — the whole command, start-up, engine start and the
 report included — with one worker and with --workers W (seeded shards in
-W processes, docs/cluster.md), side by side.
+W processes, docs/cluster.md), side by side.  The commands run with
+wforacle's modules byte-compiled, as ``pip install`` leaves them
+(bench_startup.py's ``.pyc`` column, after a warm-up run): in a checkout
+with ``PYTHONDONTWRITEBYTECODE=1`` every process — the command, each
+worker, the engine — would compile every module it imports, about 0.3 s
+of CPU each, which no installed copy pays.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import resource
 import subprocess
 import sys
 import time
+
+from bench_startup import installed
 
 from wforacle.oracle.fuzz import campaign
 from wforacle.oracle.power import BUGS as SEEDED
@@ -59,21 +67,33 @@ def throughput(examples: int, workers: int) -> None:
         f"{result.examples / result.seconds:>6.0f} examples/s"
     )
     engine_command = f"{sys.executable} {ENGINES / SPECIFICATIONS['w6w'].example_engine}"
+    env = installed()
     for n in sorted({1, workers}):
         command = [sys.executable, "-c", "from wforacle.oracle.cli import run; run()", "fuzz"]
-        command += ["--engine", engine_command, "--examples", str(examples), "--json"]
-        command += ["--workers", str(n)]
+        command += ["--engine", engine_command, "--json", "--workers", str(n), "--examples"]
+        warm = subprocess.run([*command, "20"], capture_output=True, env=env, check=False)
+        assert warm.returncode == 0, warm.stderr  # and the .pyc files are written
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
         started = time.perf_counter()
-        done = subprocess.run(command, capture_output=True, text=True, check=False)
+        done = subprocess.run(
+            [*command, str(examples)], capture_output=True, text=True, check=False, env=env
+        )
         wall = time.perf_counter() - started
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        cpu = sum(getattr(after, f) - getattr(before, f) for f in ("ru_utime", "ru_stime"))
         report = json.loads(done.stdout)
         assert done.returncode == 0, done.stderr  # the correct engine: no finding
         label = f"wforacle fuzz --workers {n}"
         print(
             f"{label:<34} {report['examples']:>6} examples {wall:>7.2f} s "
-            f"{report['examples'] / wall:>6.0f} examples/s (whole command, wall)"
+            f"{report['examples'] / wall:>6.0f} examples/s (whole command, wall; "
+            f"{cpu:.2f} s CPU in all its processes)"
         )
     print("goal >= 300 examples/s end to end")
+    print(
+        "(the wall figures move with this shared machine's load; the CPU seconds, the work "
+        "itself, much less: compare commits by them, side by side)"
+    )
 
 
 if __name__ == "__main__":

@@ -45,6 +45,17 @@ ONE_STEP = {
 }
 
 
+def installed() -> dict[str, str]:
+    """This environment with wforacle's modules byte-compiled once, as an installed copy's are.
+
+    The ``.pyc`` files go to ``PYCACHE`` (written by the first run that imports
+    a module), not beside the sources.
+    """
+    compiled = {**os.environ, "PYTHONPYCACHEPREFIX": str(PYCACHE)}
+    compiled.pop("PYTHONDONTWRITEBYTECODE", None)
+    return compiled
+
+
 def cpu_ms(command: list[str], env: dict[str, str]) -> float:
     """User+system CPU of one child process, in milliseconds."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -66,8 +77,7 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=7, help="runs per command (best is shown)")
     args = parser.parse_args()
     as_is = dict(os.environ)
-    compiled = {**as_is, "PYTHONPYCACHEPREFIX": str(PYCACHE)}
-    compiled.pop("PYTHONDONTWRITEBYTECODE", None)
+    compiled = installed()
     wforacle = [sys.executable, "-m", "wforacle.oracle"]
     with tempfile.TemporaryDirectory() as folder:
         documents = {}
