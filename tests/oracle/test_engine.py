@@ -38,6 +38,15 @@ ONE_STEP = {
 }
 
 
+def judged_once(command: str, spec, case):
+    """``case`` judged once by a fresh engine started from ``command``, then stopped."""
+    engine = Engine(command, timeout=5)
+    try:
+        return judge(engine, spec, case)
+    finally:
+        engine.stop()
+
+
 def fake(tmp_path, body: str) -> str:
     """An engine that says ready, then runs ``body`` on the first run message."""
     script = tmp_path / "engine.py"
@@ -618,10 +627,6 @@ def test_a_checkpoint_message_after_run_finished_is_a_protocol_fault(tmp_path):
         "scenario": {"crashAfterCheckpoints": [1]},
         "schedule": [],
     }  # fmt: skip
-    engine = Engine(f"{sys.executable} {script}", timeout=5)
-    try:
-        judgement = judge(engine, W6W, case)
-    finally:
-        engine.stop()
+    judgement = judged_once(f"{sys.executable} {script}", W6W, case)
     assert judgement.verdict == "fault", judgement.to_json()
     assert judgement.fault.kind == "protocol" and "after run_finished" in judgement.fault.message

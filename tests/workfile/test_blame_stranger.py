@@ -11,12 +11,12 @@ from __future__ import annotations
 import sys
 from typing import Any
 
+from tests.oracle.test_engine import judged_once
 from tests.workfile.test_call import SUB
 from tests.workfile.test_call import case as _case
 from tests.workfile.test_run import NESTED_HANDLER
 from wforacle.model.kernel.lts import execute
 from wforacle.oracle.check import check
-from wforacle.oracle.engine import Engine, judge
 from wforacle.oracle.explain import by_rule
 from wforacle.properties.workfile.specification import WORKFILE
 
@@ -361,11 +361,7 @@ def test_an_event_the_oracle_records_sent_by_the_engine_is_a_protocol_fault(tmp_
         '        send({"type": "event", "event": {"event": "timer_fired", "step": "t"}})\n'
     )
     case = _case("steps:\n  - t: { svc.get: {}, timeout: 1s }\n")
-    engine = Engine(f"{sys.executable} {script}", timeout=5)
-    try:
-        judgement = judge(engine, WORKFILE, case)
-    finally:
-        engine.stop()
+    judgement = judged_once(f"{sys.executable} {script}", WORKFILE, case)
     assert judgement.verdict == "fault", judgement.to_json()
     assert judgement.fault.kind == "protocol", judgement.fault
     assert "an event the oracle records itself" in judgement.fault.message
