@@ -683,3 +683,13 @@ def test_the_bundled_executor_checks_a_templated_replacement_against_the_member_
         assert judgement.verdict == "pass", judgement.to_json()
         endings.append(judgement.observation.trace[-1]["outcome"])
     assert endings == ["completed", "failed", "failed", "completed"]
+
+
+def test_an_empty_workflows_or_manifests_member_is_shrunk_away():
+    # Noise a shrunk case kept (session 23: render-marker-typed's case ended with
+    # "workflows": {} once a case without manifests could run).
+    case = {"document": "steps:\n  - r: { wf.render: { template: x } }\n", "scenario": {},
+            "schedule": [], "workflows": {}, "manifests": {}}  # fmt: skip
+    members = [set(v) for v in WORKFILE.smaller(case)]
+    assert {"document", "scenario", "schedule", "manifests"} in members
+    assert {"document", "scenario", "schedule", "workflows"} in members
