@@ -376,13 +376,14 @@ class Engine:
             if kind == "event":
                 if not isinstance(message.get("event"), dict):
                     raise Fault("protocol", f"an event message without an event object: {message}")
-                if message["event"].get("event") in protocol.recorded:
+                said = message["event"].get("event")
+                if isinstance(said, str) and said in protocol.recorded:
                     # The oracle writes these when it answers a wait (Workfile: timer_fired,
                     # quiet, …); in the trace the engine's own would pass for the oracle's.
                     raise Fault(
                         "protocol",
                         f"an event the oracle records itself, sent by the engine: the oracle "
-                        f"writes {message['event']['event']} when it answers a wait with its "
+                        f"writes {said} when it answers a wait with its "
                         f"message (docs/engine-protocol.md); got {str(message)[:200]}",
                     )
                 trace.append(message["event"])

@@ -166,7 +166,7 @@ def signature(judgement: Judgement) -> tuple[str, ...]:
         observed = judgement.divergence.observed or {}
         name = observed.get("event", "runState")
         permitted = judgement.divergence.permitted
-        if name in _recorded() and permitted:
+        if isinstance(name, str) and name in _recorded() and permitted:
             # The oracle wrote this event answering the engine's wait: the engine did not
             # make the event the model has there.  Named by that one, a case where the
             # engine waits and one where it makes another such event are the same bug (a
