@@ -263,8 +263,6 @@ def _by_field(spec: Specification, divergence: Divergence) -> Divergence:
     one (the engine's ``meta`` differs: W6W-META-… before W6W-FIELD-10) —
     each in the order the model's rule cites them, the deciding one first.
     """
-    from wforacle.properties.clauses import clause_text
-
     observed: JSON = divergence.observed or {}
     same = [
         e
@@ -280,10 +278,7 @@ def _by_field(spec: Specification, divergence: Divergence) -> Divergence:
         return divergence
 
     def names(clause: str) -> bool:
-        try:
-            text = clause_text(clause).lower()
-        except KeyError:
-            return False
+        text = _catalogued(clause).lower()
         # A whole word: W6W-ROOT-25's root list names "inputs", not the field input.
         return any(re.search(rf"\b{re.escape(field.lower())}\b", text) for field in fields)
 
@@ -308,15 +303,20 @@ def _names_code(clause: str, where: tuple[str, Any, Any] | None) -> bool:
     causes fault.type …") governs an entry failed with another code, which its
     rule cites second (a stranger's executor, session 23, was told WFS-ENTRY-5).
     """
-    from wforacle.properties.clauses import clause_text
-
     if where is None or not where[0].endswith(".code") or not isinstance(where[1], str):
         return False
+    code = re.escape(where[1])
+    return re.search(rf"(?<![\w.]){code}(?![\w])", _catalogued(clause)) is not None
+
+
+def _catalogued(clause: str) -> str:
+    """A clause's catalogued text; empty for an assumption or an id no catalogue holds."""
+    from wforacle.properties.clauses import clause_text  # the catalogue loads when asked
+
     try:
-        text = clause_text(clause)
+        return clause_text(clause)
     except KeyError:
-        return False
-    return re.search(rf"(?<![\w.]){re.escape(where[1])}(?![\w])", text) is not None
+        return ""
 
 
 _ABSENT = object()
@@ -460,12 +460,9 @@ def _transitions(spec: Specification, semantics: Any, bound: int) -> list[Any]:
 
 def clause_or_assumption(clause: str) -> str:
     """A clause's catalogued text, or an assumption's title from docs/assumptions.md."""
-    from wforacle.properties.clauses import clause_text  # as below: the catalogue loads late
-
-    try:
-        return clause_text(clause)
-    except KeyError:
-        pass
+    text = _catalogued(clause)
+    if text:
+        return text
     title = _assumptions().get(clause)
     return f"{title} (docs/assumptions.md)" if title else "(see docs/assumptions.md)"
 

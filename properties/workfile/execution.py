@@ -751,12 +751,10 @@ def _smaller_states(data: JSON) -> Iterator[JSON]:
     states = data.get("states")
     if not isinstance(states, dict):
         return
-    reached = {t.get("goto") for _, t in _transitions(data)}
-    for name in list(states):
-        if name != data.get("initial") and name not in reached:
-            variant = copy.deepcopy(data)
-            del variant["states"][name]
-            yield variant
+    for name in _unreached(data):
+        variant = copy.deepcopy(data)
+        del variant["states"][name]
+        yield variant
     for name, state in states.items():
         if not isinstance(state, dict):
             continue
@@ -824,12 +822,7 @@ def _smaller_states(data: JSON) -> Iterator[JSON]:
                 variant["states"][final]["accepts"] = copy.deepcopy(accepts)
                 # The states only the old target led to go at once: their transitions
                 # into the final state would not hand it what it now requires.
-                while True:
-                    reached = {t.get("goto") for _, t in _transitions(variant)}
-                    gone = [n for n in variant["states"]
-                            if n != variant.get("initial") and n not in reached]  # fmt: skip
-                    if not gone:
-                        break
+                while gone := _unreached(variant):
                     for name in gone:
                         del variant["states"][name]
                 yield variant
@@ -927,6 +920,12 @@ def _later_initial(data: JSON, scenario: JSON) -> Iterator[tuple[JSON, JSON]]:
             if not rest["events"]:
                 del rest["events"]
             yield copy.deepcopy(variant), _earlier(rest) or rest
+
+
+def _unreached(data: JSON) -> list[str]:
+    """The states of a state-form document no transition goes to, ``initial`` aside."""
+    reached = {t.get("goto") for _, t in _transitions(data)}
+    return [n for n in data["states"] if n != data.get("initial") and n not in reached]
 
 
 def _transitions(data: JSON) -> list[tuple[str, dict[str, Any]]]:
