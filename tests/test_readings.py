@@ -512,6 +512,7 @@ OTHER_READINGS = [
     ("workfile", "--reading A-171=succeeded", ("A-171", "succeeded"), None),
     ("workfile", "--reading A-174=json", ("A-174", "json"), None),
     ("workfile", "--reading A-135=flagged", ("A-135", "flagged"), None),
+    ("workfile", "--reading A-141=bounded", ("A-141", "bounded"), None),
 ]
 
 
@@ -1001,6 +1002,35 @@ def test_a135_a_delegated_read_carries_the_dry_run_flag_only_under_flagged():
     assert flagged() == [] and flagged(delegated_read="flagged") == ["a"]  # never the plain b
     _relevance("A-135", case, {**case, "scenario": {"attempts": case["scenario"]["attempts"]}})
     taken(WORKFILE, "--reading A-135=flagged", case, "A-135=plain", ("A-135", "flagged"))
+
+
+def test_a141_a_call_timeout_cancels_a_running_catch_handler_only_under_bounded():
+    # WF-CATCH-21: "For a call or agent timeout, handler work starts after internal
+    # cancellation and is outside the expired operation deadline" -- silent on a handler
+    # another failure started.  The model reads it the same way (outside); a stranger's
+    # executor (session 23) let the deadline bound that handler too.  Here the child fails
+    # with svc.fatal, the handler h runs, and c's deadline passes at the engine's second
+    # wait (h's attempt).
+    from wforacle.properties.strategies.workfile_runs import MANIFEST
+
+    document = (
+        "steps:\n  - c:\n      wf.call: { workflow: sub, inputs: {} }\n"
+        "      catch:\n        svc.*:\n          steps: [ { h: { svc.get: {} } } ]\n"
+        "          result: {}\n      timeout: 5s\n"
+    )
+    case = {"document": document, "workflows": {"sub": "steps:\n  - a: { svc.send: {} }\n"},
+            "manifests": {"svc": MANIFEST},
+            "scenario": {"attempts": {"c.(run).a": [{"error": "svc.fatal"}]},
+                         "expire": {"c": 2}},
+            "schedule": []}  # fmt: skip
+
+    _, anyway, _ = taken(
+        WORKFILE, "--reading A-141=bounded", case, "A-141=outside", ("A-141", "bounded")
+    )
+    trace = anyway.observation.trace
+    assert ("c.(catch).h", "cancelled") in [(e.get("step"), e.get("outcome")) for e in trace]
+    assert trace[-1]["outcome"] == "failed" and trace[-1]["error"]["code"] == "flow.timeout"
+    _relevance("A-141", case, {**case, "scenario": {"attempts": case["scenario"]["attempts"]}})
 
 
 def test_a169_a_fault_in_a_stop_result_fails_the_run_only_under_run():

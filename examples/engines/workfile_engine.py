@@ -63,6 +63,9 @@ reading wforacle's model does not (`wforacle readings --spec workfile`); not bug
                                  matches that string only, not the number 1
   A-135=flagged                  in a dry run, a read declaring dry_run: delegate runs with the
                                  dry-run flag, not as any read does
+  A-141=bounded                  a wf.call's timeout also bounds a catch handler another failure
+                                 started: its expiry cancels the handler, the call fails with
+                                 flow.timeout
 
 Seeded bugs (--bug NAME, repeatable):
 
@@ -268,6 +271,7 @@ READINGS = {
     "A-171=succeeded",
     "A-174=json",
     "A-135=flagged",
+    "A-141=bounded",
 }
 TRUTHY = False  # --reading A-117=truthy (main sets it: one reading per process)
 LAZY_CHOOSE = False  # --reading A-124=first
@@ -1306,8 +1310,10 @@ class Executor:
         if st.kind == "wf.call" and path not in self.children:
             # the call's deadline bounds its operation, the child run; once the child has
             # ended (the call's handler may be running) the timer is no longer pending: the
-            # handler's work is outside the operation deadline (WF-CATCH-21, WF-LATE-2)
-            return
+            # handler's work is outside the operation deadline (WF-CATCH-21, WF-LATE-2) --
+            # unless --reading A-141=bounded, where it bounds a running handler too
+            if "A-141=bounded" not in self.bugs or path not in self.handling:
+                return
         self.interrupt(task, Cancelled(False, "expire", path, path))
 
     def cancel_child(self, path):
@@ -1345,6 +1351,7 @@ class Executor:
         self.steps, self.unknown, self.outstanding, self.late = {}, [], {}, {}
         self.active = {}  # run-time path of an active step -> (its task, its Step)
         self.children = {}  # run-time path of a wf.call whose child run is going -> its task
+        self.handling = set()  # run-time paths of the steps whose catch handler is running
         self.ready, self.current, self.final = collections.deque(), None, None
         self.dry = message.get("dryRun") is True
         # the Stateful Profile: a top-level ``states`` makes a state-form document
@@ -1761,8 +1768,15 @@ class Executor:
                 raise Terminate("abort", path, error=err)
             err = outcome[1]
             if (st.is_action or st.kind == "wf.call") and st.catch:
-                if await self.try_catch(st, scope, path, err):
-                    return OK
+                try:
+                    if await self.try_catch(st, scope, path, err):
+                        return OK
+                except Cancelled as cancel:
+                    if not self.expired_here(cancel, path):
+                        raise
+                    # A-141=bounded: the deadline passed while the handler ran; its work is
+                    # cancelled (above) and the call fails with flow.timeout
+                    err = Err("flow.timeout", path)
         except Cancelled as cancel:
             if path not in self.steps:
                 scope.outcome[st.id] = "cancelled"
@@ -1856,7 +1870,12 @@ class Executor:
         self.event("handler_started", step=path, pattern=pattern, code=err.code)
         error = {"code": err.code, "step": st.id, "details": err.details}
         hscope = Scope(scope, {"error": error})
-        if await self.run_list(handler.get("steps") or [], hscope, path + ".(catch).") is not None:
+        self.handling.add(path)
+        try:
+            ended = await self.run_list(handler.get("steps") or [], hscope, path + ".(catch).")
+        finally:
+            self.handling.discard(path)
+        if ended is not None:
             return False
         if self.dry and "result" in handler and self.affected(handler["result"], hscope):
             self.suppress(st, scope, path)  # an affected handler result (WF-SUPP-16/17)

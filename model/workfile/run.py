@@ -341,7 +341,10 @@ class Options:
     (``json``); ``delegated_read`` A-135: in a dry run, a read declaring
     ``dry_run: delegate`` runs ``plain`` (the model's choice: WF-DRY-4, a read
     "executes normally") or ``flagged`` with the dry-run flag, as WF-DRY-11's
-    "unaffected delegated action" may also say.
+    "unaffected delegated action" may also say; ``handler_deadline`` A-141: a
+    ``wf.call``'s timeout does not bound a ``catch`` handler another failure
+    started (``outside``, the model's choice) or does (``bounded``: its expiry
+    cancels the handler's work and the call fails with flow.timeout).
     """
 
     absent_field: str = attrs.field(
@@ -379,6 +382,12 @@ class Options:
     # (``plain``, the model's choice), or with the dry-run flag (``flagged``, WF-DRY-11).
     delegated_read: str = attrs.field(
         default="plain", validator=attrs.validators.in_(("plain", "flagged"))
+    )
+    # A-141: a wf.call's timeout bounds its child run only, so a catch handler another
+    # failure started runs ``outside`` that deadline (the model's choice, as WF-CATCH-21
+    # says of a handler the timeout started), or the deadline also ``bounded`` it.
+    handler_deadline: str = attrs.field(
+        default="outside", validator=attrs.validators.in_(("outside", "bounded"))
     )
 
 
@@ -736,6 +745,10 @@ class WorkfileRun:
                 return [self._make(config, "handle", _handle, loc)]
             return [self._make(config, None, _fail_current, loc)]
         if phase == "handler":
+            if cur.get("failing") is not None:  # A-141 "bounded": the deadline passed
+                if _active_below(cur):
+                    return []
+                return [self._make(config, "timed_out", _handler_expired, loc)]
             if _settled(self, cur["children"][0]):
                 return [self._make(config, "handled", _handled, loc)]
             return []
@@ -1676,10 +1689,28 @@ def _expire(run: WorkfileRun, data: Data, loc: Loc, found: bool, path: str) -> J
     expiry is late: it changes nothing (WF-LATE-2, WF-LATE-3).
     """
     cur = _interrupted(data, "expire", path, loc, found)
+    if cur is None and found and run.options.handler_deadline == "bounded":
+        cur = _at(data, loc)["cur"]  # A-141's other reading: the handler is bounded too
+        if cur is None or cur.get("phase") != "handler" or not _open(cur):
+            cur = None
     if cur is not None:
         cur["failing"] = {"code": "flow.timeout", "step": path}
         cur["expired"] = True
     return {"event": "timer_fired", "step": path}
+
+
+def _handler_expired(run: WorkfileRun, data: Data, loc: Loc) -> JSON:
+    """A call's deadline passed while its catch handler ran (A-141, reading ``bounded``).
+
+    Internal Work Cancellation ended the handler's work (WF-IWC-1, WF-IWC-3);
+    the call fails with flow.timeout, its own path, and is not offered to
+    its catch again (the handler ran; the expiry's failure replaces the one
+    it handled).
+    """
+    frame = _at(data, loc)
+    cur = frame["cur"]
+    step = run.steps[cur["static"]]
+    return Labelled("timed_out", _fail(run, data, frame, loc, step, cur["failing"]))
 
 
 def _request_cancel_child(run: WorkfileRun, data: Data, loc: Loc, found: bool, path: str) -> JSON:

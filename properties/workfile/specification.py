@@ -191,6 +191,21 @@ READINGS = (
         ),
         clauses=("WF-DRY-4", "WF-DRY-11"),
     ),
+    Reading(
+        "--handler-deadline",
+        "handler_deadline",
+        "Workfile, A-141: a wf.call's timeout does not bound a catch handler another failure "
+        "started (default: outside, as WF-CATCH-21 says of a handler the timeout started) or "
+        "does (bounded: its expiry cancels the handler's work, the call fails with flow.timeout)",
+        ("outside", "bounded"),
+        assumption="A-141",
+        # A call with a timeout and a catch, and a scripted expiry.
+        relevant=lambda case: (
+            _mentions(("document", "workflows"), "wf.call", "catch", "timeout")(case)
+            and _mentions(("scenario",), "expire")(case)
+        ),
+        clauses=("WF-CATCH-21",),
+    ),
 )
 
 
