@@ -310,7 +310,10 @@ def _bind(spec: Specification, values: Mapping[str, Any]) -> Specification:
     manifests, problems = load_manifests(path) if path is not None else (Manifests(), [])
     found = tuple(problems)
     try:
-        workflows = {name: valid_workflow(text, manifests, name) for name, text in texts.items()}
+        # Without --manifests a callee's actions are unchecked references, as the document's
+        # are (validated against the empty set, each was document.unknown_action).
+        checked = manifests if path is not None else None
+        workflows = {name: valid_workflow(text, checked, name) for name, text in texts.items()}
     except InvalidCase as exc:
         raise InvalidInput(f"--workflows: {exc}") from None
 

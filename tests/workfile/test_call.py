@@ -217,6 +217,20 @@ def test_validate_with_the_callees_reports_an_undeclared_replacement_member(tmp_
     assert main(["validate", str(document), *manifests]) == 0
 
 
+def test_validate_with_callees_and_no_manifests_leaves_their_actions_unchecked(tmp_path, capsys):
+    # docs/workfile.md: without --manifests, actions are references nothing checks -- in
+    # a callee given by --workflows as in the document (the callee was validated against
+    # the empty manifest set: "--workflows: ... document.unknown_action", session 24).
+    (tmp_path / "workflows").mkdir()
+    (tmp_path / "workflows" / "sub.yaml").write_text(textwrap.dedent(SUB))
+    document = tmp_path / "main.yaml"
+    document.write_text("steps:\n  - c:\n      wf.call: { workflow: sub }\n")
+    workflows = ["--workflows", str(tmp_path / "workflows")]
+    assert main(["validate", str(document), *workflows]) == 0, capsys.readouterr()
+    assert main(["run", str(document), *workflows, "--json"]) == 0
+    assert '"outcome": "completed"' in capsys.readouterr().out
+
+
 def test_a_templated_replacement_with_an_undeclared_member_fails_the_handler():
     # WF-CATCH-24 at run time, for a result written as one template (the validator
     # cannot see its members); WF-CATCH-26: "If the handler fails or faults, the

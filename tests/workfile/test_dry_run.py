@@ -215,3 +215,18 @@ def test_a_case_without_manifests_runs_each_action_as_a_write():
     found = execute(prepare(case).semantics).trace
     assert {"event": "step_finished", "step": "a", "outcome": "suppressed"} in found
     assert not [e for e in found if e["event"] == "attempt_started"]
+
+
+def test_a_case_without_manifests_runs_its_callees_actions_as_writes_too():
+    # The same for a child workflow: its actions are unchecked references as the
+    # document's are.  Its callee was validated against the empty manifest set and
+    # refused (document.unknown_action) while the document was accepted (found by
+    # drawing manifest-less cases, session 24).
+    case = {
+        "document": "steps:\n  - c: { wf.call: { workflow: sub, inputs: {} } }\n",
+        "workflows": {"sub": "steps:\n  - a: { svc.send: {} }\n"},
+        "scenario": {"dryRun": True},
+    }
+    found = execute(prepare(case).semantics).trace
+    assert {"event": "step_finished", "step": "c.(run).a", "outcome": "suppressed"} in found
+    assert not [e for e in found if e["event"] == "attempt_started"]
