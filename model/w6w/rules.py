@@ -37,7 +37,9 @@ from wforacle.model.w6w.fast import evolve
 from wforacle.model.w6w.meta import attempt_meta, meta_clauses
 from wforacle.model.w6w.resolve import (
     FAILURE_CLAUSES,
+    Compiled,
     ResolutionError,
+    compile_plain,
     quoted,
     resolve_labelled,
     resolve_recorded,
@@ -359,13 +361,18 @@ def start_step(run: Run, c: Config, i: int) -> list[Transition[Config]]:
     pending: StepError | None = None
     try:
         # W6W-ENV-17: the recorded input never holds a secret's plaintext (A-70).
-        parameters, reads_scope = _parameters(run, i)
-        invoked, resolved, used = resolve_labelled(
-            parameters,
-            run.scope(c) if reads_scope else _NO_SCOPE,
-            readings=run.resolution,  # A-33, A-37, A-157, A-158
-            block=run.by_id if run.outer is not None else (),
-        )
+        parameters, reads_scope, plain = _parameters(run, i)
+        if plain is not None:  # literals and $ markers only: the same, compiled (speed)
+            labels: list[str] = []
+            invoked = resolved = plain(run.scope(c) if reads_scope else _NO_SCOPE, labels)
+            used = tuple(dict.fromkeys(labels))
+        else:
+            invoked, resolved, used = resolve_labelled(
+                parameters,
+                run.scope(c) if reads_scope else _NO_SCOPE,
+                readings=run.resolution,  # A-33, A-37, A-157, A-158
+                block=run.by_id if run.outer is not None else (),
+            )
     except ResolutionError as failure:
         invoked = resolved = None
         used = failure.clauses
@@ -406,8 +413,11 @@ STARTED = ("W6W-PLAN-7", "W6W-STATE-4", "W6W-ENV-17")  # what every step start c
 _NO_SCOPE: dict[str, JSON] = {}
 
 
-def _parameters(run: Run, i: int) -> tuple[JSON, bool]:
-    """What a start of position ``i`` resolves, and whether that may read the run scope.
+def _parameters(run: Run, i: int) -> tuple[JSON, bool, Compiled | None]:
+    """A start of position ``i``: what it resolves, whether it may read the run scope.
+
+    With its resolution compiled when the with block is plain
+    (``resolve.compile_plain``).
 
     Computed once per run and position (``Run.starts``): a step's with block
     never changes, and every start of it asked again.
@@ -415,7 +425,11 @@ def _parameters(run: Run, i: int) -> tuple[JSON, bool]:
     found = run.starts.get(i)
     if found is None:
         parameters = controls.parameters(run.by_id[run.plan[i]])
-        found = run.starts[i] = (parameters, _reads_scope(parameters))
+        found = run.starts[i] = (
+            parameters,
+            _reads_scope(parameters),
+            compile_plain(parameters),
+        )
     return found
 
 

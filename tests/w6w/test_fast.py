@@ -290,3 +290,84 @@ def test_amend_refuses_a_record_whose_digest_was_computed():
     assert fresh.digest == attrs.evolve(fresh).digest
     with pytest.raises(ValueError, match="computed already"):
         amend(fresh, {"checkpoints": 2})
+
+
+# -- a plain with value's resolution, compiled (resolve.compile_plain) ------------------
+
+_IDS = st.sampled_from(["a", "b", "0", "length", "secrets"])
+_PATHS = st.one_of(
+    st.lists(_IDS, min_size=1, max_size=4).map(".".join),
+    st.builds(lambda i, rest: f"steps.{i}.{rest}", _IDS, st.sampled_from(["output", "meta", "x"])),
+    st.sampled_from(["", "steps", "foreach.item", "secrets.k", "vars.a", "steps.a.output.0"]),
+    st.integers(0, 2),
+)
+_LITERALS = st.one_of(
+    st.none(), st.booleans(), st.integers(-2, 2), st.sampled_from(["x", "{{ steps.a }}", "{{"])
+)
+_WITH = st.recursive(
+    st.one_of(_LITERALS, st.builds(lambda p: {"$": p}, _PATHS)),
+    lambda inner: st.one_of(
+        st.lists(inner, max_size=3),
+        st.dictionaries(st.sampled_from(["p", "q", "$", "$expr", "type"]), inner, max_size=3),
+    ),
+    max_leaves=8,
+)
+_JSON = st.recursive(
+    st.one_of(st.none(), st.integers(0, 3), st.sampled_from(["s", ""])),
+    lambda inner: st.one_of(
+        st.lists(inner, max_size=3), st.dictionaries(st.sampled_from(["a", "b", "0"]), inner)
+    ),
+    max_leaves=6,
+)
+_SCOPES = st.fixed_dictionaries(
+    {
+        "vars": _JSON,
+        "steps": st.dictionaries(
+            _IDS, st.fixed_dictionaries({"output": _JSON}, optional={"meta": _JSON}), max_size=3
+        ),
+        "secrets": st.dictionaries(st.sampled_from(["k", "a"]), st.just("plain"), max_size=2),
+    }
+)
+
+
+@settings(max_examples=300)
+@given(_WITH, _SCOPES)
+def test_a_compiled_plain_with_value_resolves_as_the_resolver_does(value, scope):
+    # Speed only: the compiled resolution gives the Resolver's value and labels, or is
+    # None (then the Resolver runs).  That the generated values reach both branches:
+    # the test below.
+    from wforacle.model.w6w.resolve import ResolutionError, compile_plain, resolve_labelled
+
+    compiled = compile_plain(value)
+    if compiled is None:
+        return
+    labels: list[str] = []
+    found = compiled(scope, labels)
+    try:
+        invoked, recorded, used = resolve_labelled(value, scope)
+    except ResolutionError:  # pragma: no cover - a plain value never fails
+        raise AssertionError(f"the Resolver failed on a plain value {value!r}") from None
+    assert found == invoked == recorded
+    assert canonical(found) == canonical(invoked)  # the same kinds too (1 == True in Python)
+    assert tuple(dict.fromkeys(labels)) == used
+
+
+def test_compile_plain_leaves_to_the_resolver_what_it_labels_or_reads():
+    from wforacle.model.w6w.resolve import compile_plain
+
+    for value in (
+        {"p": {"$": "secrets.k"}},  # the generic root's secrets (W6W-ENV-18)
+        {"p": {"$": "steps.a.meta.x"}},  # a meta read (W6W-META-13/20)
+        [{"$": "foreach.item"}],  # W6W-ROOT-6
+        {"p": "{{ steps.a.output }}"},  # a template
+        {"$expr": {"var": "a"}},
+        {"type": "expr", "parts": []},
+        {"$": ""},
+    ):
+        assert compile_plain(value) is None, value
+    labels: list[str] = []
+    compiled = compile_plain({"p": [{"$": "steps.a.output"}, 1, "x"], "q": {"$": "vars.b"}})
+    assert compiled is not None
+    scope = {"steps": {"a": {"output": {"v": 1}}}, "vars": {}}
+    assert compiled(scope, labels) == {"p": [{"v": 1}, 1, "x"], "q": None}
+    assert labels == ["W6W-EXPR-1", "W6W-BIND-4", "W6W-EXPR-1"]
