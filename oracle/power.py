@@ -97,6 +97,7 @@ BUGS: dict[str, tuple[str, ...]] = {
         "outputs-on-cancel",
         "dry-suppress-delegated",
         "dry-dispatch-suppressed",
+        "no-manifest-read",  # an action without a manifest runs as a read
         "dry-evaluate-affected",
         "dry-short-circuit",
         "dry-computed-index-narrow",

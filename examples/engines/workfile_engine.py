@@ -87,6 +87,8 @@ Seeded dry-run bugs:
 
   dry-suppress-delegated         a dry_run: delegate write is suppressed, not run with the flag
   dry-dispatch-suppressed        an unaffected non-delegated write is dispatched in a dry run
+  no-manifest-read               an action whose connector has no manifest runs as a read, not
+                                 as a write (A-126)
   dry-evaluate-affected          an affected step's guard and arguments are evaluated anyway
   dry-short-circuit              a short-circuited operand or untaken branch is not a dependency
   dry-computed-index-narrow      a computed index depends only on the member it evaluates to
@@ -222,6 +224,7 @@ BUGS = {
     "outputs-on-cancel",
     "dry-suppress-delegated",
     "dry-dispatch-suppressed",
+    "no-manifest-read",
     "dry-evaluate-affected",
     "dry-short-circuit",
     "dry-computed-index-narrow",
@@ -1701,10 +1704,16 @@ class Executor:
         if not (self.dry and st.is_action) or "dry-dispatch-suppressed" in self.bugs:
             return False
         declared = self.action(st)
-        if declared.get("effects", "write") == "read":
+        if not self.writes(st, declared):
             return False
         delegated = declared.get("dry_run") == "delegate"
         return not delegated or "dry-suppress-delegated" in self.bugs
+
+    def writes(self, st, declared):
+        """Does the action write?  An action without a manifest counts as a write (A-126)."""
+        if "no-manifest-read" in self.bugs and self.manifests.get(st.kind.partition(".")[0]) is None:
+            return False  # the seeded bug: no manifest, so nothing says it writes
+        return declared.get("effects", "write") != "read"
 
     async def run_step(self, st, scope, prefix):
         path = prefix + st.id
@@ -2037,7 +2046,7 @@ class Executor:
 
     async def run_action(self, st, path, args):
         declared = self.action(st)
-        write = declared.get("effects", "write") != "read"
+        write = self.writes(st, declared)
         idempotency = declared.get("idempotency", "none")
         attempts = int(st.retry.get("attempts", 1))
         # a delegated write in a dry run carries the dry-run flag (WF-DRY-11, A-135); a

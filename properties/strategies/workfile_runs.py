@@ -696,4 +696,10 @@ def workfile_cases(draw: st.DrawFn) -> dict[str, JSON]:
     }
     if b.workflows:
         case["workflows"] = {name: write(doc) for name, doc in sorted(b.workflows.items())}
+    # Now and then no manifest at all (docs/workfile.md: the actions are references nothing
+    # checks; A-126: each runs as a write, so a dry run withholds it; A-119: no code is
+    # classified).  Drawn last, as the probes are; 7, not 0, so that a case shrinks toward
+    # keeping its manifests and the simplest cases Hypothesis tries first have them.
+    if draw(st.integers(0, 7)) == 7:
+        del case["manifests"]
     return case

@@ -314,8 +314,24 @@ def _contains(expr: Any, kinds: tuple[type, ...]) -> bool:
 
 def _suppress_write(o: JSON, p: JSON, run: Any) -> str | None:
     if o.get("event") in (*STARTS, "step_finished") and o.get("outcome") != "suppressed":
+        if _unmanifested(run, p.get("step")):
+            return "A-126"  # "an action without a manifest counts as a write"
         return "WF-DRY-6"  # "it dispatches no action attempt … gives the step outcome suppressed"
     return None
+
+
+def _unmanifested(run: Any, path: JSON) -> bool:
+    """Whether the step at ``path`` is an action no manifest declares (a case without one).
+
+    The text has no such action (WF-STEP-9: a result "is interpreted under its
+    resolved connector manifest"); the model runs it as a write (A-126), and an
+    engine that ran it as a read was told only the dry-run or timeout clause
+    (session 24).
+    """
+    from wforacle.model.workfile.document import Action
+
+    step = _step(run, path)
+    return step is not None and isinstance(step.body, Action) and run.spec(step) is None
 
 
 def _unaffected(o: JSON, p: JSON, run: Any) -> str | None:
@@ -474,6 +490,8 @@ def _attempt_timeout(o: JSON, p: JSON, run: Any) -> str | None:
     if o.get("result") == "succeeded":
         return "WF-LATE-5"  # "a subsequent response to that attempt is late"
     if o.get("result") != p.get("result"):
+        if _unmanifested(run, p.get("step")):
+            return "A-126"  # "an action without a manifest counts as a write": unknown
         return "WF-CLASS-7"  # the reserved code timeout is classified by no manifest
     return None
 
@@ -717,6 +735,10 @@ def _repeat_exhausted(o: JSON, p: JSON, run: Any) -> str | None:
     construct, step = p.get("step"), o.get("step")
     if not isinstance(construct, str) or not isinstance(step, str):
         return None
+    if _faulted(o, p):
+        # The engine's evaluation of ``until`` faulted where the model's gave a value: the
+        # expression language decides (wf-lite's filter-binds-loose, shrunk to an until).
+        return "A-117"
     if step == construct or step.startswith(f"{construct}["):
         return "A-125"
     return None

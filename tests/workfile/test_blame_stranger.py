@@ -522,3 +522,19 @@ def test_a_replacement_result_the_contract_refuses_kept_breaks_catch_23():
                              "value": "app.refused"}]  # fmt: skip
 
     assert _first(case, kept) == "WF-CATCH-23"
+
+
+def test_a_timed_out_action_without_a_manifest_taken_for_a_read_cites_a126_first():
+    # an action without a manifest counts as a write, so its timed-out attempt is
+    # unknown, not retryable as a read's.  An engine that ran it as a read was told
+    # WF-CLASS-7 only (the dry-run case of the same bug: wf-lite's no-manifest-read).
+    case = {"document": "steps:\n  - a: { svc.send: {}, timeout: 1s }\n",
+            "scenario": {"attempts": {"a": [{"timeout": True}]}}}  # fmt: skip
+
+    def as_read(trace):
+        k = _at(trace, "attempt_finished", "a")
+        return [*trace[:k], {**trace[k], "result": "retryable"}]
+
+    assert _first(case, as_read) == "A-126"
+    manifested = _case(case["document"], case["scenario"])
+    assert _first(manifested, as_read) == "WF-CLASS-7"

@@ -41,6 +41,7 @@ BREAKS = {
     # Dry runs (issue 14).
     "dry-suppress-delegated": "WF-DRY-11",  # "executes normally with the dry-run flag"
     "dry-dispatch-suppressed": "WF-DRY-6",  # "it dispatches no action attempt"
+    "no-manifest-read": "A-126",  # an action without a manifest counts as a write
     "dry-evaluate-affected": "WF-SUPP-13",  # "suppressed without evaluating those expressions"
     "dry-short-circuit": "WF-SUPP-6",  # "including conditional branches, short-circuited …"
     "dry-computed-index-narrow": "WF-SUPP-5",  # "A computed index … selects every member"
@@ -193,6 +194,10 @@ CASES = {
             "      v: '{{ each[inputs.k].x }}'\n"
         ),
         "manifests": {"svc": MANIFEST},
+        "scenario": {"dryRun": True},
+    },
+    "no-manifest-read": {
+        "document": "steps:\n- s1:\n    svc.send: {}\n",
         "scenario": {"dryRun": True},
     },
     "dry-dispatch-suppressed": {
@@ -536,6 +541,7 @@ NEEDS = {
     "expire-not-cancelled": {"expire"},
     **{bug: {"dryRun"} for bug in BREAKS if bug.startswith("dry-")},
     "dry-outputs-all-null": {*CALL, "dryRun"},
+    "no-manifest-read": {"dryRun"},
 }
 
 

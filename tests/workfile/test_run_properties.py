@@ -71,10 +71,13 @@ def check_trace(trace: list[JSON], final: JSON, run: Any) -> None:
             assert previous["attempt"] + 1 == e["attempt"]
             step = run.steps[static_path(e["step"])]
             assert e["attempt"] <= step.modifiers.effective_attempts
-    # WF-TERM-8: only write attempts are unresolved effects.
+    # WF-TERM-8: only write attempts are unresolved effects; A-126: an action without a
+    # manifest counts as one (the cases drawn without manifests).
     for effect in final["unknownEffects"]:
         step = run.steps[static_path(effect["step"])]
-        assert step.body.action in ("put", "send", "notify")  # the writes of MANIFEST
+        spec = run.spec(step)
+        assert spec is None or spec.effects == "write", effect
+        assert spec is None or step.body.action in ("put", "send", "notify")  # MANIFEST's
     if final["outcome"] in ("failed", "cancelled"):
         assert "result" not in final  # WF-ROUT-3/4: no workflow result
 
