@@ -6,6 +6,13 @@ from pathlib import Path
 
 import pytest
 
+# Imported before any pytester run: pytester's in-process runs drop the modules first
+# imported inside them, and a yaml imported again beside its C extension (which is never
+# imported again) builds a CSafeLoader that cannot construct a plain scalar ("could not
+# determine a constructor for the tag None"): the clause catalogue failed to load in
+# tests/oracle/test_pytest_plugin.py whenever nothing had loaded it before (session 24).
+import yaml  # noqa: F401
+
 from wforacle.properties.strategies.profiles import register
 
 PROFILE = register()
