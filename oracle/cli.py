@@ -460,6 +460,8 @@ def cmd_check(args: argparse.Namespace) -> int:
     if isinstance(semantics, int):
         return semantics
     trace = _read_trace(args.trace)
+    if spec.rename is not None:  # what the specification leaves to the engine
+        trace = spec.rename(semantics, trace, None)[0]
     chosen = selection(args, spec)
     departures: tuple[tuple[str, str], ...] = ()
 

@@ -339,6 +339,7 @@ class Engine:
         owed: JSON = None  # the checkpoint number whose checkpoint message must come next
         finished = False  # the engine sent run_finished (w6w: no checkpoint message follows)
         ended = False  # the engine reported the run's end: nothing interrupts it now
+        status: JSON = "running"  # the run's last reported status (w6w: queued when suspended)
 
         def answer(unit: str) -> dict[str, JSON]:
             """The scenario's result for the unit's next invocation."""
@@ -387,6 +388,8 @@ class Engine:
                         f"message (docs/engine-protocol.md); got {str(message)[:200]}",
                     )
                 trace.append(message["event"])
+                if isinstance(message["event"].get("status"), str):
+                    status = message["event"]["status"]  # the run's, as the engine reports it
                 ended = ended or protocol.ends(message["event"])
                 finished = finished or message["event"].get("event") == "run_finished"
                 number = message["event"].get("checkpoint")
@@ -445,7 +448,15 @@ class Engine:
                     continue
                 call = choose(outstanding, choices)
                 self.write({"type": "result", "call": call, **answer(outstanding.pop(call))})
-            elif kind == "checkpoint" and crashes and _identifier(message, "number") in crashes:
+            elif (
+                kind == "checkpoint"
+                and crashes
+                and _identifier(message, "number") in crashes
+                and status == "running"
+            ):
+                # A scripted crash fires only at a checkpoint of a running run, as the
+                # model's does: not at run_suspended's (queued; a stranger's engine was
+                # crashed there and told the model's run had ended, session 24).
                 assert protocol.crashed is not None
                 number, state = message["number"], message.get("state")
                 durable.append(state)
@@ -625,6 +636,9 @@ def judge(
         seen = engine.drive(spec.protocol(), prepared, case.get("schedule", []))
     except Fault as fault:
         return engine.recover(fault)
+    if spec.rename is not None:  # what the specification leaves to the engine (A-55)
+        trace, state = spec.rename(prepared.semantics, seen.trace, seen.state)
+        seen = attrs.evolve(seen, trace=tuple(trace), state=state)
     found = assess(spec, case, prepared, seen)
     if found.verdict == "pass" or selection is None:
         return found

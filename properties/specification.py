@@ -20,7 +20,7 @@ from __future__ import annotations
 import copy
 import json
 import pickle
-from collections.abc import Callable, Hashable, Iterator, Mapping
+from collections.abc import Callable, Hashable, Iterator, Mapping, Sequence
 from typing import Any
 
 import attrs
@@ -527,6 +527,10 @@ class Specification:
     # clause of the rule the model applies there the engine's event breaks (Workfile:
     # properties/workfile/blame.py); explain.py cites it first.  () when it cannot.
     blame: Callable[[Any, Divergence], tuple[str, ...]] = lambda semantics, divergence: ()
+    # Values whose form the specification leaves to the engine, renamed to the model's
+    # before the engine's run is judged: (semantics, trace, final state) → the same two
+    # (w6w: a wait's resumeToken, A-55).  None: judged as the engine wrote them.
+    rename: Callable[[Any, Sequence[JSON], JSON], tuple[list[JSON], JSON]] | None = None
     # The members a case takes from those files (Workfile: ``manifests`` from
     # --manifests DIR), for commands that build a case from a document (shrink).
     case_inputs: Callable[[Mapping[str, Any]], dict[str, JSON]] = lambda values: {}

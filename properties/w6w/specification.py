@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any, cast
 
 import attrs
@@ -1178,6 +1178,51 @@ def _wakes(prepared: Prepared) -> dict[int, Interrupt]:
     }
 
 
+def _own_tokens(semantics: Any, trace: Sequence[JSON], state: JSON) -> tuple[list[JSON], JSON]:
+    """The engine's wait tokens renamed to the model's: the trace and final state to judge.
+
+    The RFC gives a token no form ("schedule?(directive: { afterMs;
+    resumeToken })": a string the host hands back); the model writes
+    ``<runId>/<stepId>/<k>`` (A-55).  What the RFC does fix is which token
+    a suspension returns (W6W-FAN-10: "that of the first suspended step by
+    plan order"), so within each suspension — up to its ``run_resumed`` —
+    each ``step_suspended``'s string token becomes the model's for that
+    step and suspension, a ``run_suspended`` naming a step with the token
+    that step suspended with becomes that step's, a ``run_resumed`` with the
+    ``run_suspended``'s token and a final state's ``suspension`` with it
+    likewise; any other token stays as the engine wrote it (and diverges
+    from the model's).  A stranger's engine writing ``run_1:s0:1`` was
+    reported divergent at its first wait (session 24).
+    """
+    run_id = semantics.scenario.run_id
+    found: list[JSON] = []
+    own: dict[str, str] = {}  # this suspension: step -> the engine's token
+    suspended: tuple[str, str] | None = None  # the run's: (engine's token, model's token)
+    resumed = 0
+    for event in trace:
+        token = event.get("resumeToken") if isinstance(event, dict) else None
+        if not isinstance(token, str):
+            found.append(event)
+            continue
+        name, step = event.get("event"), event.get("step")
+        model: str | None = None
+        if name == "step_suspended" and isinstance(step, str):
+            own[step] = token
+            model = f"{run_id}/{step}/{resumed + 1}"
+        elif name == "run_suspended" and isinstance(step, str) and own.get(step) == token:
+            model = f"{run_id}/{step}/{resumed + 1}"
+            suspended = (token, model)
+        elif name == "run_resumed":
+            if suspended is not None and suspended[0] == token:
+                model = suspended[1]
+            resumed, own, suspended = resumed + 1, {}, None
+        found.append(event if model is None else {**event, "resumeToken": model})
+    held = state.get("suspension") if isinstance(state, dict) else None
+    if isinstance(held, dict) and suspended is not None and held.get("resumeToken") == suspended[0]:
+        state = {**state, "suspension": {**held, "resumeToken": suspended[1]}}
+    return found, state
+
+
 def _quiet(prepared: Prepared) -> Interrupt | None:
     """A suspended run no resumption is left for: ``quiet`` (the run stays queued).
 
@@ -1384,6 +1429,7 @@ W6W = Specification(
     protocol=_protocol,
     screen=_screen,
     compare=_compare,
+    rename=_own_tokens,
     layout=Layout("document.json", _dump, _read_fixture, optional=("replay",), inline=("replay",)),
     smaller=smaller,
     size=_size,

@@ -163,3 +163,73 @@ def test_a_run_suspended_naming_another_step_differs_in_its_step_and_token():
     explained = by_rule(W6W, run, divergence, trace)
     assert "resumeToken, step differ(s)" in explained.message, explained.message
     assert explained.clauses[0] == "W6W-FAN-10", explained.clauses
+
+
+def _renamed(trace, names):
+    return [
+        {**e, "resumeToken": names.get(e["resumeToken"], e["resumeToken"])}
+        if "resumeToken" in e
+        else e
+        for e in trace
+    ]
+
+
+def test_a_token_is_the_engines_own_string_judged_for_consistency_only():
+    # The RFC gives a token no form ("schedule?(directive: { afterMs; resumeToken })"); the
+    # model's <runId>/<stepId>/<k> is its own.  A stranger's engine writing
+    # run_1:w1:1 was reported divergent at its first wait (session 24).
+    from wforacle.model.kernel.lts import execute
+    from wforacle.oracle.check import check
+
+    prepared = W6W.prepare({**CASES["twice"], "schedule": []}, None)
+    run = prepared.semantics
+    trace = execute(run).trace
+    tokens = sorted({e["resumeToken"] for e in trace if "resumeToken" in e})
+    assert tokens == ["run_1/w1/1", "run_1/w2/2"]
+    own = {"run_1/w1/1": "run_1:w1:1", "run_1/w2/2": "opaque"}
+
+    def judged(engine_trace):
+        renamed, _ = W6W.rename(run, engine_trace, None)
+        return check(run, W6W.key, renamed).divergence
+
+    assert check(run, W6W.key, _renamed(trace, own)).divergence is not None  # as written
+    assert judged(_renamed(trace, own)) is None
+    # One string for both suspensions is the engine's business too (each is resumed once).
+    assert judged(_renamed(trace, {t: "same" for t in tokens})) is None
+    # A resumption with another token than the run suspended with still diverges.
+    resumed = next(k for k, e in enumerate(trace) if e["event"] == "run_resumed")
+    wrong = _renamed(trace, own)
+    wrong[resumed] = {**wrong[resumed], "resumeToken": "other"}
+    assert judged(wrong) is not None
+
+
+def test_a_final_suspension_with_the_engines_token_is_renamed_with_it():
+    prepared = W6W.prepare({**CASES["left queued"], "schedule": []}, None)
+    from wforacle.model.kernel.lts import execute
+
+    run = prepared.semantics
+    execution = execute(run)
+    state = run_state(run, execution.final)
+    own = {"run_1/w/1": "T"}
+    engine_state = {**state, "suspension": {"stepId": "w", "resumeToken": "T"}}
+    trace, renamed = W6W.rename(run, _renamed(execution.trace, own), engine_state)
+    assert renamed == state and trace == execution.trace
+    other = {**state, "suspension": {"stepId": "w", "resumeToken": "U"}}
+    assert W6W.rename(run, _renamed(execution.trace, own), other)[1] == other
+
+
+def test_no_crash_at_the_checkpoint_of_a_suspended_run(toyflow):
+    # The model's crash fires at a checkpoint of a running run; run_suspended's (4 here)
+    # leaves the run queued.  The driver crashed the engine there anyway and reported that
+    # the model's run had ended (a stranger, session 24).
+    scenario = {"crashAfterCheckpoints": [4]}
+    judgement = judge(toyflow, W6W, {**case([wait("w"), app("after")], THEN, scenario),
+                                     "schedule": []})  # fmt: skip
+    assert judgement.verdict == "pass", judgement.to_json()
+    assert "crashed" not in [e["event"] for e in judgement.observation.trace]
+    # At a running run's checkpoint (step_started's, 2) the crash is made.
+    scenario = {"crashAfterCheckpoints": [2]}
+    judgement = judge(toyflow, W6W, {**case([wait("w"), app("after")], THEN, scenario),
+                                     "schedule": []})  # fmt: skip
+    assert judgement.verdict == "pass", judgement.to_json()
+    assert "crashed" in [e["event"] for e in judgement.observation.trace]
