@@ -736,6 +736,11 @@ def blame(run: W6wRun, divergence: Divergence) -> tuple[str, ...]:
         # W6W-ROOT-10: "A reference that resolves to nothing contributes the empty string"
         # (stranger 22's engine printed "null"; W6W-ROOT-9 was cited first).
         return ("W6W-ROOT-10",)
+    if _reordered_output(run, observed, divergence.permitted):
+        # A-53: a foreach's or parallel's output is "[lastOutput of each iteration]" /
+        # "[… of each branch]" in their order, not the order they ended in (a stranger's
+        # engine was told W6W-FIELD-10, the invocation target, session 24).
+        return ("A-53",)
     controlled = _control_blame(run, observed)
     if controlled or observed.get("event") not in ATTEMPT_ENDS:
         return controlled
@@ -905,6 +910,27 @@ def _call_blame(run: W6wRun, observed: JSON, permitted: Any) -> tuple[str, ...]:
         ):
             return ("W6W-FAN-10", "A-56")
     return ()
+
+
+def _reordered_output(run: W6wRun, observed: JSON, permitted: Any) -> bool:
+    """A foreach's or parallel's output with the model's members in another order."""
+    from wforacle.model.w6w.controls import action
+
+    named, output = observed.get("step"), observed.get("output")
+    step = run.by_id.get(named) if isinstance(named, str) else None
+    if step is None or action(step) not in ("foreach", "parallel") or not isinstance(output, list):
+        return False
+    mine = sorted(json.dumps(v, sort_keys=True) for v in output)
+    for event in permitted if isinstance(permitted, list | tuple) else ():
+        theirs = event.get("output") if isinstance(event, dict) else None
+        if (
+            event.get("step") == named
+            and isinstance(theirs, list)
+            and theirs != output
+            and sorted(json.dumps(v, sort_keys=True) for v in theirs) == mine
+        ):
+            return True
+    return False
 
 
 def _control_blame(run: W6wRun, observed: JSON) -> tuple[str, ...]:

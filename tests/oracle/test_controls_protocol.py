@@ -140,6 +140,24 @@ def test_a_control_s_own_definition_is_blamed_where_the_engine_breaks_it():
     assert _blamed(branch, {**ran_then, "inner": [{"step": "e0"}]}) == ()
 
 
+def test_a_parallel_output_in_another_order_cites_a53_first():
+    # a parallel's output is "[lastOutput of each branch]" in branch order, a
+    # foreach's in iteration order; a stranger's engine ordered it by finish and was told
+    # W6W-FIELD-10 (session 24).
+    from wforacle.properties.specification import Divergence
+    from wforacle.properties.w6w.conformance import blame
+
+    run = W6W.prepare(_case(PARALLEL, {}), None).semantics
+    model = {"event": "step_succeeded", "step": "c", "output": ["p1", "q0"]}
+
+    def blamed(output):
+        observed = {**model, "output": output}
+        return blame(run, Divergence(1, observed, (model,), (), "differs"))
+
+    assert blamed(["q0", "p1"]) == ("A-53",)
+    assert blamed(["q0", "q0"]) == ()  # not the model's members: another fault
+
+
 def test_a_block_step_repeating_a_main_step_s_id_continues_its_scripted_results(toyflow):
     # The oracle answers an invoke by step id, counting across the run (its n-th
     # invocation, the n-th result): so does the model, for a block step that repeats
