@@ -1362,3 +1362,22 @@ def test_a_resumed_run_that_acts_again_on_its_handled_failure_cites_the_read_bac
     divergence = check(run, W6W.key, [*trace[: k + 1], again]).divergence
     assert divergence is not None
     assert by_rule(W6W, run, divergence, [*trace[: k + 1], again]).clauses[0] == "W6W-CONCEPT-3"
+
+
+def test_w6w_shrinking_tries_one_crash_between_several_and_drops_a_retrys_options():
+    # A stranger's resumed-attempt bug (session 24) shrank to crashes [2, 4] where [3] alone
+    # shows it, and kept the retry's backoff and delayMs.
+    step = {"id": "s", "uses": {"app": "demo", "action": "run"},
+            "retry": {"maxAttempts": 2, "backoff": "exponential", "delayMs": 0}}  # fmt: skip
+    case = {
+        "document": {"manifestVersion": "2", "id": "wf", "name": "n", "steps": [step]},
+        "scenario": {"crashAfterCheckpoints": [2, 4]},
+        "schedule": [],
+    }
+    variants = list(W6W.smaller(case))
+    crashes = [v["scenario"].get("crashAfterCheckpoints") for v in variants]
+    assert [3] in crashes and [1] in crashes and [2] in crashes and [4] in crashes
+    retries = [v["document"]["steps"][0].get("retry") for v in variants]
+    assert {"maxAttempts": 2, "delayMs": 0} in retries
+    assert {"maxAttempts": 2, "backoff": "exponential"} in retries
+    assert {"maxAttempts": 2} not in retries  # one member at a time; maxAttempts never alone

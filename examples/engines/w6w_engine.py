@@ -1346,8 +1346,8 @@ class Engine:
         if message.get("type") != "wake":
             return {"stepId": first, "resumeToken": token}
         output = message.get("output")
-        self.event("run_resumed", status="running", resumeToken=token, step=first,
-                   output=output)
+        # The state run_resumed's checkpoint writes is the resumed one: the woken wait
+        # succeeded, the others pending again (a crash there resumes from it).
         self.suspensions += 1
         for step_id in sorted(self.suspended, key=self.position.get):
             strand = self.record[step_id]["strand"]
@@ -1362,6 +1362,8 @@ class Engine:
             else:
                 self.record[step_id] = {"status": "pending"}  # runs again
         self.suspended = []
+        self.event("run_resumed", status="running", resumeToken=token, step=first,
+                   output=output)
         return None
 
     def queued(self, suspension):

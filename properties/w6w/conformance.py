@@ -896,6 +896,11 @@ def _call_blame(run: W6wRun, observed: JSON, permitted: Any) -> tuple[str, ...]:
         same_step = event.get("event") == observed["event"] and event.get("step") == named
         if not same_step or not isinstance(theirs, list):
             continue
+        if _more_variables(inner, theirs):
+            # A child run (here or in a call below) started with a variable the model's has
+            # not: A-56, "variables: the resolved inputs" -- a stranger's engine merged the
+            # caller's variables in and was told W6W-FIELD-18 (session 24).
+            return ("A-56",)
         model = variables(theirs)
         if isinstance(mine, dict) and isinstance(model, dict) and set(model) - set(mine):
             # The child started without a variable the model's has: the inputs are the
@@ -930,6 +935,33 @@ def _reordered_output(run: W6wRun, observed: JSON, permitted: Any) -> bool:
             and sorted(json.dumps(v, sort_keys=True) for v in theirs) == mine
         ):
             return True
+    return False
+
+
+def _more_variables(mine: list[JSON], model: list[JSON]) -> bool:
+    """Whether a child run in ``mine`` (a call's inner events, at any depth) started with a
+    variable its counterpart in ``model`` does not have."""
+
+    def started(events: list[JSON]) -> JSON:
+        return next(
+            (e.get("variables") for e in events if isinstance(e, dict)
+             and e.get("event") == "run_started"),
+            None,
+        )  # fmt: skip
+
+    here, there = started(mine), started(model)
+    if isinstance(here, dict) and isinstance(there, dict) and set(here) - set(there):
+        return True
+    calls = {
+        (e.get("event"), e.get("step")): e["inner"]
+        for e in model
+        if isinstance(e, dict) and isinstance(e.get("inner"), list)
+    }
+    for e in mine:
+        if isinstance(e, dict) and isinstance(e.get("inner"), list):
+            below = calls.get((e.get("event"), e.get("step")))
+            if below is not None and _more_variables(e["inner"], below):
+                return True
     return False
 
 

@@ -710,6 +710,14 @@ def smaller(case: JSON) -> Iterator[JSON]:
             variant = copy_case(case)
             del variant["scenario"]["crashAfterCheckpoints"][k]
             yield variant
+        # One crash at another checkpoint: two crashes [2, 4] where one at 3 shows the bug
+        # (a stranger's resumed-attempt bug kept both, session 24).
+        numbers = [n for n in crashes if isinstance(n, int) and not isinstance(n, bool)]
+        for number in range(1, max(numbers, default=0)):
+            if number not in crashes:
+                variant = copy_case(case)
+                variant["scenario"]["crashAfterCheckpoints"] = [number]
+                yield variant
     if "replay" in case:  # a replay is a feature of the case a finding may not need either
         unreplayed = {k: v for k, v in copy_case(case).items() if k != "replay"}
         yield unreplayed
@@ -790,6 +798,12 @@ def smaller(case: JSON) -> Iterator[JSON]:
             if field in step:
                 variant = copy_case(case)
                 del variant["document"]["steps"][k][field]
+                yield variant
+        retry = step.get("retry")
+        for field in ("backoff", "delayMs"):  # a retry's optional members (maxAttempts stays)
+            if isinstance(retry, dict) and field in retry and len(retry) > 1:
+                variant = copy_case(case)
+                del variant["document"]["steps"][k]["retry"][field]
                 yield variant
     yield from _with_members(case)
     for step_id in list(scenario.get("steps", {})):

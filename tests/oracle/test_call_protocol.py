@@ -206,6 +206,26 @@ def test_a_call_returning_another_child_step_s_output_breaks_fan_10():
     assert by_rule(W6W, run, divergence, trace).clauses[0] == "W6W-FAN-10"
 
 
+def test_a_child_run_started_with_a_variable_its_inputs_lack_cites_a56_first():
+    # a child run's variables are the call's resolved inputs.  A stranger's engine
+    # merged the caller's variables in and was told W6W-FIELD-18 (session 24).
+    from wforacle.oracle.check import check
+    from wforacle.oracle.explain import by_rule
+
+    run = W6W.prepare(CASE, None).semantics
+    trace = [dict(e) for e in execute(run).trace]
+    k = next(k for k, e in enumerate(trace) if e["event"] == "step_succeeded" and e["step"] == "c")
+    call = trace[k]
+    inner = [
+        {**e, "variables": {**e["variables"], "extra": 1}} if e["event"] == "run_started" else e
+        for e in call["inner"]
+    ]
+    trace[k] = {**call, "inner": inner}
+    divergence = check(run, W6W.key, trace).divergence
+    assert divergence is not None
+    assert by_rule(W6W, run, divergence, trace).clauses[0] == "A-56"
+
+
 def test_a_called_workflows_fields_scripts_and_the_calls_inputs_shrink():
     # Stranger 19: shrunk cases kept a child step's retry and fanOut, its script's meta
     # report and idempotent flag, and the call's inputs, none of which the finding needed.
