@@ -939,8 +939,10 @@ def _reordered_output(run: W6wRun, observed: JSON, permitted: Any) -> bool:
 
 
 def _more_variables(mine: list[JSON], model: list[JSON]) -> bool:
-    """Whether a child run in ``mine`` (a call's inner events, at any depth) started with a
-    variable its counterpart in ``model`` does not have."""
+    """Whether a child run in ``mine`` started with a variable its ``model`` counterpart lacks.
+
+    ``mine`` and ``model`` are a call's inner events; calls below are searched too.
+    """
 
     def started(events: list[JSON]) -> JSON:
         return next(
