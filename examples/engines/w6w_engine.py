@@ -1202,7 +1202,10 @@ class Engine:
             self.record[step_id]["inner"] = []
             self.completed(step_id, {"error": error}, inner=[])
             return
-        inputs = params.get("inputs")
+        # The child's variables are the inputs as recorded: a secret the caller resolved
+        # crosses the call as "[secret]", never as its plaintext (W6W-ENV-17, A-70, A-56).
+        recorded = self.record[step_id].get("input")
+        inputs = (recorded if isinstance(recorded, dict) else params).get("inputs")
         memo = (target, json.dumps(inputs, sort_keys=True))
         if "call-memoized" in self.bugs and memo in self.root.memo:
             self.record[step_id]["inner"] = self.root.memo[memo][1]

@@ -1178,6 +1178,14 @@ def call_cases(draw: st.DrawFn) -> dict[str, Any]:
             scenario["steps"][call["id"]] = scenario["steps"].pop(step["id"])
     if retry is not None and draw(st.integers(0, 2)) == 0:
         case["document"]["retry"] = retry  # W6W-RUNERR-2: the run again, its call too
+    if draw(st.integers(0, 5)) == 5:
+        # A secret in the call's inputs (drawn last): the child's variables carry what the
+        # caller records, never the plaintext (W6W-ENV-17, A-70).  A stranger's engine
+        # leaked it into the child's events and no campaign could show it (session 24).
+        call = steps[k]["with"]["body"][0] if "body" in steps[k]["with"] else steps[k]
+        name = draw(_SECRET_NAMES)
+        call["with"]["inputs"] = {**call["with"]["inputs"], "key": f"{{{{ secrets.{name} }}}}"}
+        scenario["secrets"] = {**(scenario.get("secrets") or {}), name: SECRET_VALUES[name]}
     return case
 
 

@@ -650,6 +650,13 @@ def nested(
                 options=child.options,
                 validate=child.validate,
             )
+            if state.plaintext is not None:
+                # The inputs carried a secret's plaintext: the child's recorded events show
+                # the marker, as controls.endings records them (A-70).  Unmasked, a correct
+                # engine's inner events were "in an order no run permits" (session 24).
+                secrets = scope.get("secrets") or {}
+                plain = [v for v in secrets.values() if isinstance(v, str) and v]
+                recorded.masked = sorted(plain, key=len, reverse=True)
             return ((f"in {named}'s call of {target}", recorded, inner),)
         if kind == "if":
             chosen = controls.chosen(run, params.get("condition"))
@@ -691,7 +698,13 @@ class _Recorded(W6wRun):
     with it (controls.finals strips the numbers the child run writes).
     """
 
+    masked: Sequence[str] = ()  # plaintexts its events show as the marker (a secret input)
+
     def _checkpointed(self, c: Any, t: Any) -> Any:
+        if self.masked:
+            from wforacle.model.kernel.lts import Transition
+
+            return Transition(_masked(t.event, self.masked), t.rule, t.clauses, t.target)
         return t
 
 

@@ -226,6 +226,34 @@ def test_a_child_run_started_with_a_variable_its_inputs_lack_cites_a56_first():
     assert by_rule(W6W, run, divergence, trace).clauses[0] == "A-56"
 
 
+def test_a_secret_in_a_calls_inputs_crosses_as_the_marker(toyflow):
+    # W6W-ENV-17, A-70: the child's recorded events show "[secret]", never the plaintext.
+    # Until session 24 no campaign drew it: the interleaving check ran the child run
+    # unmasked, so a correct engine's inner events were "in an order no run permits", and
+    # toyflow passed the plaintext down (its trace held it).
+    call = {"id": "c", "uses": {"app": "@w6w/call", "action": "call"},
+            "with": {"workflow": "child", "inputs": {"key": "{{ secrets.API_KEY }}"}}}  # fmt: skip
+    child = _workflow("child", _step("s", **{"with": {"k": {"$": "vars.key"}}}))
+    case = {
+        "document": _workflow("wf", call),
+        "scenario": {
+            "secrets": {"API_KEY": "tok-7f3a"},
+            "calls": {"child": {"document": child, "scenario": {}}},
+        },
+        "schedule": [],
+    }
+    judgement = judge(toyflow, W6W, case)
+    assert judgement.verdict == "pass", judgement.to_json()
+    (called,) = [e for e in judgement.observation.trace if e.get("step") == "c" and "inner" in e]
+    assert "tok-7f3a" not in str(called) and "[secret]" in str(called)
+    # The nested check (an engine's inner events in its own order) runs the child masked.
+    from wforacle.oracle.explain import _first_nested
+
+    trace = list(judgement.observation.trace)
+    k = trace.index(called)
+    assert _first_nested(W6W, W6W.prepare(case, None).semantics, trace[:k], called) is None
+
+
 def test_a_called_workflows_fields_scripts_and_the_calls_inputs_shrink():
     # Stranger 19: shrunk cases kept a child step's retry and fanOut, its script's meta
     # report and idempotent flag, and the call's inputs, none of which the finding needed.
