@@ -351,6 +351,17 @@ def _child_finished(o: JSON, p: JSON, run: Any) -> str | None:
     if o.get("outcome") == p.get("outcome") and o.get("suppressed") != p.get("suppressed"):
         return "WF-PART-2"  # "An affected entry produces null with suppression recorded for
         # that result member" (and only that member)
+    if o.get("step") == p.get("step") and o.get("event") != "child_finished":
+        # The engine ended the call without its child run's end (a stranger's executor,
+        # session 24, was told WF-STEP-13 for both of these).
+        if p.get("outcome") == "cancelled":
+            return "WF-CANCEL-15"  # "child cancellation supplies a flow.child_cancelled
+            # failure to the calling step"
+        failing = _step(run, (p.get("error") or {}).get("step"))
+        if failing is not None and failing.modifiers.on_fail == "abort":
+            return "WF-POLICY-3"  # "on_fail: abort fails the run directly": the child's run,
+            # whose end the call then reports as any child's failure (A-140)
+        return "A-140"  # the call reports its child run's end, then fails or succeeds by it
     return None
 
 

@@ -538,3 +538,29 @@ def test_a_timed_out_action_without_a_manifest_taken_for_a_read_cites_a126_first
     assert _first(case, as_read) == "A-126"
     manifested = _case(case["document"], case["scenario"])
     assert _first(manifested, as_read) == "WF-CLASS-7"
+
+
+def _skip_child_finished(trace):
+    """The trace up to the call's child_finished, the call's step_finished in its place."""
+    k = _at(trace, "child_finished", "c")
+    error = trace[k].get("error") or {"code": "flow.child_cancelled", "step": "c"}
+    return [*trace[:k], {"event": "step_finished", "step": "c", "outcome": "failed",
+                         "error": error}]  # fmt: skip
+
+
+def test_a_call_ended_without_its_childs_end_cites_the_rule_of_that_end():
+    # A stranger's executor (session 24) ended the call without child_finished and was told
+    # WF-STEP-13: after the child's own cancellation it is WF-CANCEL-15 ("child
+    # cancellation supplies a flow.child_cancelled failure"); after a child step's
+    # on_fail: abort, WF-POLICY-3 ("fails the run directly": the child's run).
+    document = "steps:\n  - c: { wf.call: { workflow: sub, inputs: {} } }\n"
+    cancelled = _case(document, {"cancelChild": {"c": 1}}, sub="steps:\n  - a: { svc.get: {} }\n")
+
+    def at_once(found, event):  # the child's cancellation once its step has started
+        started = any(e.get("step") == "c.(run).a" for e in found)
+        return (event["event"] == "child_cancel_requested") == started
+
+    assert _first(cancelled, _skip_child_finished, prefer=at_once) == "WF-CANCEL-15"
+    sub = "steps:\n  - g: { svc.get: {}, on_fail: abort }\n"
+    aborted = _case(document, {"attempts": {"c.(run).g": [{"error": "svc.fatal"}]}}, sub=sub)
+    assert _first(aborted, _skip_child_finished) == "WF-POLICY-3"
