@@ -151,6 +151,7 @@ RULES: dict[str, tuple[str, ...]] = {
         "WF-RETRY-4",
         "WF-RETRY-5",
         "WF-RETRY-6",
+        "WF-RETRY-7",  # "Otherwise the computed delay applies"
         "WF-RETRY-10",
         "WF-AMB-1",
         "WF-AMB-2",  # "The reissue uses the ordinary retry delay and the same fixed key"

@@ -469,6 +469,15 @@ def _retry(o: JSON, p: JSON, run: Any) -> str | None:
     if cap is not None and p.get("delayMs") == cap and isinstance(delay, int) and delay > cap:
         return "WF-RETRY-4"  # "every selected retry delay is capped at max, whether … computed
         # or supplied by a server"
+    attempt = p.get("attempt")
+    earlier = run.scenario.result(p.get("step"), attempt - 1) if isinstance(attempt, int) else None
+    server = earlier.get("retryAfterMs") if isinstance(earlier, dict) else None
+    if isinstance(server, int) and delay != p.get("delayMs") and retry is not None:
+        if retry.honor_retry_after:
+            return "WF-RETRY-6"  # "that delay replaces the computed delay before the cap"
+        if delay == server:
+            return "WF-RETRY-7"  # "Otherwise the computed delay applies" (a stranger's
+            # executor used the server's delay without honor_retry_after, session 24)
     return None
 
 

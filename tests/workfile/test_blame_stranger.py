@@ -564,3 +564,24 @@ def test_a_call_ended_without_its_childs_end_cites_the_rule_of_that_end():
     sub = "steps:\n  - g: { svc.get: {}, on_fail: abort }\n"
     aborted = _case(document, {"attempts": {"c.(run).g": [{"error": "svc.fatal"}]}}, sub=sub)
     assert _first(aborted, _skip_child_finished) == "WF-POLICY-3"
+
+
+def test_a_server_delay_taken_or_left_against_honor_retry_after_cites_retry_7_or_6():
+    # WF-RETRY-7: "Otherwise the computed delay applies" (a stranger's executor used the
+    # server's delay without honor_retry_after and was told WF-RETRY-3, session 24);
+    # WF-RETRY-6: with it, the server's delay "replaces the computed delay".
+    def case(honor):
+        retry = f"{{ policy: fixed, initial: 100ms, attempts: 2{', honor_retry_after: true' if honor else ''} }}"  # noqa: E501
+        document = f"steps:\n  - s: {{ svc.get: {{}}, retry: {retry} }}\n"
+        scenario = {"attempts": {"s": [{"error": "svc.busy", "retryAfterMs": 40}]}}
+        return _case(document, scenario)
+
+    def delayed(ms):
+        def edit(trace):
+            k = _at(trace, "retry_scheduled", "s")
+            return [*trace[:k], {**trace[k], "delayMs": ms}]
+
+        return edit
+
+    assert _first(case(False), delayed(40)) == "WF-RETRY-7"
+    assert _first(case(True), delayed(100)) == "WF-RETRY-6"
