@@ -654,9 +654,7 @@ def nested(
                 # The inputs carried a secret's plaintext: the child's recorded events show
                 # the marker, as controls.endings records them (A-70).  Unmasked, a correct
                 # engine's inner events were "in an order no run permits" (session 24).
-                secrets = scope.get("secrets") or {}
-                plain = [v for v in secrets.values() if isinstance(v, str) and v]
-                recorded.masked = sorted(plain, key=len, reverse=True)
+                recorded.masked = _secret_texts(run.scenario)
             return ((f"in {named}'s call of {target}", recorded, inner),)
         if kind == "if":
             chosen = controls.chosen(run, params.get("condition"))
@@ -893,17 +891,7 @@ def _call_blame(run: W6wRun, observed: JSON, permitted: Any) -> tuple[str, ...]:
             (ended if isinstance(e, dict) and e.get("event") == "run_finished" else rest).append(e)
         return sorted(json.dumps(e, sort_keys=True) for e in rest), ended
 
-    def variables(events: list[JSON]) -> JSON:
-        return next(
-            (
-                e.get("variables")
-                for e in events
-                if isinstance(e, dict) and e.get("event") == "run_started"
-            ),
-            None,
-        )
-
-    mine, mine_parts = variables(inner), parts(inner)
+    mine, mine_parts = _started_with(inner), parts(inner)
     for event in permitted:
         theirs = event.get("inner") if isinstance(event, dict) else None
         same_step = event.get("event") == observed["event"] and event.get("step") == named
@@ -914,7 +902,7 @@ def _call_blame(run: W6wRun, observed: JSON, permitted: Any) -> tuple[str, ...]:
             # not: A-56, "variables: the resolved inputs" -- a stranger's engine merged the
             # caller's variables in and was told W6W-FIELD-18 (session 24).
             return ("A-56",)
-        model = variables(theirs)
+        model = _started_with(theirs)
         if isinstance(mine, dict) and isinstance(model, dict) and set(model) - set(mine):
             # The child started without a variable the model's has: the inputs are the
             # engine's too, so a declared default was not applied (a stranger's engine).
@@ -951,20 +939,24 @@ def _reordered_output(run: W6wRun, observed: JSON, permitted: Any) -> bool:
     return False
 
 
+def _started_with(events: list[JSON]) -> JSON:
+    """The variables a child run's ``run_started`` among ``events`` carries, or None."""
+    return next(
+        (
+            e.get("variables")
+            for e in events
+            if isinstance(e, dict) and e.get("event") == "run_started"
+        ),
+        None,
+    )
+
+
 def _more_variables(mine: list[JSON], model: list[JSON]) -> bool:
     """Whether a child run in ``mine`` started with a variable its ``model`` counterpart lacks.
 
     ``mine`` and ``model`` are a call's inner events; calls below are searched too.
     """
-
-    def started(events: list[JSON]) -> JSON:
-        return next(
-            (e.get("variables") for e in events if isinstance(e, dict)
-             and e.get("event") == "run_started"),
-            None,
-        )  # fmt: skip
-
-    here, there = started(mine), started(model)
+    here, there = _started_with(mine), _started_with(model)
     if isinstance(here, dict) and isinstance(there, dict) and set(here) - set(there):
         return True
     calls = {

@@ -187,12 +187,13 @@ def prepare(case: JSON, options: Any = None) -> Prepared:
             raise InvalidCase("a Workfile case's document is UTF-8 YAML text") from None
     if not isinstance(document, str):
         raise InvalidCase("a Workfile case's document is YAML text")
-    manifests, result = _validated(document, _manifest_texts(case))
+    texts = _manifest_texts(case)
+    manifests, result = _validated(document, texts)
     model = result.states if result.states is not None else result.workfile
     if not result.report.valid or model is None:
         raise InvalidCase(f"invalid Workfile: {result.report.codes()}")
     # A case without manifests validates its callees as its document: actions unchecked.
-    workflows = workflows_of(case, manifests if _manifest_texts(case) else None)
+    workflows = workflows_of(case, manifests if texts else None)
     if result.workfile is not None:
         from wforacle.properties.workfile.validate import call_contracts
 

@@ -304,21 +304,20 @@ def _bind(spec: Specification, values: Mapping[str, Any]) -> Specification:
     if path is None and not texts:
         return spec
     from wforacle.model.diagnostics import InvalidCase
-    from wforacle.model.workfile.manifest import Manifests, load_manifests
+    from wforacle.model.workfile.manifest import load_manifests
     from wforacle.properties.workfile.execution import valid_workflow
 
-    manifests, problems = load_manifests(path) if path is not None else (Manifests(), [])
+    # Without --manifests the document's and its callees' actions are unchecked references
+    # (callees validated against an empty set were each document.unknown_action).
+    checked, problems = load_manifests(path) if path is not None else (None, [])
     found = tuple(problems)
     try:
-        # Without --manifests a callee's actions are unchecked references, as the document's
-        # are (validated against the empty set, each was document.unknown_action).
-        checked = manifests if path is not None else None
         workflows = {name: valid_workflow(text, checked, name) for name, text in texts.items()}
     except InvalidCase as exc:
         raise InvalidInput(f"--workflows: {exc}") from None
 
     def validate(document: bytes) -> Loaded:
-        return _validate(document, manifests if path is not None else None, found, workflows)
+        return _validate(document, checked, found, workflows)
 
     return attrs.evolve(
         spec,
