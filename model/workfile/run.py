@@ -41,6 +41,7 @@ interleave (Permitted Scheduling Variation).
 
 from __future__ import annotations
 
+import copy
 import json
 import re
 from collections.abc import Callable, Iterator, Mapping
@@ -621,6 +622,8 @@ class WorkfileRun:
         cancellations of distinct steps commute and one suffices.
         """
         data = config.data
+        if any(type(t) is Deferred for t in enabled):
+            enabled = [t for t in enabled if type(t) is not Deferred]
         if len(enabled) < 2 or (data["phase"] != "running" and data["phase"] != "ending"):
             return enabled
         if data["end"] is not None:
@@ -632,7 +635,7 @@ class WorkfileRun:
             return enabled
         groups: dict[Loc, list[Transition[Config]]] = {}
         for loc, frame, halt in self._frames(data):
-            found = self._frame_rules(config, loc, frame, halt)
+            found = self._own_rules(config, loc, frame, halt)
             if found:
                 groups[loc] = found
         return next(iter(groups.values()), enabled)
@@ -719,6 +722,66 @@ class WorkfileRun:
     def _frame_rules(
         self, config: Config, loc: Loc, frame: Data, halt: Data | None
     ) -> list[Transition[Config]]:
+        """The frame's transitions, and those of a cancellation begun before its source's event.
+
+        A-175: the step whose own end begins a cancellation (``wf.stop``,
+        ``wf.fail``, a failure that aborts the run or fails a ``fail_fast``
+        construct) may report its ``step_finished`` after some of the work
+        it cancels: WF-IWC-3/4 end that work "when one of those rules
+        invokes Internal Work Cancellation" and set no order between its
+        events and the invoking step's own.  Each such order is a
+        ``Deferred`` transition (``_deferred``).
+        """
+        found = self._own_rules(config, loc, frame, halt)
+        cur = frame["cur"]
+        if cur is None or halt is not None:
+            return found
+        more: list[Transition[Config]] = []
+        for t in found:
+            if _may_begin_cancellation(t, cur["path"]):
+                more += self._deferred(config, loc, t)
+        return found + more if more else found
+
+    def _deferred(
+        self, config: Config, loc: Loc, begins: Transition[Config]
+    ) -> list[Transition[Config]]:
+        """Every cancellation ``begins`` causes, taken before the event of ``begins`` (A-175).
+
+        The target of each: ``begins``'s, but its step still active
+        (``finishing``: its event and its frame's state after it kept for
+        ``_finish_own``), and one step it cancels ended.  Terminal
+        configurations are those of ``begins`` followed by the cancellation
+        (the two change disjoint frames), so the explorer's reduction leaves
+        these out (``ample``); the trace checker takes them.
+        """
+        data = _spine(begins.target.data, loc)
+        frame = _at(data, loc)
+        after = dict(frame)
+        cur = _at(config.data, loc)["cur"]
+        frame["state"] = "running"
+        frame["cur"] = {
+            "path": cur["path"],
+            "static": cur["static"],
+            "phase": "finishing",
+            "event": begins.event,
+            "rule": begins.rule,
+            "clauses": list(begins.clauses),
+            "after": after,
+        }
+        pending = Config(data)
+        found: list[Transition[Config]] = []
+        for at, other, halt in self._frames(data):
+            if halt is None or other["cur"] is None or at == loc:
+                continue  # work the cancellation does not reach, or the finishing step
+            for t in self._own_rules(pending, at, other, halt):
+                if t.rule.startswith("cancel_"):
+                    clauses = (*t.clauses, *(c for c in begins.clauses if c not in t.clauses))
+                    found.append(Deferred(t.event, t.rule, clauses, t.target))
+        return found
+
+    def _own_rules(
+        self, config: Config, loc: Loc, frame: Data, halt: Data | None
+    ) -> list[Transition[Config]]:
         if frame["state"] != "running":
             return []
         cur = frame["cur"]
@@ -727,6 +790,8 @@ class WorkfileRun:
             if halt is not None or frame["pc"] >= len(steps):
                 return []
             return [self._make(config, "reach", _reach_at, loc)]
+        if cur["phase"] == "finishing":  # A-175: its cancellation began before its event
+            return [self._make(config, cur["rule"], _finish_own, loc)]
         step = self.steps[cur["static"]]
         if halt is not None:
             if _active_below(cur):
@@ -1775,6 +1840,41 @@ def _cancel(run: WorkfileRun, data: Data, loc: Loc, end: Data) -> JSON:
     frame["state"] = "halted"
     event["outcome"] = outcome
     return Labelled(CANCELLED_BY[end["source"]], event)
+
+
+class Deferred(Transition[Config]):
+    """A cancellation taken before the event of the step whose end began it (A-175)."""
+
+    __slots__ = ()
+
+
+def _may_begin_cancellation(t: Transition[Config], path: str) -> bool:
+    """Whether ``t`` ends the step at ``path`` in a way that may cancel other work.
+
+    ``wf.stop`` (whatever its own outcome, A-123), and a failure: ``wf.fail``,
+    an abort, one a ``fail_fast`` construct meets.  Whether it does is
+    ``_deferred``'s to find.
+    """
+    event = t.event
+    return (
+        event.get("step") == path
+        and event.get("event") == "step_finished"
+        and (t.rule == "stop" or event.get("outcome") == "failed")
+    )
+
+
+def _finish_own(run: WorkfileRun, data: Data, loc: Loc) -> JSON:
+    """The step whose end began a cancellation reports it, after work it cancelled (A-175).
+
+    Its frame becomes what the step's own rule left it (``_deferred``), and
+    the event and clauses are that rule's.
+    """
+    frame = _at(data, loc)
+    cur = frame["cur"]
+    _cite(data, *cur["clauses"])
+    frame.clear()
+    frame.update(cur["after"])
+    return copy.deepcopy(cur["event"])
 
 
 # The rule that ends an active step, by what ended its run or its enclosing work.

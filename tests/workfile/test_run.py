@@ -603,6 +603,67 @@ def test_wf_fail_fails_the_run_and_cancels_its_enclosing_constructs():
     assert final["steps"] == {"each": "cancelled", "each[0].no": "failed"}
 
 
+def orders(document: str, scenario: JSON | None = None) -> list[list[tuple[str, str]]]:
+    """Every trace the model permits, as its step_finished events' (step, outcome)."""
+    run = prepare(case(document, scenario)).semantics
+    found: list[list[tuple[str, str]]] = []
+
+    def walk(config: Any, finished: list[tuple[str, str]]) -> None:
+        moves = run.enabled(config)
+        if not moves:
+            found.append(finished)
+        for t in moves:
+            e = t.event
+            more = [(e["step"], e["outcome"])] if e["event"] == "step_finished" else []
+            walk(t.target, finished + more)
+
+    walk(run.initial(), [])
+    return found
+
+
+BEGINS_CANCELLATION = {
+    # wf.stop (WF-IWC-4), wf.fail (WF-IWC-5), on_fail: abort (WF-POLICY-3), fail_fast.
+    "stop": ("done: { wf.stop: { reason: enough } }", {}),
+    "fail": ("done: { wf.fail: { code: app.no } }", {}),
+    "abort": (
+        "done: { svc.get: {}, on_fail: abort }",
+        {"attempts": {"par.a.done": [{"error": "svc.fatal"}]}},
+    ),
+    "fail_fast": ("done: { svc.get: {} }", {"attempts": {"par.a.done": [{"error": "svc.fatal"}]}}),
+}
+
+
+@pytest.mark.parametrize("how", sorted(BEGINS_CANCELLATION))
+def test_the_step_that_begins_a_cancellation_may_report_its_end_after_what_it_cancels(how):
+    # A-175: WF-IWC-3/4 end the other active work "when one of those rules invokes
+    # Internal Work Cancellation" and order none of its events against the invoking
+    # step's own; a construct's end still follows its nested steps' (WF-IWC-4).
+    step, scenario = BEGINS_CANCELLATION[how]
+    document = f"""
+    steps:
+      - par:
+          wf.parallel:
+            branches:
+              a: [ {{ {step} }} ]
+              b: [ {{ y: {{ svc.get: {{}} }} }} ]
+    """
+    found = orders(document, scenario)
+    cancelled_first = [o for o in found if o[:1] == [("par.b.y", "cancelled")]]
+    own_first = [o for o in found if o[:1] and o[0][0] == "par.a.done" and len(o) == 3]
+    assert cancelled_first and own_first
+    for order in found:
+        steps = [s for s, _ in order]
+        assert steps[-1] == "par" and "par.a.done" in steps  # the construct ends last
+    # The explorer's reduction leaves the deferred orders out; the outcomes are the same.
+    run = prepare(case(document, scenario)).semantics
+    reduced = explore(run, lambda c: outcome(run, c), lambda c: c.key, 200_000, ample=run.ample)
+    every = explore(run, lambda c: outcome(run, c), lambda c: c.key, 200_000)
+    assert reduced.complete and every.complete
+    assert sorted(map(repr, (o.value for o in reduced.outcomes))) == sorted(
+        map(repr, (o.value for o in every.outcomes))
+    )
+
+
 def test_cancellation_ends_active_steps_starts_nothing_and_evaluates_no_outputs():
     # WF-CANCEL-5 "before that decision starts another step, action attempt,
     # retry"; WF-CANCEL-8 "An active step becomes cancelled"; WF-CANCEL-9 outputs
