@@ -565,6 +565,7 @@ class WorkfileRun:
         found, active = self._frame_moves(config)
         if not found:
             found.append(self._make(config, "finish", _finish))
+            found += self._other_faults(config, found[0], (), self.workfile.outputs, "finish")
         elif phase == "running":
             found.extend(self._environment(config, active))
         return found
@@ -692,6 +693,37 @@ class WorkfileRun:
         if ladder:
             clauses = (*clauses, *(c for c in ladder if c not in clauses))
         return Transition(event, rule, clauses, Config(data))
+
+    def _other_faults(
+        self, config: Config, first: Transition[Config], loc: Loc, outputs: JSON, rule: str
+    ) -> list[Transition[Config]]:
+        """The transitions like ``first`` failing with another output entry's fault (A-176).
+
+        ``first`` ends a run (``finish``) or a call's child run (``join``) by
+        projecting ``outputs`` in the frame its run ran in; when that faults,
+        WF-DONE-6 ("fails the run with that fault code") does not say which
+        entry's fault, when several fault: each distinct code is a transition.
+        """
+        event = first.event
+        if event.get("outcome") != "failed" or "step" in event.get("error", {"step": None}):
+            return []  # not an output fault: those alone have no step
+        data = config.data
+        if rule == "finish":
+            if data["end"] is not None or data["root"]["state"] == "failed":
+                return []
+            frame = data["root"]
+        else:
+            cur = _at(data, loc)["cur"]
+            if cur.get("end") is not None or cur["children"][0]["state"] == "failed":
+                return []
+            frame = cur["children"][0]
+        codes = _output_faults(self, frame, outputs, self.scenario.dry_run)
+        change = _finish if rule == "finish" else _join
+        return [
+            self._make(config, rule, change, loc, code)
+            for code in codes
+            if code != event["error"]["code"]
+        ]
 
     def _frames(self, data: Data) -> Iterator[tuple[Loc, Data, Data | None]]:
         """Every frame with its location and the end cancelling work in it (None: none).
@@ -841,7 +873,11 @@ class WorkfileRun:
                 # Any unstarted iteration may start next (WF-SCHED-1, A-127).
                 return [self._make(config, "iterate", _iterate, loc, k) for k in cur["pending"]]
         if all(_settled(self, c) for c in children):
-            return [self._make(config, "join", _join, loc)]
+            join = self._make(config, "join", _join, loc)
+            if isinstance(body, Call) and children:
+                callee = self.callees[step.step_path].outputs
+                return [join, *self._other_faults(config, join, loc, callee, "join")]
+            return [join]
         return []
 
 
@@ -1547,8 +1583,11 @@ def _scope(run: WorkfileRun, frame: Data) -> dict[str, JSON]:
     return scope
 
 
-def _join(run: WorkfileRun, data: Data, loc: Loc) -> JSON:
-    """A construct whose nested frames settled: its outcome, or its next iteration."""
+def _join(run: WorkfileRun, data: Data, loc: Loc, code: str | None = None) -> JSON:
+    """A construct whose nested frames settled: its outcome, or its next iteration.
+
+    ``code``: a call's child run's outputs fault with it (A-176, ``_other_faults``).
+    """
     frame = _at(data, loc)
     cur = frame["cur"]
     step = run.steps[cur["static"]]
@@ -1559,7 +1598,7 @@ def _join(run: WorkfileRun, data: Data, loc: Loc) -> JSON:
             return _call_fails(run, data, loc, cur["failing"], "timed_out")
         return _construct_fails(run, data, frame, loc, step, cur["failing"])
     if isinstance(body, Call):
-        return _child_finished(run, data, loc)
+        return _child_finished(run, data, loc, code)
     if isinstance(body, ForEach | Parallel):
         if isinstance(body, ForEach):
             ordered = sorted(children, key=lambda c: c["index"])  # iteration indexes (WF-SCHED-4)
@@ -1629,7 +1668,7 @@ def _construct_fails(
     return Labelled(why, _fail(run, data, frame, loc, step, error))
 
 
-def _child_finished(run: WorkfileRun, data: Data, loc: Loc) -> JSON:
+def _child_finished(run: WorkfileRun, data: Data, loc: Loc, code: str | None = None) -> JSON:
     """A call's child run reached its terminal outcome; the call succeeds or fails by it (A-140).
 
     Completed (outputs evaluated in the child's root scope) or stopped: the
@@ -1663,7 +1702,7 @@ def _child_finished(run: WorkfileRun, data: Data, loc: Loc) -> JSON:
             outcome = "completed"
             result, withheld = _project(run, child, callee.outputs, run.scenario.dry_run)
         except EvaluationFault as fault:
-            outcome, error = "failed", {"code": fault.code}
+            outcome, error = "failed", {"code": code or fault.code}
     event["outcome"] = outcome
     if error is not None:
         event["error"] = {k: error[k] for k in ("code", "step") if k in error}
@@ -1888,7 +1927,7 @@ CANCELLED_BY = {
 }
 
 
-def _finish(run: WorkfileRun, data: Data) -> JSON:
+def _finish(run: WorkfileRun, data: Data, loc: Loc = (), code: str | None = None) -> JSON:
     """The run becomes terminal: exactly one outcome (WF-TERM-1, Outputs, WF-CUT-3).
 
     Nothing follows it (WF-TERM-7, WF-CUT-2).  A cancelled run has no result
@@ -1908,7 +1947,8 @@ def _finish(run: WorkfileRun, data: Data) -> JSON:
                 if withheld:
                     end["suppressed"] = withheld
             except EvaluationFault as fault:
-                end = {"outcome": "failed", "error": {"code": fault.code}}
+                # ``code``: another entry's fault (A-176, ``WorkfileRun._other_faults``).
+                end = {"outcome": "failed", "error": {"code": code or fault.code}}
     final: Data = {"outcome": end["outcome"]}
     for member in ("result", "reason", "suppressed"):
         if member in end:
@@ -2080,6 +2120,34 @@ def _project(run: WorkfileRun, frame: Data, value: JSON, dry: bool) -> tuple[JSO
         else:
             result[name] = run.resolve(entry, env)
     return result, sorted(withheld)
+
+
+def _output_faults(run: WorkfileRun, frame: Data, value: JSON, dry: bool) -> list[str]:
+    """The distinct fault codes of ``value``'s templates evaluated one by one (A-176).
+
+    In document order; in a dry run, a top-level member the run's
+    suppression affects is not evaluated (``_project``).
+    """
+    env = {**frame["env"], **frame["scope"]}
+    codes: list[str] = []
+
+    def visit(member: JSON) -> None:
+        if isinstance(member, dict | list):
+            for item in member.values() if isinstance(member, dict) else member:
+                visit(item)
+            return
+        try:
+            run.resolve(member, env)
+        except EvaluationFault as fault:
+            if fault.code not in codes:
+                codes.append(fault.code)
+
+    if value is ABSENT:
+        return codes
+    for entry in value.values() if isinstance(value, dict) else [value]:
+        if not (dry and _affected(frame, entry)):
+            visit(entry)
+    return codes
 
 
 def _halting(run: WorkfileRun) -> tuple[dict[str, bool], dict[str, bool]]:

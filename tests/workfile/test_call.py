@@ -96,6 +96,21 @@ def test_a_child_run_executes_under_the_call_and_binds_its_outputs():
     assert found[-1]["result"] == {"got": {"x": "c.(run).a", "y": "c.(run).b"}}
 
 
+def test_a_child_runs_outputs_faulting_in_several_entries_fail_the_call_with_any_code():
+    # A-176 (WF-DONE-6 for the child run's outputs): the call fails with the code of
+    # any entry that faults, and the run's failure carries it.
+    sub = """
+    steps:
+      - a: { svc.get: {} }
+    outputs:
+      x: "{{ 1 / 0 }}"
+      y: "{{ 'a' + 1 }}"
+    """
+    found = outcomes("steps:\n  - c: { wf.call: { workflow: sub } }\n", sub=sub)
+    codes = sorted(f["error"]["code"] for f in found)
+    assert codes == ["expression.division_by_zero", "expression.type"]
+
+
 def test_the_callee_input_contract_applies_defaults_and_its_mismatch_is_not_caught():
     # WF-CATCH-16: "This includes a runtime mismatch against a callee's input contract
     # before a child run starts" (not eligible for the call's handler).

@@ -718,6 +718,24 @@ def test_outputs_are_evaluated_in_the_root_scope_and_a_fault_fails_the_run():
     }
 
 
+def test_outputs_faulting_in_several_entries_fail_the_run_with_any_of_their_codes():
+    # A-176: WF-DONE-6 "An evaluation fault in outputs … fails the run with that fault
+    # code" names no entry when several fault: each one's code is permitted, and only
+    # those (a nested entry's too, in a dry run not a suppressed one's).
+    document = """
+    steps:
+      - a: { svc.get: {} }
+    outputs:
+      x: "{{ 1 / 0 }}"
+      y: { z: [ 1, "{{ 'a' + 1 }}", "{{ 2 / 0 }}" ] }
+    """
+    codes = sorted(f["error"]["code"] for f in outcomes(document))
+    assert codes == ["expression.division_by_zero", "expression.type"]
+    assert trace(document)[-1]["error"] == {"code": "expression.division_by_zero"}  # the first
+    one = 'steps:\n  - a: { svc.get: {} }\noutputs:\n  x: "{{ 1 / 0 }}"\n  y: 2\n'
+    assert [f["error"]["code"] for f in outcomes(one)] == ["expression.division_by_zero"]
+
+
 def test_normal_completion_without_outputs_produces_an_empty_result():
     # WF-DONE-5.
     assert only(ONE)["result"] == {}
