@@ -289,8 +289,10 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
         if replayed is not None and replayed.finding is not None:
             summary = "no search: a saved regression fails"
         elif result.finding is not None:
+            # Sharded, the finding's example index is its shard's, not the merged count's.
+            where = "" if sharded is None else f" of shard {sharded.finder}"
             summary += (
-                f", the first finding at example {result.finding.examples}; then "
+                f", the first finding at example {result.finding.examples}{where}; then "
                 f"{result.shrink_runs} shrinking runs in {result.seconds_shrinking:.1f} s"
             )
         if result.budget_spent:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import re
 import sys
 import time
 from pathlib import Path
@@ -182,6 +183,16 @@ def test_the_same_seed_and_shard_count_find_the_same_on_workers_and_on_a_cluster
     assert len(report["shards"]) == 2  # one shard per worker thread of the cluster
     assert err.count("] shard ") == 2
     assert_same_findings(report, first)
+
+
+def test_a_sharded_finding_is_placed_in_its_shard_not_in_the_merged_count(capsys, tmp_path):
+    # The summary's "first finding at example N" is the finding shard's own index; next to
+    # the merged total it read as an index into all the shards' examples (helper-62).
+    code = main(["fuzz", *SEEDED, "--workers", "2", "--save", str(tmp_path)])
+    out = capsys.readouterr().out
+    assert code == 1
+    summary = next(line for line in out.splitlines() if "the first finding at example" in line)
+    assert re.search(r"the first finding at example \d+ of shard [01];", summary), summary
 
 
 def test_workers_against_a_correct_engine_sum_their_examples(capsys):
