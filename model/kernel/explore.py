@@ -8,6 +8,10 @@ distinct ``outcome(c)`` of the terminal ones, each with one witness trace.
 The visited set holds 128-bit BLAKE2b digests of string keys, not the keys:
 a configuration's key grows with the document, its digest does not (the
 chance that two of a billion distinct states collide is below 10^-20).
+Until the search first forks, it computes one key in ``SAMPLE``: a state on
+that one path can be met again only along a cycle, which a sampled key
+still finds (``_explore``; a run of one strand never forks, and computes
+almost none).
 
 A bound (``max_states``, or a time budget set with ``time_budget``,
 model/kernel/budget.py) that
@@ -141,7 +145,33 @@ def _digest(key: Hashable) -> Hashable:
     return key
 
 
+# On the unbranched prefix, one state in SAMPLE has its key computed (``_explore``).
+SAMPLE = 4096
+
 time_budget = budget.time_budget  # kept here: the command line sets explore's budget by this name
+
+
+@attrs.frozen
+class Visiting(Generic[C]):
+    """``semantics``, calling ``visit`` on every configuration the explorer visits.
+
+    Once each, in the order visited: the explorer asks for the enabled
+    transitions of every state it visits once.  For checks over every
+    visited configuration (a key function is not such a hook: on the path to
+    the first fork, the explorer computes few keys).
+    """
+
+    semantics: Semantics[C]
+    visit: Callable[[C], None]
+
+    def initial(self) -> C:
+        """The wrapped semantics' initial configuration."""
+        return self.semantics.initial()
+
+    def enabled(self, config: C) -> Sequence[Transition[C]]:
+        """``config`` visited, then its transitions."""
+        self.visit(config)
+        return self.semantics.enabled(config)
 
 
 def explore(
@@ -186,8 +216,16 @@ def _explore(
         pruned += len(enabled) - len(chosen)
         return chosen
 
+    # The unbranched prefix.  Until the search first meets a state with two or more
+    # transitions to follow, each state is the only one followed from the state before
+    # it, so the search can come back to one of them only along a cycle: their keys are
+    # computed at every SAMPLE-th state only, which meets such a cycle again within
+    # SAMPLE times its length, and stops there as a visited state would.  From the first
+    # branching state on, every state's key is (issue 16: a run of one strand, and
+    # the path to a fork, cost no key; the figures are the same, as is what is found).
     initial = semantics.initial()
-    visited: set[Hashable] = {_digest(key(initial))}
+    visited: set[Hashable] = set()
+    states = 1
     found: dict[str, Outcome] = {}
     transitions = 0
     branching = 0
@@ -196,7 +234,7 @@ def _explore(
         """The result so far: incomplete for ``reason``, or complete (None)."""
         return Exploration(
             tuple(found.values()),
-            len(visited),
+            states,
             transitions,
             time.perf_counter() - start,
             complete=reason is None,
@@ -215,6 +253,8 @@ def _explore(
         if not outermost:
             raise
         return stopped(str(exc))
+    keyed = len(first_choices) > 1
+    visited.add(_digest(key(initial)))
     if not first_choices:
         value = outcome(initial)
         found[canonical(value)] = Outcome(value, ())
@@ -229,19 +269,23 @@ def _explore(
         transition = choices.pop()
         transitions += 1
         target = transition.target
-        target_key = key(target)
-        if type(target_key) is str:  # _digest's case, inline: a call fewer a state (issue 16)
-            target_key = _digest(target_key)
-        if target_key in visited:
-            continue
-        spent = limit is not None and len(visited) % 256 == 0 and time.monotonic() > limit[1]
+        target_key: Hashable = None
+        if keyed or states % SAMPLE == 0:
+            target_key = key(target)
+            if type(target_key) is str:  # _digest's case, inline: a call fewer a state
+                target_key = _digest(target_key)
+            if target_key in visited:
+                continue
+        spent = limit is not None and states % 256 == 0 and time.monotonic() > limit[1]
         if spent and not outermost:
             raise budget.BudgetSpent(limit[0] if limit is not None else 0.0)
         if spent and limit is not None:
             return stopped(f"the time budget ({limit[0]:g} s) was spent")
-        if len(visited) >= max_states:
+        if states >= max_states:
             return stopped(f"the state bound ({max_states}) was reached")
-        visited.add(target_key)
+        states += 1
+        if target_key is not None:
+            visited.add(target_key)
         trace: _Path = (transition.event, path)
         try:
             next_choices = choices_at(target)
@@ -255,6 +299,14 @@ def _explore(
             if text not in found:
                 found[text] = Outcome(value, _events(trace))
             continue
+        if not keyed and len(next_choices) > 1:
+            keyed = True  # the first fork: from here on the search may meet a state again
+            if target_key is None:
+                target_key = _digest(key(target))
+                if target_key in visited:  # a sampled state of the prefix, along a cycle
+                    states -= 1
+                    continue
+                visited.add(target_key)
         branching = max(branching, len(next_choices))
         stack.append((next_choices, trace))
     return stopped(None)

@@ -14,7 +14,7 @@ from wforacle.model.harness.semantics import (
     config_key,
     outcome,
 )
-from wforacle.model.kernel.explore import explore
+from wforacle.model.kernel.explore import Visiting, explore
 from wforacle.properties.strategies.harness import harness_cases
 
 RULES = {rule.__name__ for row in (*INSTANCE_TABLE.values(), *NODE_TABLE.values()) for rule in row}
@@ -26,16 +26,15 @@ def labels(case, options=READINGS):
     run = HarnessRun(harness, Scenario.of(case["scenario"]), options)
     seen: set[str] = set()
 
-    def key(c):
+    def visit(c):
         seen.update(t.rule for t in run.enabled(c))
         for rule in INSTANCE_TABLE[Where.QUIESCENT]:
             assert all(t.rule == rule.__name__ for t in rule(run, c))
         for i, state in enumerate(c.states):
             for rule in NODE_TABLE.get((state, run.nodes[i].kind), ()):
                 assert all(t.rule == rule.__name__ for t in rule(run, c, i))
-        return config_key(c)
 
-    explore(run, lambda c: outcome(run, c), key, max_states=2_000)
+    explore(Visiting(run, visit), lambda c: outcome(run, c), config_key, max_states=2_000)
     return seen
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import attrs
 import pytest
 
-from wforacle.model.kernel.explore import explore, time_budget
+from wforacle.model.kernel.explore import SAMPLE, explore, time_budget
 from wforacle.model.kernel.lts import Transition, execute, seeded
 
 
@@ -73,3 +73,57 @@ def test_every_explored_outcome_is_reachable_by_some_random_schedule():
     explored = {tuple(o.value) for o in explore(lts, lts.outcome, key=lambda c: c).outcomes}
     sampled = {tuple(lts.outcome(execute(lts, seeded(seed)).final)) for seed in range(200)}
     assert sampled == explored
+
+
+@attrs.frozen
+class Graph:
+    """A transition system given by its successor lists; terminal states are outcomes."""
+
+    successors: dict
+
+    def initial(self):
+        return 0
+
+    def enabled(self, config):
+        return [Transition({"event": "to", "to": s}, "to", (), s) for s in self.successors[config]]
+
+    def outcome(self, config):
+        return config
+
+
+def counted_key(calls):
+    def key(config):
+        calls.append(config)
+        return config
+
+    return key
+
+
+def test_a_path_that_never_forks_computes_almost_no_key():
+    # issue 16: a state on the one path to the first fork can be met again only along a
+    # cycle, so keys are sampled there; every state is still counted once.
+    n = 3 * SAMPLE
+    chain = Graph({i: [i + 1] if i < n else [] for i in range(n + 1)})
+    calls = []
+    result = explore(chain, chain.outcome, counted_key(calls))
+    assert result.complete and [o.value for o in result.outcomes] == [n]
+    assert result.states == n + 1
+    assert len(calls) <= 1 + n // SAMPLE
+
+
+def test_a_cycle_on_the_unforked_path_ends_as_a_visited_state_would():
+    # 0 → 1 → … → 4 → 0: the keyed search stops where it meets 0 again, with no
+    # outcome; the sampled one meets a sampled state within SAMPLE times the cycle.
+    cycle = Graph({i: [(i + 1) % 5] for i in range(5)})
+    result = explore(cycle, cycle.outcome, key=lambda c: c, max_states=10 * SAMPLE)
+    assert result.complete and result.outcomes == ()
+
+
+def test_after_the_first_fork_every_state_is_keyed_and_met_once():
+    # 0 → 1 → 2 forks to 3 and 4, which join at 5 → 6; 2 also leads back to 0.
+    graph = Graph({0: [1], 1: [2], 2: [3, 4, 0], 3: [5], 4: [5], 5: [6], 6: []})
+    calls = []
+    result = explore(graph, graph.outcome, counted_key(calls))
+    assert result.complete and [o.value for o in result.outcomes] == [6]
+    assert result.states == 7  # 5 and 6 once, though two paths reach them
+    assert 0 in calls and 2 in calls and 1 not in calls

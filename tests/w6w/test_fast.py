@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from wforacle.model.kernel.explore import canonical, explore
+from wforacle.model.kernel.explore import Visiting, canonical, explore
 from wforacle.model.w6w.config import Counts, Edges, EdgeSet, Steps, StepState
 from wforacle.model.w6w.fast import (
     _plain,
@@ -39,12 +39,7 @@ def visited(doc, scenario):
     loaded, _ = load_scenario(scenario)
     run = W6wRun(result.workflow, result.plan, loaded)
     seen: list[Config] = []
-
-    def key(c: Config) -> str:
-        seen.append(c)
-        return config_key(c)
-
-    explore(run, lambda c: outcome(run, c), key, max_states=400)
+    explore(Visiting(run, seen.append), lambda c: outcome(run, c), config_key, max_states=400)
     return run, seen
 
 
@@ -266,12 +261,7 @@ def _rows_hold(data, doc, scenario):
         start = data.draw(st.sampled_from([None, *run.plan]))
         again = W6wRun(run.workflow, run.plan, run.scenario, Replay.of(final, run.workflow, start))
         states: list[Config] = []
-
-        def key(c: Config) -> str:
-            states.append(c)
-            return config_key(c)
-
-        explore(again, lambda c: outcome(again, c), key, max_states=400)
+        explore(Visiting(again, states.append), lambda c: outcome(again, c), config_key, 400)
         runs.append((again, states))
     for each, configs in runs:
         for due, row in STEP_TABLE.items():

@@ -7,7 +7,7 @@ import copy
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from wforacle.model.kernel.explore import explore
+from wforacle.model.kernel.explore import Visiting, explore
 from wforacle.model.w6w.scenario import load_scenario
 from wforacle.model.w6w.semantics import (
     RUN_TABLE,
@@ -35,7 +35,7 @@ def test_every_label_is_a_rule_of_the_tables(data, doc):
     run = _run(data, doc)
     seen: set[str] = set()
 
-    def key(c):
+    def visit(c):
         seen.update(t.rule for t in run.enabled(c))
         for row in RUN_TABLE.values():
             for rule in row:
@@ -44,9 +44,8 @@ def test_every_label_is_a_rule_of_the_tables(data, doc):
             due = Due.LAUNCH if state.status == "pending" else STAGES.get(state.stage or "")
             for rule in STEP_TABLE.get(due, ()) if due is not None else ():
                 assert all(t.rule == rule.__name__ for t in rule(run, c, i))
-        return config_key(c)
 
-    explore(run, lambda c: outcome(run, c), key, max_states=400)
+    explore(Visiting(run, visit), lambda c: outcome(run, c), config_key, max_states=400)
     assert seen <= RULES
 
 
