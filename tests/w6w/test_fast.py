@@ -203,7 +203,6 @@ def test_a_long_plans_chunked_states_run_as_a_short_plans_tuple(data, doc):
         patched.setattr(config, "BIG", 0)
         patched.setattr(config, "EDGES_BIG", 0)
         patched.setattr(config, "CHUNK_BITS", 1)
-        patched.setattr(config, "CHUNK", 2)
         run, long, long_keys = _explored(doc, scenario)
         assert long_keys == short_keys
         for c in long:
@@ -361,3 +360,21 @@ def test_compile_plain_leaves_to_the_resolver_what_it_labels_or_reads():
     scope = {"steps": {"a": {"output": {"v": 1}}}, "vars": {}}
     assert compiled(scope, labels) == {"p": [{"v": 1}, 1, "x"], "q": None}
     assert labels == ["W6W-EXPR-1", "W6W-BIND-4", "W6W-EXPR-1"]
+
+
+def test_chunks_are_small_on_a_plan_of_hundreds_and_larger_past_large():
+    # issue 16: a replace copies a chunk and the tuple of chunks; chunks of 32 suit a
+    # plan of hundreds, chunks of 128 one of tens of thousands.
+    import wforacle.model.w6w.config as config
+
+    middling = config.ChunkedCounts.of(tuple(range(200)))
+    large = config.ChunkedCounts.of(tuple(range(config.LARGE + 1)))
+    assert (middling.bits, large.bits) == (config.CHUNK_BITS, config.LARGE_CHUNK_BITS)
+    assert max(map(len, middling.chunks)) == 1 << config.CHUNK_BITS
+    changed = large._with(4000, -1)
+    assert changed[4000] == -1 and changed.bits == large.bits
+    assert list(changed) == [*range(4000), -1, *range(4001, config.LARGE + 1)]
+    with pytest.MonkeyPatch.context() as patched:
+        patched.setattr(config, "CHUNK_BITS", 2)
+        other = config.ChunkedCounts.of(tuple(range(200)))
+    assert other.bits == 2 and other == middling  # equal items, whatever the chunks
