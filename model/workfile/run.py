@@ -565,7 +565,7 @@ class WorkfileRun:
         found, active = self._frame_moves(config)
         if not found:
             found.append(self._make(config, "finish", _finish))
-            found += self._other_faults(config, found[0], (), self.workfile.outputs, "finish")
+            found += self._other_faults(config, found[0], (), self.workfile.outputs, _finish)
         elif phase == "running":
             found.extend(self._environment(config, active))
         return found
@@ -695,20 +695,26 @@ class WorkfileRun:
         return Transition(event, rule, clauses, Config(data))
 
     def _other_faults(
-        self, config: Config, first: Transition[Config], loc: Loc, outputs: JSON, rule: str
+        self,
+        config: Config,
+        first: Transition[Config],
+        loc: Loc,
+        outputs: JSON,
+        change: Callable[..., JSON],
     ) -> list[Transition[Config]]:
         """The transitions like ``first`` failing with another output entry's fault (A-176).
 
-        ``first`` ends a run (``finish``) or a call's child run (``join``) by
-        projecting ``outputs`` in the frame its run ran in; when that faults,
-        WF-DONE-6 ("fails the run with that fault code") does not say which
-        entry's fault, when several fault: each distinct code is a transition.
+        ``first`` (made by ``change``) ends a run (``loc`` is the root) or a
+        call's child run (``loc`` is the call's frame) by projecting
+        ``outputs`` in the frame its run ran in; when that faults, WF-DONE-6
+        ("fails the run with that fault code") does not say which entry's
+        fault, when several fault: each distinct code is a transition.
         """
         event = first.event
         if event.get("outcome") != "failed" or "step" in event.get("error", {"step": None}):
             return []  # not an output fault: those alone have no step
         data = config.data
-        if rule == "finish":
+        if not loc:
             if data["end"] is not None or data["root"]["state"] == "failed":
                 return []
             frame = data["root"]
@@ -718,9 +724,8 @@ class WorkfileRun:
                 return []
             frame = cur["children"][0]
         codes = _output_faults(self, frame, outputs, self.scenario.dry_run)
-        change = _finish if rule == "finish" else _join
         return [
-            self._make(config, rule, change, loc, code)
+            self._make(config, first.rule, change, loc, code)
             for code in codes
             if code != event["error"]["code"]
         ]
@@ -876,7 +881,7 @@ class WorkfileRun:
             join = self._make(config, "join", _join, loc)
             if isinstance(body, Call) and children:
                 callee = self.callees[step.step_path].outputs
-                return [join, *self._other_faults(config, join, loc, callee, "join")]
+                return [join, *self._other_faults(config, join, loc, callee, _join)]
             return [join]
         return []
 

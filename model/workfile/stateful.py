@@ -47,6 +47,7 @@ from wforacle.model.workfile.run import (
     Config,
     Data,
     Labelled,
+    Loc,
     Options,
     WorkfileRun,
     _affected,
@@ -283,7 +284,9 @@ class StatefulRun(WorkfileRun):
         if entry["phase"] == "on_enter":
             return [self._make(config, "correlate", _correlate)]
         if state.final:
-            return [self._make(config, "finish_state", _finish_states)]
+            first = self._make(config, "finish_state", _finish_states)
+            outputs = self.workfile.outputs  # A-176: any faulting entry's code
+            return [first, *self._other_faults(config, first, (), outputs, _finish_states)]
         if state.exit is not None:
             return [self._make(config, "exit", _leave, (), "immediate", None)]
         choice = _select(self, data)
@@ -706,14 +709,14 @@ def _start_states(run: StatefulRun, data: Data) -> JSON:
     return event
 
 
-def _finish_states(run: StatefulRun, data: Data) -> JSON:
+def _finish_states(run: StatefulRun, data: Data, loc: Loc = (), code: str | None = None) -> JSON:
     """Core's terminal outcome, with every entry's identity and outcome (WFS-ENTRY-13).
 
     A final state's outputs are evaluated in its entry's scope (the root
     frame is that entry's ``steps``; WFS-FORM-12).  The last entry, unless
     it had already exited, takes the run's outcome.
     """
-    event = _finish(run, data)
+    event = _finish(run, data, loc, code)
     final = data["final"]
     if final["outcome"] == "waiting":  # the oracle stops looking (A-152)
         event = Labelled("finish_waiting", event.event if isinstance(event, Labelled) else event)

@@ -736,3 +736,18 @@ def test_a_dry_run_left_waiting_finishes_with_a_plain_event():
     for trace in traces(case(doc, dryRun=True)):
         assert all(isinstance(event, dict) for event in trace)
         assert trace[-2] == {"event": "run_finished", "outcome": "waiting", "unknownEffects": []}
+
+
+def test_a_final_states_outputs_faulting_in_several_entries_fail_with_any_code():
+    # A-176 (WF-DONE-6, WFS-FORM-12): a final state's outputs are Core's outputs; when
+    # several entries fault, any one's code fails the run.
+    document = """
+    initial: done
+    states:
+      done: { final: true }
+    outputs:
+      x: "{{ 1 / 0 }}"
+      y: "{{ 'a' + 1 }}"
+    """
+    codes = sorted(f["error"]["code"] for f in finals(case(document)))
+    assert codes == ["expression.division_by_zero", "expression.type"]
