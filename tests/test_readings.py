@@ -480,6 +480,7 @@ OTHER_READINGS = [
     ("w6w", "--reading A-157=literal", ("A-157", "literal"), None),
     ("w6w", "--reading A-164=resolved", ("A-164", "resolved"), None),
     ("w6w", "--reading A-165=stop", ("A-165", "stop"), None),
+    ("w6w", "--reading A-56=inherit", ("A-56", "inherit"), "w6w-call"),
     pytest.param(
         "w6w",
         "--reading A-20=classic",  # toyflow calls json-logic-js 2.0.5 itself
@@ -1656,3 +1657,45 @@ def test_an_abort_from_the_default_on_unknown_in_a_construct_is_a121s_to_rescue(
     finally:
         engine.stop()
     assert found.verdict == "reading" and found.reading == (("A-121", "cancelled"),)
+
+
+def test_a56_a_child_run_sees_its_callers_trigger_only_under_inherit():
+    # RFC open question 3 (sub-workflows): what a @w6w/call's child run inherits is open
+    # the model's child sees the manual trigger.  A stranger's engine (session 24)
+    # passed its caller's trigger down and was told the child's input differed.
+    callee = {
+        "manifestVersion": "2",
+        "id": "sub",
+        "name": "sub",
+        "steps": [
+            {
+                "id": "t",
+                "uses": {"app": "demo", "action": "run"},
+                "with": {"kind": {"$": "trigger.type"}},
+            }
+        ],
+    }
+    call = {
+        "id": "c",
+        "uses": {"app": "@w6w/call", "action": "sub"},
+        "with": {"workflow": "sub", "inputs": {}},
+    }
+    case = {
+        "document": {"manifestVersion": "2", "id": "wf", "name": "call", "steps": [call]},
+        "scenario": {
+            "trigger": {"type": "webhook", "event": {}},
+            "calls": {"sub": {"document": callee}},
+        },
+        "schedule": [],
+    }
+
+    def child_input(**readings):
+        (attempt,) = [e for e in _w6w_trace(case, **readings) if e.get("inner")]
+        (started,) = [e for e in attempt["inner"] if e["event"] == "step_started"]
+        return started["input"]
+
+    assert child_input() == {"kind": "manual"}
+    assert child_input(child_trigger="inherit") == {"kind": "webhook"}
+    (reading,) = [r for r in W6W.readings if r.assumption == "A-56"]
+    assert reading.relevant(case) and not reading.relevant({**case, "scenario": {}})
+    taken(W6W, "--reading A-56=inherit", case, "A-56=manual", ("A-56", "inherit"))

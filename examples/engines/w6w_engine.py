@@ -128,6 +128,8 @@ readings` lists them).  These are not bugs: a campaign under the default
                           handler left it
   A-165=stop              the abort signal is polled between a running step's attempts: a
                           step in flight makes no further retry, its failed attempt final
+  A-56=inherit            a @w6w/call's child run sees its caller's trigger (not the
+                          manual trigger)
   A-20=classic            JSON Logic is json-logic-js 2.0.5's (it is called): -, / and the
                           comparisons read two operands, + and * parseFloat, NaN and
                           undefined are values (written as null), missing of "" is never
@@ -198,6 +200,7 @@ READINGS = {
     "A-157=literal",
     "A-164=resolved",
     "A-165=stop",
+    "A-56=inherit",
     "A-20=classic",
 }
 CAP_MS = 300_000
@@ -1216,9 +1219,12 @@ class Engine:
         child.prefix = f"{self.prefix}{step_id}.(run)."
         child.depth = self.depth + 1
         child.collected = []
-        state = child.run({"type": "run", "runId": self.run_id,
-                           "document": self.root.workflows[target],
-                           "variables": inputs if isinstance(inputs, dict) else {}})
+        request = {"type": "run", "runId": self.run_id,
+                   "document": self.root.workflows[target],
+                   "variables": inputs if isinstance(inputs, dict) else {}}
+        if "A-56=inherit" in self.bugs:  # the other reading: the child sees the caller's trigger
+            request["trigger"] = self.trigger
+        state = child.run(request)
         self.clock = max(self.clock, child.clock)
         status = state.get("status")
         if status == "succeeded":

@@ -695,7 +695,8 @@ class Options:
     the run ends as the handler left it ("resolved"); ``signal_retries``
     A-165 — a step in flight at the abort signal finishes with its retries
     ("finish") or makes no further attempt ("stop": its failed attempt is
-    final).
+    final); ``child_trigger`` A-56 — a @w6w/call's child run sees the manual
+    trigger ("manual") or its caller's ("inherit").
     """
 
     launch: Launch = Launch.SEPARATE
@@ -738,6 +739,9 @@ class Options:
     )
     jsonlogic: str = attrs.field(
         default="community", validator=attrs.validators.in_(("community", "classic"))
+    )
+    child_trigger: str = attrs.field(
+        default="manual", validator=attrs.validators.in_(("manual", "inherit"))
     )
 
 

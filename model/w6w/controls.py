@@ -494,11 +494,15 @@ def child_run(
     if not checked.report.valid or problems or checked.workflow is None or checked.plan is None:
         return None
     # The child is part of its caller's execution: it reports the caller's run id (A-56).
+    # Its trigger is its own scenario's (the manual trigger), or under A-56's other reading
+    # (``Options.child_trigger``) its caller's.
+    inherited = run.options.child_trigger == "inherit"
     scenario = attrs.evolve(
         scenario,
         variables=inputs if isinstance(inputs, dict) else {},
         max_call_depth=run.scenario.max_call_depth,
         run_id=run.scenario.run_id,
+        trigger=run.scenario.trigger if inherited else scenario.trigger,
     )
     prefix = call + CHILD
     own = {unit[len(prefix) :]: n for unit, n in counts.items() if unit.startswith(prefix)}

@@ -411,6 +411,16 @@ READINGS = (
         clauses=("W6W-HOST-3", "W6W-RUNERR-6"),
     ),
     Reading(
+        "--child-trigger",
+        "child_trigger",
+        "w6w, A-56: a @w6w/call's child run sees the manual trigger (default: manual) or its "
+        "caller's (inherit)",
+        ("manual", "inherit"),
+        assumption="A-56",
+        relevant=_calls,
+        clauses=("W6W-RUNERR-3",),
+    ),
+    Reading(
         "--retries-after-abort",
         "signal_retries",
         "w6w, A-165: a step in flight at the abort signal finishes with its retries (default: "
