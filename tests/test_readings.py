@@ -481,6 +481,7 @@ OTHER_READINGS = [
     ("w6w", "--reading A-164=resolved", ("A-164", "resolved"), None),
     ("w6w", "--reading A-165=stop", ("A-165", "stop"), None),
     ("w6w", "--reading A-56=inherit", ("A-56", "inherit"), "w6w-call"),
+    ("w6w", "--reading A-46=kept", ("A-46", "kept"), None),
     pytest.param(
         "w6w",
         "--reading A-20=classic",  # toyflow calls json-logic-js 2.0.5 itself
@@ -1699,3 +1700,34 @@ def test_a56_a_child_run_sees_its_callers_trigger_only_under_inherit():
     (reading,) = [r for r in W6W.readings if r.assumption == "A-56"]
     assert reading.relevant(case) and not reading.relevant({**case, "scenario": {}})
     taken(W6W, "--reading A-56=inherit", case, "A-56=manual", ("A-56", "inherit"))
+
+
+def test_a46_a_step_running_at_a_crash_resumes_at_its_attempt_only_under_kept():
+    # W6W-CONCEPT-3: the host "resumes from the first non-terminal step"; what becomes of
+    # the attempt in flight is open.  The crash comes at retry_scheduled's
+    # checkpoint (the 3rd: run_started, step_started, retry_scheduled), with a at attempt 2.
+    retried = [{**ONE_STEP[0], "retry": {"maxAttempts": 3, "backoff": "fixed", "delayMs": 10}}]
+    case = {
+        "document": {"manifestVersion": "2", "id": "wf", "name": "crash", "steps": retried},
+        "scenario": {
+            "crashAfterCheckpoints": [3],
+            "steps": {"a": {"attempts": [FAILS, FAILS, FAILS, FAILS]}},
+        },
+        "schedule": [],
+    }
+
+    def attempts(**readings):
+        trace = _w6w_trace(case, **readings)
+        after = [e["event"] for e in trace].index("crashed")
+        made = [
+            e["attempt"] for e in trace[after:] if e["event"] in ("step_started", "retry_scheduled")
+        ]
+        return made, trace[-1]["status"]
+
+    # restart: attempts 1, 2, 3 again; kept: 2 then 3 (the lost attempt counted).
+    assert attempts() == ([1, 2, 3], "failed")
+    assert attempts(resumed_attempt="kept") == ([2, 3], "failed")
+    (reading,) = [r for r in W6W.readings if r.assumption == "A-46"]
+    assert reading.relevant(case)
+    assert not reading.relevant({**case, "scenario": {"steps": case["scenario"]["steps"]}})
+    taken(W6W, "--reading A-46=kept", case, "A-46=restart", ("A-46", "kept"))

@@ -130,6 +130,8 @@ readings` lists them).  These are not bugs: a campaign under the default
                           step in flight makes no further retry, its failed attempt final
   A-56=inherit            a @w6w/call's child run sees its caller's trigger (not the
                           manual trigger)
+  A-46=kept               a step running at a crash resumes at the attempt its checkpoint
+                          holds (the lost attempt counts toward maxAttempts), not at 1
   A-20=classic            JSON Logic is json-logic-js 2.0.5's (it is called): -, / and the
                           comparisons read two operands, + and * parseFloat, NaN and
                           undefined are values (written as null), missing of "" is never
@@ -201,6 +203,7 @@ READINGS = {
     "A-164=resolved",
     "A-165=stop",
     "A-56=inherit",
+    "A-46=kept",
     "A-20=classic",
 }
 CAP_MS = 300_000
@@ -945,6 +948,7 @@ class Engine:
         self.stash = {}  # root only: call -> a result its owner has not read yet
         self.outer = None  # a sub-block's enclosing scope (run_block)
         self.callback = None  # a sub-block's control's reports (foreach-shared-callback)
+        self.kept_attempts = {}  # A-46=kept: a resumed step's checkpointed attempt (resume)
 
     # -- planning -------------------------------------------------------------
 
@@ -1275,8 +1279,11 @@ class Engine:
         self.step_errors = list(state.get("stepErrors") or [])
         self.draining = False
         self.suspended = []  # a suspended wait was running: it starts over
+        self.kept_attempts = {}  # A-46=kept: a running step resumes at its checkpointed attempt
         for step_id in self.order:
             saved = (state.get("steps") or {}).get(step_id)
+            if saved and saved.get("status") == "running" and "A-46=kept" in self.bugs:
+                self.kept_attempts[step_id] = saved.get("attempt", 1)
             if not saved or saved.get("status") not in ("succeeded", "failed", "skipped"):
                 continue
             record = {k: v for k, v in saved.items() if k != "stepId"}
@@ -1459,9 +1466,11 @@ class Engine:
             self.assign(step_id, strand)
             return
         failure = self.resolve(step_id)
-        self.record[step_id] = {"status": "running", "attempt": 1,
+        attempt = self.kept_attempts.pop(step_id, 1)
+        self.record[step_id] = {"status": "running", "attempt": attempt,
                                 "input": self.recorded_input.pop(step_id, None), "strand": strand}
-        self.event("step_started", step=step_id, attempt=1, input=self.record[step_id]["input"])
+        self.event("step_started", step=step_id, attempt=attempt,
+                   input=self.record[step_id]["input"])
         self.busy[strand] = step_id
         if failure is not None:
             self.failed(step_id, failure)  # resolution failed: nothing is invoked

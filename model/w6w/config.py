@@ -696,7 +696,10 @@ class Options:
     A-165 — a step in flight at the abort signal finishes with its retries
     ("finish") or makes no further attempt ("stop": its failed attempt is
     final); ``child_trigger`` A-56 — a @w6w/call's child run sees the manual
-    trigger ("manual") or its caller's ("inherit").
+    trigger ("manual") or its caller's ("inherit"); ``resumed_attempt`` A-46 —
+    a step running at a crash starts over from attempt 1 ("restart") or at
+    the attempt number its checkpoint holds ("kept": the lost attempt counts
+    toward maxAttempts).
     """
 
     launch: Launch = Launch.SEPARATE
@@ -742,6 +745,9 @@ class Options:
     )
     child_trigger: str = attrs.field(
         default="manual", validator=attrs.validators.in_(("manual", "inherit"))
+    )
+    resumed_attempt: str = attrs.field(
+        default="restart", validator=attrs.validators.in_(("restart", "kept"))
     )
 
 

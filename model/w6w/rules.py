@@ -377,10 +377,11 @@ def start_step(run: Run, c: Config, i: int) -> list[Transition[Config]]:
         invoked = resolved = None
         used = failure.clauses
         pending = StepError.raised(failure.code, failure.message, "resolution", False)
+    attempt = state.attempt or 1  # a pending step's is 0, but a resumed one's under A-46 kept
     started = evolve(
         state,
         status="running",
-        attempt=1,
+        attempt=attempt,
         input=resolved,
         plaintext=None if invoked is resolved else invoked,
         started_at=c.clock,
@@ -389,7 +390,7 @@ def start_step(run: Run, c: Config, i: int) -> list[Transition[Config]]:
     )
     return [
         Transition(
-            _event(c, "step_started", step=step_id, attempt=1, input=resolved),
+            _event(c, "step_started", step=step_id, attempt=attempt, input=resolved),
             "start_step",
             # The resolution features the with block used come first (resolve_labelled):
             # a step starting with another input broke one of those.
@@ -960,7 +961,13 @@ def crash_and_resume(run: Run, c: Config) -> list[Transition[Config]]:
     if not c.crash_due:
         return []
     resume = next((i for i, s in enumerate(c.steps) if s.status not in TERMINAL), None)
-    steps = run.layout.steps(StepState() if s.status == "running" else s for s in c.steps)
+    # a running step starts over from attempt 1, or under the other reading
+    # (``Options.resumed_attempt`` "kept") at the attempt its checkpoint holds.
+    kept = run.options.resumed_attempt == "kept"
+    steps = run.layout.steps(
+        (StepState(attempt=s.attempt) if kept else StepState()) if s.status == "running" else s
+        for s in c.steps
+    )
     return [
         Transition(
             _event(

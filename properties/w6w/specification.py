@@ -180,6 +180,13 @@ def _aborted_retries(case: Mapping[str, Any]) -> bool:
     return _aborted(case) and _any_step(case, lambda step: "retry" in step)
 
 
+def _crashed_retries(case: Mapping[str, Any]) -> bool:
+    """A-46 can matter: a scripted crash in a run with a step with a retry policy."""
+    scenario = case.get("scenario")
+    crashes = isinstance(scenario, dict) and bool(scenario.get("crashAfterCheckpoints"))
+    return crashes and _any_step(case, lambda step: "retry" in step)
+
+
 def _required_defaults(case: Mapping[str, Any]) -> bool:
     """Whether A-42 can matter: a required variable with a default that the run does not supply."""
     if _calls(case):
@@ -419,6 +426,16 @@ READINGS = (
         assumption="A-56",
         relevant=_calls,
         clauses=("W6W-RUNERR-3",),
+    ),
+    Reading(
+        "--resumed-attempt",
+        "resumed_attempt",
+        "w6w, A-46: a step running at a crash starts over from attempt 1 (default: restart) "
+        "or at the attempt its checkpoint holds, the lost attempt counted (kept)",
+        ("restart", "kept"),
+        assumption="A-46",
+        relevant=_crashed_retries,
+        clauses=("W6W-CONCEPT-3", "W6W-RUNERR-12"),
     ),
     Reading(
         "--retries-after-abort",
