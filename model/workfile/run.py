@@ -800,7 +800,7 @@ class WorkfileRun:
             "path": cur["path"],
             "static": cur["static"],
             "phase": "finishing",
-            "event": begins.event,
+            "event": copy.deepcopy(begins.event),  # a configuration's own, never an event's
             "rule": begins.rule,
             "clauses": list(begins.clauses),
             "after": after,
