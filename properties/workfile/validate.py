@@ -435,6 +435,10 @@ class _Checker:
         if domain is None:
             return
         for handler in handlers:
+            if not handler.pattern.text.startswith("flow."):
+                # A connector code the manifest does not cover still fails the step and is
+                # offered to catch (A-119): a pattern that may match one can run.
+                continue
             if not any(select(code, patterns) == handler.pattern for code in domain):
                 yield _warning(
                     "catch_never_matches",
@@ -445,7 +449,12 @@ class _Checker:
                 )
 
     def codes(self, step: Step) -> frozenset[str] | None:
-        """The finite set of codes an action step can offer its handlers, when known."""
+        """The codes an action step can offer its handlers, when the manifest lists them all.
+
+        Besides these, a connector code the manifest does not cover (A-119): ``patterns``
+        judges by this set only the patterns in the ``flow.`` namespace, which no connector
+        code is in.
+        """
         if not isinstance(step.body, Action) or self.manifests is None:
             return None
         spec = self.manifests.action(step.body.name)

@@ -360,7 +360,10 @@ def test_catch_patterns_that_can_never_run_are_warned():
                 "http.5xx": { steps: [] }
     """
     assert ("catch_never_matches", "warning", "WF-CODE-2") in findings(shadowed)
-    # With the manifest's finite code list, a pattern matching none of its codes never runs.
+    # A flow. pattern for a failure the step cannot have (no timeout: no flow.timeout) never
+    # runs.  A connector pattern may: a code the manifest does not cover still fails the
+    # step and is offered to catch (A-119; a stranger's executor, session 25, was warned
+    # about a "svc.*" handler the model itself then ran).
     unreachable = """
         steps:
           - a:
@@ -368,10 +371,14 @@ def test_catch_patterns_that_can_never_run_are_warned():
               catch:
                 crm.duplicate: { steps: [], result: {} }
                 "mail.*": { steps: [], result: {} }
+                "crm.other": { steps: [], result: {} }
+                flow.timeout: { steps: [], result: {} }
     """
     assert findings(unreachable, manifests(CRM)) == [
         ("catch_never_matches", "warning", "WF-CODE-1")
     ]
+    (warned,) = validate(textwrap.dedent(unreachable), manifests(CRM)).report.diagnostics
+    assert "flow.timeout" in warned.path
 
 
 # -- static facts: manifests and the ambiguity warnings (WF-UNK-15..19) ------------------------
