@@ -711,7 +711,8 @@ class WorkfileRun:
         fault, when several fault: each distinct code is a transition.
         """
         event = first.event
-        if event.get("outcome") != "failed" or "step" in event.get("error", {"step": None}):
+        error = event.get("error")
+        if event.get("outcome") != "failed" or error is None or "step" in error:
             return []  # not an output fault: those alone have no step
         data = config.data
         if not loc:
@@ -727,7 +728,7 @@ class WorkfileRun:
         return [
             self._make(config, first.rule, change, loc, code)
             for code in codes
-            if code != event["error"]["code"]
+            if code != error["code"]
         ]
 
     def _frames(self, data: Data) -> Iterator[tuple[Loc, Data, Data | None]]:

@@ -17,6 +17,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 from wforacle.model.kernel.explore import canonical
+from wforacle.model.kernel.lts import Transition
 from wforacle.model.w6w.document import written_steps
 from wforacle.model.w6w.resolve import REDACTED, stringify
 from wforacle.model.w6w.rules import REROUTE
@@ -700,8 +701,6 @@ class _Recorded(W6wRun):
 
     def _checkpointed(self, c: Any, t: Any) -> Any:
         if self.masked:
-            from wforacle.model.kernel.lts import Transition
-
             return Transition(_masked(t.event, self.masked), t.rule, t.clauses, t.target)
         return t
 
