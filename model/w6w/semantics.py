@@ -219,7 +219,9 @@ class W6wRun(Run):
             if not found:
                 where = Where.SIGNALLED if signal_polled(self, config) else Where.DRAINED
                 found = [t for rule in RUN_TABLE[where] for t in rule(self, config)]
-        return [self._checkpointed(config, t) for t in found]
+        for k, t in enumerate(found):  # the list is this call's own: numbered in place
+            found[k] = self._checkpointed(config, t)
+        return found
 
     def enabled_for(self, config: Config, event: Event) -> list[Transition[Config]]:
         """The transitions of ``enabled(config)`` that an observed ``event`` can be, in order.
@@ -243,7 +245,9 @@ class W6wRun(Run):
         found = self.strand_transitions(config, self.strand[position], _launching(config))
         if not found:
             return self.enabled(config)
-        return [self._checkpointed(config, t) for t in found]
+        for k, t in enumerate(found):  # in place: a comprehension is a call more (issue 16)
+            found[k] = self._checkpointed(config, t)
+        return found
 
     def strand_transitions(
         self, c: Config, strand: int, launching: bool

@@ -294,6 +294,22 @@ def _secret_texts(scenario: Scenario) -> list[str]:
     return sorted((t for t in texts if t), key=len, reverse=True)
 
 
+def _may_hold(value: JSON, texts: Sequence[str]) -> bool:
+    """Whether a string in ``value`` may hold one of ``texts``: False only when none does.
+
+    Speed only (a campaign checks every run it judges, issue 16): JSON text
+    escapes each character of a string on its own, so a text inside a
+    string or a member name is, escaped, inside the value's JSON text, which
+    the C encoder writes at once.  A value it cannot write (not JSON, too
+    deep) may hold anything: ``secret_leak`` then walks it as before.
+    """
+    try:
+        written = json.dumps(value, ensure_ascii=False)
+    except (TypeError, ValueError, RecursionError):
+        return True
+    return any(json.dumps(text, ensure_ascii=False)[1:-1] in written for text in texts)
+
+
 def _masked(value: JSON, plain: Sequence[str]) -> JSON:
     """``value`` with each plaintext in ``plain`` (longest first) shown as the marker."""
     if isinstance(value, str):
@@ -354,6 +370,8 @@ def secret_leak(scenario: Scenario, document: JSON, seen: Observation) -> Diverg
     ]
     plain = [t for t in secrets if not any(t in s for s in public)]
     if not plain:
+        return None
+    if not _may_hold([seen.trace, seen.durable, seen.state], plain):
         return None
     names = {stringify(v): k for k, v in scenario.secrets.items() if v is not None}
     places = [

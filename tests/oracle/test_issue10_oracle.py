@@ -6,8 +6,12 @@ import json
 import sys
 from pathlib import Path
 
+from hypothesis import given
+from hypothesis import strategies as st
+
 from wforacle.oracle.engine import Engine, Observation, judge
 from wforacle.oracle.fuzz import judge_case
+from wforacle.properties.w6w.conformance import _may_hold
 from wforacle.properties.w6w.specification import W6W
 
 ENGINE = Path(__file__).resolve().parents[2] / "examples" / "engines" / "w6w_engine.py"
@@ -147,6 +151,27 @@ def test_an_engine_that_persists_a_secret_diverges_citing_the_secrets_clause():
     assert judgement.divergence.index == 1  # the checkpointed step_started event
     report = json.dumps(judgement.to_json())
     assert SECRET not in report and "API_KEY" in report and "[secret]" in report
+
+
+def test_a_secret_json_escapes_is_found_where_an_engine_persisted_it():
+    # secret_leak's JSON-text prefilter (_may_hold) must not hide a secret whose text JSON
+    # escapes: a quote, a backslash, a control character, a non-ASCII letter.
+    secret = 'p"w\\d\n\u00e9-\x01'
+    case = {**SECRET_CASE, "scenario": {"secrets": {"API_KEY": secret}}}
+    judgement = judge(Recorded(persisted({"auth": f"Bearer {secret}"})), W6W, case)  # type: ignore[arg-type]
+    assert judgement.verdict == "divergence", judgement.to_json()
+    assert judgement.divergence is not None
+    assert judgement.divergence.clauses == ("W6W-ENV-17",)
+
+
+@given(st.text(), st.text(), st.text(min_size=1), st.booleans())
+def test_json_text_holds_every_string_a_value_holds(before, after, text, as_name):
+    # The prefilter's premise: a text inside a string or a member name of a JSON value is,
+    # escaped, inside the value's JSON text; so a False from _may_hold is always right.
+    inside = before + text + after
+    value = [{inside: 1}] if as_name else [{"k": [inside]}]
+    assert _may_hold(value, [text])
+    assert _may_hold(value, ["absent" + inside]) is False
 
 
 def test_the_redacted_record_passes_and_an_action_may_echo_a_secret():
