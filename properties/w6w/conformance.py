@@ -16,6 +16,8 @@ from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
+import attrs
+
 from wforacle.model.kernel.explore import canonical
 from wforacle.model.kernel.lts import Transition
 from wforacle.model.w6w.document import written_steps
@@ -300,14 +302,23 @@ def _may_hold(value: JSON, texts: Sequence[str]) -> bool:
     Speed only (a campaign checks every run it judges, issue 16): JSON text
     escapes each character of a string on its own, so a text inside a
     string or a member name is, escaped, inside the value's JSON text, which
-    the C encoder writes at once.  A value it cannot write (not JSON, too
-    deep) may hold anything: ``secret_leak`` then walks it as before.
+    the C encoder writes at once (attrs records by their fields, as
+    ``strings`` walks them; member names are strings, as JSON read them).  A
+    value it cannot write (not JSON, too deep) may hold anything: the caller
+    then walks it.
     """
     try:
-        written = json.dumps(value, ensure_ascii=False)
+        written = json.dumps(value, ensure_ascii=False, default=_fields)
     except (TypeError, ValueError, RecursionError):
         return True
     return any(json.dumps(text, ensure_ascii=False)[1:-1] in written for text in texts)
+
+
+def _fields(record: Any) -> dict[str, Any]:
+    """An attrs record's fields, as ``strings`` walks them (a scenario's StepError)."""
+    if attrs.has(type(record)):
+        return attrs.asdict(record, recurse=False)
+    raise TypeError(f"not JSON: {type(record).__name__}")
 
 
 def _masked(value: JSON, plain: Sequence[str]) -> JSON:
@@ -358,17 +369,20 @@ def secret_leak(scenario: Scenario, document: JSON, seen: Observation) -> Diverg
     if not secrets:
         return None
     public = [
-        *strings(document),
-        *strings([scenario.variables, scenario.trigger, scenario.documents, scenario.calls]),
-        *strings([scenario.default, scenario.reroute, *scenario.resumes]),
-        *(
-            text
+        document,
+        [scenario.variables, scenario.trigger, scenario.documents, scenario.calls],
+        [scenario.default, scenario.reroute, *scenario.resumes],
+        [
+            [result.output, result.error, list(result.meta)]
             for script in scenario.steps.values()
             for result in script.attempts
-            for text in strings([result.output, result.error, list(result.meta)])
-        ),
+        ],
     ]
-    plain = [t for t in secrets if not any(t in s for s in public)]
+    held = [t for t in secrets if _may_hold(public, [t])]
+    if held:
+        texts = list(strings(public))
+        held = [t for t in held if any(t in s for s in texts)]
+    plain = [t for t in secrets if t not in held]
     if not plain:
         return None
     if not _may_hold([seen.trace, seen.durable, seen.state], plain):
