@@ -643,6 +643,26 @@ def test_a123_the_stop_step_succeeded_only_under_succeeded():
     taken(WORKFILE, "--reading A-123=succeeded", case, "A-123=stopped", ("A-123", "succeeded"))
 
 
+def test_a177_a_stop_result_that_is_no_object_faults_only_under_object():
+    # A-177 (WF-PART-1, WF-CATCH-6): a wf.stop result written as one marker must evaluate
+    # to an object (the stop step faults with expression.type, A-169), or to any value.
+    case = {
+        "document": "inputs:\n  n: { type: integer, required: true }\n"
+        'steps:\n  - s:\n      wf.stop: { reason: done, result: "{{ inputs.n }}" }\n',
+        "manifests": {},
+        "scenario": {"inputs": {"n": 3}},
+        "schedule": [],
+    }
+
+    def ended(**readings):
+        trace = execute(WORKFILE.prepare(case, WORKFILE.options(readings)).semantics).trace
+        return trace[-1]["outcome"], trace[-1].get("result"), trace[-1].get("error")
+
+    assert ended() == ("failed", None, {"code": "expression.type", "step": "s"})
+    assert ended(stop_result="any") == ("stopped", 3, None)
+    taken(WORKFILE, "--reading A-177=any", case, "A-177=object", ("A-177", "any"))
+
+
 def test_a117_a_non_boolean_guard_is_tested_by_truthiness_only_under_truthy():
     # WF-STEP-7: "No operation begins if guard or argument evaluation faults"; A-117: a
     # guard takes booleans only (a "yes" faults) or any value by its truthiness.

@@ -66,6 +66,8 @@ reading wforacle's model does not (`wforacle readings --spec workfile`); not bug
   A-141=bounded                  a wf.call's timeout also bounds a catch handler another failure
                                  started: its expiry cancels the handler, the call fails with
                                  flow.timeout
+  A-177=any                      a wf.stop result written as one {{ }} marker may be any value,
+                                 not only an object
 
 Seeded bugs (--bug NAME, repeatable):
 
@@ -275,6 +277,7 @@ READINGS = {
     "A-174=json",
     "A-135=flagged",
     "A-141=bounded",
+    "A-177=any",
 }
 TRUTHY = False  # --reading A-117=truthy (main sets it: one reading per process)
 LAZY_CHOOSE = False  # --reading A-124=first
@@ -1635,6 +1638,10 @@ class Executor:
                 return reason, {}, None
             try:
                 result, suppressed = self.project(body["result"], scope)  # entry by entry
+                if not isinstance(result, dict) and suppressed != ["$"]:
+                    # a stop result is an object; --reading A-177=any: any value
+                    if "A-177=any" not in self.bugs:
+                        raise Fault("expression.type")
             except Fault as fault:
                 fault.stop_result = True  # --reading A-169=run: it fails the run
                 raise

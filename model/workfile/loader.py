@@ -408,6 +408,17 @@ class Loader:
         result = spec.get("result", ABSENT)
         if result is not ABSENT:
             self.templates(result, _member(path, "result"))
+            if not isinstance(result, dict) and not _one_marker(result):
+                # A-177: a stop result is an object, as outputs are (WF-PART-1 "each entry",
+                # WF-CATCH-6 "an object result contract"); a marker's value is checked
+                # when the run evaluates it.
+                self.fail(
+                    "document.shape",
+                    _member(path, "result"),
+                    "a wf.stop result is a mapping of names to values, or one {{ }} marker "
+                    f"whose value is an object, not {_kind(result)}",
+                    "A-177",
+                )
         return None if reason is ABSENT else Stop(reason, result)
 
     def construct_fail(self, spec: dict[str, Any], path: str, step_path: str) -> Body | None:
@@ -602,12 +613,24 @@ class Loader:
         return tuple(handlers)
 
 
+def _one_marker(value: JSON) -> bool:
+    """Whether ``value`` is a string holding one ``{{ }}`` marker and nothing else (A-101).
+
+    A marker that does not parse counts: ``templates`` has reported it.
+    """
+    if not isinstance(value, str) or "{{" not in value:
+        return False
+    try:
+        return template(value).whole is not None
+    except ExprError:
+        return True
+
+
 def _kind(value: JSON) -> str:
     if value is None:
         return "null"
-    return {dict: "a mapping", list: "a sequence", str: "a string", bool: "a boolean"}.get(
-        type(value), type(value).__name__
-    )
+    kinds = {dict: "a mapping", list: "a sequence", str: "a string", bool: "a boolean"}
+    return kinds.get(type(value), "a number" if isinstance(value, int | float) else "a value")
 
 
 def load(text: str | bytes) -> tuple[Workfile | StateWorkfile | None, list[Diagnostic]]:

@@ -391,6 +391,11 @@ class Options:
     handler_deadline: str = attrs.field(
         default="outside", validator=attrs.validators.in_(("outside", "bounded"))
     )
+    # a wf.stop result written as one marker must evaluate to an ``object`` (the
+    # model's choice: else the stop step faults with expression.type), or to ``any`` value.
+    stop_result: str = attrs.field(
+        default="object", validator=attrs.validators.in_(("object", "any"))
+    )
 
 
 class WorkfileRun:
@@ -1128,6 +1133,16 @@ def _begin(run: WorkfileRun, step: Step, path: str, frame: Data) -> Data:
         reason = run.resolve(body.reason, env)
         try:
             result, withheld = _project(run, frame, body.result, run.scenario.dry_run)
+            if (
+                withheld != ["$"]
+                and not isinstance(result, dict)
+                and run.options.stop_result == "object"
+            ):
+                # the result is an object (one marker's value: a mapping written out
+                # is one already, the loader refuses any other literal).
+                raise EvaluationFault(
+                    "expression.type", f"a wf.stop result is an object, not {literal_type(result)}"
+                )
         except EvaluationFault as fault:
             raise StopResultFault(fault.code, fault.message) from fault
         cur.update(phase="stop", reason=reason, result=result, suppressed=withheld)

@@ -206,6 +206,17 @@ READINGS = (
         ),
         clauses=("WF-CATCH-21",),
     ),
+    Reading(
+        "--stop-result",
+        "stop_result",
+        "Workfile, A-177: a wf.stop result written as one {{ }} marker must evaluate to an "
+        "object (default: any other value faults the stop step with expression.type) or may "
+        "be any value (any)",
+        ("object", "any"),
+        assumption="A-177",
+        relevant=_mentions(("document", "workflows"), "wf.stop", "result"),
+        clauses=("WF-PART-1", "WF-CATCH-6"),
+    ),
 )
 
 

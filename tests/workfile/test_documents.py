@@ -467,3 +467,21 @@ def test_error_is_not_a_step_id():
     # The handler's error binding (WF-CATCH-8) and a retained failed scope's error
     # member (WF-POLICY-14) would shadow or overwrite such a step.
     assert codes("steps:\n  - error: { c.act: {} }\n") == ["document.name"]
+
+
+@pytest.mark.parametrize(
+    "result",
+    ["[1, 2]", "7", "done", "null", "true", '"{{ 1 }} items"'],
+)
+def test_a_stop_result_other_than_a_mapping_or_one_marker_is_refused(result):
+    # A-177 (WF-PART-1 "each entry", WF-CATCH-6 "an object result contract"): a literal
+    # that is not a mapping, or a template with text around its marker, is no object.
+    found = findings(f"steps:\n  - halt: {{ wf.stop: {{ reason: r, result: {result} }} }}\n")
+    assert ("document.shape", "error", "A-177") in found
+
+
+@pytest.mark.parametrize("result", ["{ n: 1 }", "{}", '"{{ {n: 1} }}"', '"{{ inputs.x }}"'])
+def test_a_stop_result_that_is_a_mapping_or_one_marker_is_accepted(result):
+    document = "inputs:\n  x: { type: json, required: true }\n"
+    document += f"steps:\n  - halt: {{ wf.stop: {{ reason: r, result: {result} }} }}\n"
+    assert codes(document) == []
