@@ -1970,6 +1970,9 @@ def _finish(run: WorkfileRun, data: Data, loc: Loc = (), code: str | None = None
             except EvaluationFault as fault:
                 # ``code``: another entry's fault (A-176, ``WorkfileRun._other_faults``).
                 end = {"outcome": "failed", "error": {"code": code or fault.code}}
+    elif code is not None and "others" in end:
+        # The implicit dry-run stop's outputs faulted in several entries (A-176, stateful.py).
+        end = {**end, "error": {**end["error"], "code": code}}
     final: Data = {"outcome": end["outcome"]}
     for member in ("result", "reason", "suppressed"):
         if member in end:

@@ -54,6 +54,7 @@ from wforacle.model.workfile.run import (
     _end,
     _finish,
     _new_frame,
+    _output_faults,
     _project,
     _same,
     _settled,
@@ -276,7 +277,10 @@ class StatefulRun(WorkfileRun):
         data = config.data
         root = data["root"]
         if data["end"] is not None or (root is not None and root["state"] == "failed"):
-            return [self._make(config, "finish", _finish_states)]
+            first = self._make(config, "finish", _finish_states)
+            # the implicit dry-run stop's outputs faulted in several entries.
+            others = data["end"].get("others", ()) if data["end"] is not None else ()
+            return [first, *(self._make(config, "finish", _finish_states, (), c) for c in others)]
         entry = data["entry"]
         if entry is None:
             return [self._make(config, "enter", _enter)]
@@ -659,6 +663,10 @@ def _dry_stop(run: StatefulRun, data: Data) -> JSON:
             end["suppressed"] = withheld
     except EvaluationFault as fault:
         end.update(outcome="failed", error={"code": fault.code})
+        # any faulting entry's code; the run's end reports one of them.
+        others = [c for c in _output_faults(run, frame, outputs, True) if c != fault.code]
+        if others:
+            end["others"] = others
     data["end"] = end
     data["phase"] = "ending"
     return Labelled("dry_stop", {"event": "dry_run_stopped", "entry": data["entry"]["path"]})

@@ -751,3 +751,25 @@ def test_a_final_states_outputs_faulting_in_several_entries_fail_with_any_code()
     """
     codes = sorted(f["error"]["code"] for f in finals(case(document)))
     assert codes == ["expression.division_by_zero", "expression.type"]
+
+
+def test_an_implicit_dry_run_stops_outputs_faulting_in_several_entries_fail_with_any_code():
+    # A-176 (WF-SCTL-3: "an output fault instead fails the run under Outputs", WF-DONE-6):
+    # the implicit dry-run stop's outputs fault in two entries; either code fails the run.
+    doc = """
+    initial: a
+    states:
+      a:
+        on_enter: [ { ask: { svc.send: {} } } ]
+        timeout: { after: "{{ ask.delay }}", goto: done }
+      done: { final: true }
+    outputs:
+      x: "{{ 1 / 0 }}"
+      y: "{{ 'a' + 1 }}"
+    """
+    found = finals(case(doc, dryRun=True))
+    assert sorted(f["error"]["code"] for f in found) == [
+        "expression.division_by_zero",
+        "expression.type",
+    ]
+    assert {f["outcome"] for f in found} == {"failed"}
