@@ -175,6 +175,8 @@ def check(
                 ):
                     matched.append(transition.target)
                     exercised.update(transition.clauses)
+                    if transition.nested:  # a nested run's (lts.Nesting)
+                        exercised.update(transition.nested)
         # One match needs no key: keys only deduplicate several (the common case
         # of a trace that has already told the interleavings apart costs no key).
         if len(matched) == 1:

@@ -48,6 +48,23 @@ class Outcome:
 
     value: Any = attrs.field(eq=False)
     witness: tuple[Event, ...] = attrs.field(eq=False)
+    trail: Any = attrs.field(eq=False, repr=False, default=None)  # the search's path to it
+
+    def clauses(self) -> tuple[str, ...]:
+        """What the witness exercised: its transitions' clauses and their nested runs', once each.
+
+        First cited first; computed when asked (most outcomes are never asked).
+        """
+        steps = []
+        path = self.trail
+        while path is not None:
+            steps.append(path)
+            path = path[3]
+        found: dict[str, None] = {}
+        for _, own, nested, _ in reversed(steps):
+            found.update(dict.fromkeys(own))
+            found.update(dict.fromkeys(nested))
+        return tuple(found)
 
 
 @attrs.frozen
@@ -128,15 +145,19 @@ canonical: Callable[[Any], str] = one_shot(
 )
 
 
-_Path = tuple[Event, Any] | None  # (last event, the path before it), or None
+# (the last transition's event, its clauses, its nested runs' clauses, the path before it),
+# or None.  Not the transition itself: that would keep every configuration on the path alive.
+_Path = tuple[Event, tuple[str, ...], tuple[str, ...], Any] | None
 
 
-def _events(path: _Path) -> tuple[Event, ...]:
-    events: list[Event] = []
+def _witness(value: Any, path: _Path) -> Outcome:
+    """``value``'s outcome with the path's events (and the path, for ``Outcome.clauses``)."""
+    events = []
+    trail = path
     while path is not None:
         events.append(path[0])
-        path = path[1]
-    return tuple(reversed(events))
+        path = path[3]
+    return Outcome(value, tuple(reversed(events)), trail)
 
 
 def _digest(key: Hashable) -> Hashable:
@@ -286,7 +307,7 @@ def _explore(
         states += 1
         if target_key is not None:
             visited.add(target_key)
-        trace: _Path = (transition.event, path)
+        trace: _Path = (transition.event, transition.clauses, transition.nested, path)
         try:
             next_choices = choices_at(target)
         except budget.Stopped as exc:
@@ -297,7 +318,7 @@ def _explore(
             value = outcome(target)
             text = canonical(value)
             if text not in found:
-                found[text] = Outcome(value, _events(trace))
+                found[text] = _witness(value, trace)
             continue
         if not keyed and len(next_choices) > 1:
             keyed = True  # the first fork: from here on the search may meet a state again

@@ -17,7 +17,7 @@ import contextlib
 import random
 import time
 from collections.abc import Callable, Sequence
-from typing import Any, Generic, Protocol, TypeVar
+from typing import Any, ClassVar, Generic, Protocol, TypeVar
 
 import attrs
 
@@ -59,6 +59,21 @@ class Transition(Generic[C]):
     rule: str
     clauses: tuple[str, ...]
     target: C
+    nested: ClassVar[tuple[str, ...]] = ()  # a Nesting's own field; none here
+
+
+@attrs.frozen
+class Nesting(Transition[C]):
+    """A transition that ran a nested run inside it (w6w: a control's sub-block, a call's child).
+
+    ``nested``: the clauses of the nested run's transitions.  They are what
+    the step exercised (campaign coverage, oracle/check.py), not what
+    allows it: ``clauses`` stays its own rule's, which a divergence cites.
+    """
+
+    # An instance field over the base's empty class constant: the checker reads
+    # ``transition.nested`` of every transition at the cost of one attribute load.
+    nested: tuple[str, ...] = ()  # type: ignore[misc]
 
 
 class Semantics(Protocol[C]):

@@ -83,6 +83,9 @@ class Ending:
     # foreach iteration, the parallel branches) its steps' records; for a call,
     # the child run's outcome.
     records: tuple[JSON, ...] = attrs.field(default=(), eq=False)
+    # The clauses the runs inside cited on the way to this ending (coverage: the
+    # step's transition carries them as ``Nesting.nested``).
+    clauses: tuple[str, ...] = attrs.field(default=(), eq=False)
 
 
 def action(step: Step) -> str | None:
@@ -290,6 +293,7 @@ class Start:
     events: tuple[Event, ...] = ()
     errors: tuple[tuple[str, StepError], ...] = ()
     records: tuple[JSON, ...] = ()
+    clauses: tuple[str, ...] = attrs.field(default=(), eq=False)  # what the runs before cited
 
     def ending(self, result: Result) -> Ending:
         """The attempt ends here with ``result``."""
@@ -300,6 +304,7 @@ class Start:
             self.errors,
             self.clock,
             self.records,
+            self.clauses,
         )
 
 
@@ -382,7 +387,7 @@ def _run_blocks(
     """
     inner = inner_run(run, scope, blocks, start, parallel)
     found = []
-    for final, events in finals(inner):
+    for final, events, clauses in finals(inner):
         # Every unit's count after the run, its nested controls' and calls' too.
         counts = {**start.counts, **shared_counts(inner, final)}
         after = Start(
@@ -391,6 +396,7 @@ def _run_blocks(
             (*start.events, *events),
             (*start.errors, *final.errors),
             (*start.records, outcome(inner, final)["steps"]),
+            tuple(dict.fromkeys((*start.clauses, *clauses))),
         )
         failure = Result(error=final.failure[1]) if final.failure is not None else None
         outputs = []
@@ -456,13 +462,14 @@ def _call(run: Run, step: Step, params: dict[str, JSON], start: Start) -> list[E
         return [start.ending(Result(error=error))]
     found = []
     prefix = step.id + CHILD
-    for final, events in finals(child):
+    for final, events, clauses in finals(child):
         counts = {prefix + unit: n for unit, n in shared_counts(child, final).items()}
         after = attrs.evolve(
             start,
             counts={**start.counts, **counts},
             events=tuple(events),
             records=(outcome(child, final),),
+            clauses=clauses,
         )
         if final.status == "succeeded":
             output = final.handled_output if final.handled else last_output(child, final)
@@ -517,8 +524,8 @@ def child_run(
     )
 
 
-def finals(run: Run) -> list[tuple[Config, tuple[Event, ...]]]:
-    """Every distinct final configuration of ``run`` (up to time), with a trace to it."""
+def finals(run: Run) -> list[tuple[Config, tuple[Event, ...], tuple[str, ...]]]:
+    """Every distinct final configuration of ``run`` (up to time), a trace to it, its clauses."""
     kept: dict[str, Config] = {}
 
     def end(c: Config) -> dict[str, JSON]:
@@ -543,7 +550,7 @@ def finals(run: Run) -> list[tuple[Config, tuple[Event, ...]]]:
     if len(result.outcomes) > MAX_ENDINGS:
         raise _too_many(run)
     return [
-        (kept[canonical(o.value)], tuple(_unnumbered(e) for e in o.witness))
+        (kept[canonical(o.value)], tuple(_unnumbered(e) for e in o.witness), o.clauses())
         for o in result.outcomes
     ]
 

@@ -22,7 +22,7 @@ from collections.abc import Callable
 from enum import Enum, auto
 from typing import Any
 
-from wforacle.model.kernel.lts import Transition
+from wforacle.model.kernel.lts import Nesting, Transition
 from wforacle.model.w6w import controls
 from wforacle.model.w6w.config import (
     KEPT_COUNTS,
@@ -494,7 +494,7 @@ def complete(run: Run, c: Config, i: int) -> list[Transition[Config]]:
         return []
     if not (step.is_control or step.is_call) or controls.scripted(run, c, i):
         return []  # invoke's case
-    found = []
+    found: list[Transition[Config]] = []
     for ending in controls.endings(run, c, i):
         changes = {
             "clock": ending.clock,
@@ -509,9 +509,9 @@ def complete(run: Run, c: Config, i: int) -> list[Transition[Config]]:
         else:
             inner = controls.call_order(events) if step.is_call else list(events)
         extra = {"inner": inner}
-        found.append(
-            _attempt_ended(run, c, i, ending.result, ended, changes, extra, complete.__name__)
-        )
+        t = _attempt_ended(run, c, i, ending.result, ended, changes, extra, complete.__name__)
+        # The runs inside cited their own rules' clauses: the step exercised them too.
+        found.append(Nesting(t.event, t.rule, t.clauses, t.target, ending.clauses))
     return found
 
 

@@ -37,6 +37,8 @@ from __future__ import annotations
 import functools
 from typing import Any
 
+import attrs
+
 from wforacle.model.kernel.lts import Event, Transition
 
 # Re-exported as well as used: this module is the public entry of the family.
@@ -335,7 +337,10 @@ class W6wRun(Run):
             # place, sparing a second Transition per state (issue 16).
             object.__setattr__(t, "clauses", t.clauses + self.serialized)
             return t
-        return Transition(t.event, t.rule, (*t.clauses, *self.serialized), target)
+        clauses = (*t.clauses, *self.serialized)
+        if type(t) is Transition:
+            return Transition(t.event, t.rule, clauses, target)
+        return attrs.evolve(t, clauses=clauses, target=target)  # a Nesting keeps its nested
 
 
 def _launching(c: Config) -> bool:

@@ -127,3 +127,25 @@ def test_after_the_first_fork_every_state_is_keyed_and_met_once():
     assert result.complete and [o.value for o in result.outcomes] == [6]
     assert result.states == 7  # 5 and 6 once, though two paths reach them
     assert 0 in calls and 2 in calls and 1 not in calls
+
+
+def test_an_outcome_tells_the_clauses_its_witness_cited_and_their_nested_runs():
+    # Coverage of nested runs (w6w controls): Outcome.clauses() is the witness's
+    # transitions' clauses, then any Nesting's nested ones, first cited first, once each.
+    from wforacle.model.kernel.explore import explore
+    from wforacle.model.kernel.lts import Nesting, Transition
+
+    class Two:
+        def initial(self):
+            return 0
+
+        def enabled(self, c):
+            if c == 0:
+                return [Transition({"event": "a"}, "a", ("X-1", "X-2"), 1)]
+            if c == 1:
+                return [Nesting({"event": "b"}, "b", ("X-2",), 2, ("Y-1", "X-1"))]
+            return []
+
+    (found,) = explore(Two(), lambda c: c, lambda c: c).outcomes
+    assert found.witness == ({"event": "a"}, {"event": "b"})
+    assert found.clauses() == ("X-1", "X-2", "Y-1")

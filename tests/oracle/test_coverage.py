@@ -50,6 +50,39 @@ def test_a_checked_trace_exercises_the_clauses_of_the_transitions_it_matched():
     assert "W6W-FIELD-13" in verdict.exercised
 
 
+# A foreach whose body reads foreach.item (W6W-ROOT-6): the body's run happens inside the
+# control's attempt, and its events travel in the control's own event.
+FOREACH = {
+    "document": {
+        "manifestVersion": "2",
+        "id": "wf",
+        "name": "nested",
+        "steps": [
+            {
+                "id": "each",
+                "uses": {"app": "@w6w/control", "action": "foreach"},
+                "with": {"items": [1, 2], "body": [{"id": "b", **STEP, "with": {
+                    "x": {"$": "foreach.item"}}}]},
+            }
+        ],
+    },
+    "scenario": {},
+    "schedule": [],
+}  # fmt: skip
+
+
+def test_a_control_step_exercises_what_its_sub_block_run_cited():
+    # Session 26: the sub-block's clauses were never counted, so a campaign listed
+    # W6W-ROOT-6 (foreach.item) and the meta clauses as never reached.
+    prepared = W6W.prepare(FOREACH, None)
+    run = execute(prepared.semantics)
+    verdict = check(prepared.semantics, W6W.key, run.trace)
+    assert verdict.permitted and "W6W-ROOT-6" in verdict.exercised
+    # What allows the control's step is still its own rule: a divergence cites that alone.
+    (ended,) = [t for t in run.steps if t.event["event"] == "step_succeeded"]
+    assert "W6W-ROOT-6" not in ended.clauses and "W6W-ROOT-6" in ended.nested
+
+
 def test_a_divergent_trace_exercises_only_what_came_before_the_divergence():
     prepared = W6W.prepare(CASE, None)
     run = execute(prepared.semantics)
