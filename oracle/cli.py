@@ -1112,4 +1112,22 @@ def _end_engines() -> None:
 
 def run() -> None:
     """Console-script entry point."""
+    _hypothesis_home()
     raise SystemExit(main())
+
+
+def _hypothesis_home() -> None:
+    """Keep Hypothesis's files out of the user's working directory.
+
+    Generating text, Hypothesis caches Unicode tables under ``.hypothesis/``
+    in the current directory: a stranger found one beside their engine after
+    ``fixtures`` and ``fuzz`` (session 26).  The command line points it at
+    ``$XDG_CACHE_HOME/wforacle/hypothesis`` (``~/.cache`` when unset), unless
+    ``HYPOTHESIS_STORAGE_DIRECTORY`` says otherwise; spawned shard workers
+    inherit it.  Campaigns keep no example database (oracle/fuzz.py), so
+    nothing there changes what a seed draws.
+    """
+    if os.environ.get("HYPOTHESIS_STORAGE_DIRECTORY"):
+        return
+    cache = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    os.environ["HYPOTHESIS_STORAGE_DIRECTORY"] = os.path.join(cache, "wforacle", "hypothesis")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import re
 import subprocess
 import sys
@@ -546,3 +547,28 @@ def test_a_time_budget_alone_sets_no_example_cap(capsys, monkeypatch):
     assert code == 0 and json.loads(out)["examples"] > 5
     code, out, _ = run(capsys, "fuzz", "--spec", "w6w", "--json")
     assert code == 0 and json.loads(out)["examples"] == 5
+
+
+def test_the_command_line_leaves_no_hypothesis_directory_where_it_runs(tmp_path):
+    # Session 26: fixtures and fuzz left .hypothesis/ (Hypothesis's Unicode cache) in the
+    # user's working directory.  It goes to $XDG_CACHE_HOME/wforacle/hypothesis instead,
+    # unless HYPOTHESIS_STORAGE_DIRECTORY names a place.
+    work, cache, chosen = tmp_path / "work", tmp_path / "cache", tmp_path / "chosen"
+    work.mkdir()
+    env = {k: v for k, v in os.environ.items() if k != "HYPOTHESIS_STORAGE_DIRECTORY"}
+    command = [sys.executable, "-m", "wforacle.oracle", "fixtures", "--out", "suite"]
+    command += ["--count", "2"]
+    done = subprocess.run(
+        command, cwd=work, env={**env, "XDG_CACHE_HOME": str(cache)}, capture_output=True
+    )
+    assert done.returncode == 0, done.stderr
+    assert not (work / ".hypothesis").exists()
+    assert (cache / "wforacle" / "hypothesis").is_dir()
+    again = subprocess.run(
+        [*command[:-3], "again", "--count", "2"],
+        cwd=work,
+        env={**env, "HYPOTHESIS_STORAGE_DIRECTORY": str(chosen)},
+        capture_output=True,
+    )
+    assert again.returncode == 0, again.stderr
+    assert chosen.is_dir() and not (work / ".hypothesis").exists()
