@@ -53,7 +53,7 @@ import attrs
 from wforacle.model.expr.js import truthy
 from wforacle.model.kernel import budget
 from wforacle.model.kernel.explore import canonical, explore
-from wforacle.model.kernel.lts import Event
+from wforacle.model.kernel.lts import Event, Worded
 from wforacle.model.w6w.config import Config, Unsupported, config_key
 from wforacle.model.w6w.document import Edge, Step, Workflow
 from wforacle.model.w6w.independence import Reduction
@@ -573,7 +573,16 @@ def _too_many(run: Run) -> Exception:
 
 
 def _masked(value: Any, plain: list[str]) -> Any:
-    """``value`` with every occurrence of each plaintext in ``plain`` replaced (A-70)."""
+    """``value`` with every occurrence of each plaintext in ``plain`` replaced (A-70).
+
+    Text the engine words itself (``Worded``, A-155) stays as it is: any text
+    an engine reports matches it, and ``str.replace`` would have made it
+    plain text, compared word for word (a stranger's engine, session 26: its
+    own ``call_depth_exceeded`` message inside a child run that received a
+    secret was a divergence; at the root it was not).
+    """
+    if isinstance(value, Worded):
+        return value
     if isinstance(value, str):
         for text in sorted(plain, key=len, reverse=True):
             value = value.replace(text, REDACTED)

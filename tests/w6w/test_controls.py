@@ -304,6 +304,36 @@ def test_call_depth_is_bounded():
     assert depth == 3
 
 
+def test_an_engines_own_words_match_inside_a_child_run_that_received_a_secret():
+    # A-155: the message of an error the engine raises itself is the engine's.  A child
+    # run whose inputs carried a secret has its events masked (A-70); the masking made
+    # the model's message plain text, so a stranger's own call_depth_exceeded words
+    # inside the child were a divergence (session 26), and at the root they were not.
+    from wforacle.model.w6w.semantics import config_key
+    from wforacle.oracle.check import check
+
+    grandchild = workflow(app_step("leaf")) | {"id": "wf_grandchild"}
+    child = workflow(call("deeper", "wf_grandchild")) | {"id": "wf_child"}
+    root = workflow(call("c", "wf_child", key="{{ secrets.API_KEY }}"))
+    scenario = {
+        "maxCallDepth": 1,
+        "secrets": {"API_KEY": "tok-7f3a"},
+        "calls": {
+            "wf_child": {
+                "document": child,
+                "scenario": {"calls": {"wf_grandchild": {"document": grandchild}}},
+            }
+        },
+    }
+    run = semantics(root, scenario)
+    worded = json.loads(json.dumps(execute(run).trace))  # plain text, as an engine sends
+    nested = [e["error"] for e in worded[2]["inner"] if "error" in e]
+    assert nested and {e["code"] for e in nested} == {"call_depth_exceeded"}
+    for error in nested:
+        error["message"] = "call depth 2 exceeds 1"
+    assert check(run, config_key, worded).permitted
+
+
 def test_a_call_the_scenario_does_not_supply_is_answered_by_its_script():
     _, state = finish(workflow(call("c", "wf_elsewhere")), {"steps": {"c": outputs("scripted")}})
     assert state["output"] == "scripted"
