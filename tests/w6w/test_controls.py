@@ -386,3 +386,30 @@ def test_the_clauses_a_control_s_reads_and_meta_cite_come_first():
     step = validate(doc).workflow.steps[0]
     report = {"app": "demo", "version": "1", "action": "run", "connectionId": "k"}
     assert meta_clauses(step, Result(output=1, meta=(report,)))[0] == "W6W-META-15"
+
+
+def test_block_failures_beside_another_strand_are_compared_without_their_order():
+    # A-53 (big-step): the model appends a block's continue-record failure when its
+    # control's attempt ends; docs/controls.md lets an engine append it when it happens,
+    # before another strand's (a stranger's engine, session 26, was told it diverged).
+    from wforacle.properties.specification import Observation
+    from wforacle.properties.w6w.conformance import _blocks_beside_strands, state_mismatch
+
+    recorded = {"onError": "continue-record"}
+    doc = workflow(
+        app_step("root", fanOut="parallel"),
+        control("b", "parallel", branches=[[app_step("b_0", **recorded)]]),
+        app_step("other", **recorded),
+        edges=[{"from": "root", "to": "b"}, {"from": "root", "to": "other"}],
+    )
+    scenario = {"steps": {"b_0": fails(), "other": fails()}}
+    run = semantics(doc, scenario)
+    state = run_state(run, execute(run).final)
+    assert len(state["stepErrors"]) == 2
+    swapped = {**state, "stepErrors": state["stepErrors"][::-1]}
+    seen = Observation((), (), swapped, 0.0)
+    assert _blocks_beside_strands(run)
+    assert state_mismatch([state], seen, unordered_errors=True) is None
+    assert state_mismatch([state], seen) is not None  # elsewhere the order is compared
+    plain = semantics(workflow(app_step("x", **recorded), app_step("y", **recorded)))
+    assert not _blocks_beside_strands(plain)
