@@ -36,6 +36,7 @@ import atexit
 import contextlib
 import json
 import os
+import select
 import selectors
 import shlex
 import signal
@@ -100,6 +101,10 @@ class Judgement:
     reading: tuple[tuple[str, str], ...] = ()
     # The clauses of the model's rules the observed run went through (oracle/coverage.py).
     exercised: frozenset[str] = attrs.field(default=frozenset(), eq=False)
+    # The last lines the engine wrote to stderr during a run that diverged: a run an
+    # exception cut short reads "the trace ends before the run does" (a stranger's
+    # engine, session 26, whose traceback no report showed).
+    stderr: str = attrs.field(default="", eq=False)
 
     def to_json(self) -> dict[str, JSON]:
         """The judgement as JSON."""
@@ -110,6 +115,8 @@ class Judgement:
             found["fault"] = self.fault.to_json()
         if self.reading:
             found["readings"] = dict(self.reading)
+        if self.stderr:
+            found["engineStderr"] = self.stderr
         return found
 
     @classmethod
@@ -126,6 +133,7 @@ class Judgement:
             Divergence.from_json(divergence) if divergence is not None else None,
             EngineFault.from_json(fault) if fault is not None else None,
             reading=tuple((found.get("readings") or {}).items()),
+            stderr=str(found.get("engineStderr") or ""),
         )
 
 
@@ -531,6 +539,7 @@ class StderrTail:
         self.stream = stream
         self.limit = limit
         self.data = bytearray()
+        self.total = 0  # bytes read so far, the tail's end (``since``)
         self.lock = threading.Lock()
         self.thread = threading.Thread(target=self._drain, name="engine-stderr", daemon=True)
         self.thread.start()
@@ -540,6 +549,7 @@ class StderrTail:
             while chunk := self.stream.read1(1 << 16):
                 with self.lock:
                     self.data += chunk
+                    self.total += len(chunk)
                     del self.data[: -self.limit]
 
     def join(self, timeout: float) -> None:
@@ -550,6 +560,20 @@ class StderrTail:
         """What is kept of the stream, decoded leniently."""
         with self.lock:
             return bytes(self.data).decode("utf-8", "replace")
+
+    def since(self, mark: int, settle: float = 0.05) -> str:
+        """What the engine wrote after ``mark`` (a ``total``), as far as the tail keeps it.
+
+        Lines still in the pipe are waited for (at most ``settle`` seconds):
+        the drain thread reads them as soon as it gets its turn.
+        """
+        deadline = time.monotonic() + settle
+        with contextlib.suppress(OSError, ValueError):
+            while time.monotonic() < deadline and select.select([self.stream], [], [], 0)[0]:
+                time.sleep(0.001)
+        with self.lock:
+            kept = len(self.data) - max(0, self.total - mark)
+            return bytes(self.data[max(0, kept) :]).decode("utf-8", "replace")
 
     def note(self, lines: int = 10) -> str:
         """The last lines of stderr as a suffix for a fault message, or ``""``."""
@@ -632,10 +656,33 @@ def judge(
     """
     if prepared is None:
         prepared = spec.prepare(case, None if selection is None else selection.options())
+    # A stand-in with a ``drive`` alone (a recorded run) has no stderr to show.
+    stderr: StderrTail | None = getattr(engine, "stderr", None)
+    mark = stderr.total if stderr is not None else 0
     try:
         seen = engine.drive(spec.protocol(), prepared, case.get("schedule", []))
     except Fault as fault:
         return engine.recover(fault)
+    found = _judged(spec, case, prepared, selection, seen)
+    stderr = getattr(engine, "stderr", None)  # drive starts the process, and its tail
+    if found.verdict in ("divergence", "reading") and stderr is not None:
+        tail = stderr.since(mark).strip().splitlines()[-STDERR_LINES:]
+        if tail:
+            found = attrs.evolve(found, stderr="\n".join(tail))
+    return found
+
+
+STDERR_LINES = 10  # the lines of an engine's stderr a divergence's report shows
+
+
+def _judged(
+    spec: Specification,
+    case: JSON,
+    prepared: Prepared,
+    selection: Selection | None,
+    seen: Observation,
+) -> Judgement:
+    """``judge``'s verdict on what the engine showed (``seen``)."""
     if spec.rename is not None:  # what the specification leaves to the engine (A-55)
         trace, state = spec.rename(prepared.semantics, seen.trace, seen.state)
         seen = attrs.evolve(seen, trace=tuple(trace), state=state)

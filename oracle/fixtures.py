@@ -340,6 +340,8 @@ def _case_result(here: Path, judgement: Judgement) -> CaseResult:
             # eight), the first with its text.
             f"clauses:   {', '.join(divergence.clauses) or '(none)'}",
             *([f"first:     {first} — {_cut(clause_or_assumption(first), 200)}"] if first else []),
+            # An exception in the engine often ends its trace early: its words say why.
+            *(f"stderr:    {_cut(line, 200)}" for line in judgement.stderr.splitlines()),
         )
     elif judgement.fault is not None:
         detail = f"{judgement.fault.kind}: {judgement.fault.message}"

@@ -578,6 +578,10 @@ def explain(finding: Finding, found: bool = True) -> str:
         lines.append(f"  engine:    {short(d.observed)}")
     for event in d.permitted[:6]:
         lines.append(f"  permitted: {short(event)}")
+    if j.stderr:
+        # An exception in the engine often ends its trace early: its words say why.
+        lines.append("  the engine wrote to stderr during this run (last lines):")
+        lines.extend(f"    {line}" for line in j.stderr.splitlines())
     recorded = finding.spec.protocol().recorded
     if d.permitted and all(e.get("event") in recorded for e in d.permitted):
         lines.append(

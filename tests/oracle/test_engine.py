@@ -11,7 +11,7 @@ import pytest
 
 from tests.test_power import BUDGETS
 from wforacle.model.kernel.explore import canonical
-from wforacle.oracle.engine import Engine, judge
+from wforacle.oracle.engine import Engine, Judgement, judge
 from wforacle.oracle.fixtures import conform, write_suite
 from wforacle.oracle.fuzz import campaign, reduce_case, signature
 from wforacle.oracle.power import BUGS
@@ -630,3 +630,23 @@ def test_a_checkpoint_message_after_run_finished_is_a_protocol_fault(tmp_path):
     judgement = judged_once(f"{sys.executable} {script}", W6W, case)
     assert judgement.verdict == "fault", judgement.to_json()
     assert judgement.fault.kind == "protocol" and "after run_finished" in judgement.fault.message
+
+
+def test_a_divergence_shows_what_the_engine_wrote_to_stderr_during_the_run(tmp_path):
+    # Session 26: an engine whose exception cut its trace short (it still sent done) was
+    # told "the trace ends before the run does", citing rules that had nothing to do
+    # with it, and no report showed its traceback.
+    body = (
+        "print('engine starting', file=sys.stderr, flush=True)\n"
+        "print('Traceback (most recent call last):', file=sys.stderr)\n"
+        "print('ValueError: too many values to unpack', file=sys.stderr, flush=True)\n"
+        'print(json.dumps({"type": "done", "state": {}}), flush=True)\n'
+        "time.sleep(0.2)\n"
+    )
+    judgement = judged_once(fake(tmp_path, body), W6W, ONE_STEP)
+    assert judgement.verdict == "divergence", judgement.to_json()
+    assert judgement.stderr.splitlines()[-1] == "ValueError: too many values to unpack"
+    again = Judgement.from_json(json.loads(json.dumps(judgement.to_json())))
+    assert again.stderr == judgement.stderr
+    # A run that passes carries none.
+    assert judged_once(toyflow(), W6W, ONE_STEP).stderr == ""
