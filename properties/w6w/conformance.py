@@ -19,7 +19,7 @@ from typing import Any
 import attrs
 
 from wforacle.model.kernel.explore import canonical
-from wforacle.model.kernel.lts import Transition
+from wforacle.model.kernel.lts import Transition, Worded
 from wforacle.model.w6w.document import written_steps
 from wforacle.model.w6w.resolve import REDACTED, stringify
 from wforacle.model.w6w.rules import REROUTE
@@ -344,7 +344,13 @@ def _fields(record: Any) -> dict[str, Any]:
 
 
 def _masked(value: JSON, plain: Sequence[str]) -> JSON:
-    """``value`` with each plaintext in ``plain`` (longest first) shown as the marker."""
+    """``value`` with each plaintext in ``plain`` (longest first) shown as the marker.
+
+    Text the engine words itself (``Worded``, A-155) stays as it is, as
+    controls._masked keeps it: ``str.replace`` would make it plain text.
+    """
+    if isinstance(value, Worded):
+        return value
     if isinstance(value, str):
         for text in plain:
             value = value.replace(text, REDACTED)

@@ -413,3 +413,38 @@ def test_block_failures_beside_another_strand_are_compared_without_their_order()
     assert state_mismatch([state], seen) is not None  # elsewhere the order is compared
     plain = semantics(workflow(app_step("x", **recorded), app_step("y", **recorded)))
     assert not _blocks_beside_strands(plain)
+
+
+def test_an_engines_own_words_match_in_a_child_run_it_ran_in_its_own_order():
+    # A-155 and A-56: the child run's events in the engine's order are checked against
+    # the child's model (explain.interleaved); its masked events kept the model's words
+    # as plain text, so the engine's own call_depth_exceeded message was "in an order no
+    # run permits" (a stranger's engine, session 26).
+    from wforacle.oracle.explain import interleaved
+    from wforacle.properties.w6w.specification import W6W
+
+    grandchild = workflow(app_step("leaf")) | {"id": "wf_grandchild"}
+    child = {**workflow(app_step("x"), call("deeper", "wf_grandchild")), "edges": []}
+    root = workflow(call("c", "wf_child", key="{{ secrets.API_KEY }}"))
+    scenario = {
+        "maxCallDepth": 1,
+        "secrets": {"API_KEY": "tok-7f3a"},
+        "calls": {
+            "wf_child": {
+                "document": child | {"id": "wf_child"},
+                "scenario": {"calls": {"wf_grandchild": {"document": grandchild}}},
+            }
+        },
+    }
+    run = semantics(root, scenario)
+    trace = json.loads(json.dumps(execute(run).trace))
+    inner = trace[2]["inner"]
+    first, last = inner[0], inner[-1]
+    own = [e for e in inner[1:-1] if e.get("step") == "x"]
+    rest = [e for e in inner[1:-1] if e.get("step") != "x"]
+    trace[2]["inner"] = [first, *own, *rest, last]  # x ran first: not the canonical order
+    assert trace[2]["inner"] != inner
+    for event in rest:
+        if "error" in event:
+            event["error"]["message"] = "call depth 2 exceeds 1"
+    assert interleaved(W6W, run, trace) is None
