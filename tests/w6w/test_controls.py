@@ -304,6 +304,23 @@ def test_call_depth_is_bounded():
     assert depth == 3
 
 
+def _too_deep_with_a_secret(child):
+    """A run whose call passes a secret to ``child``, whose own call is past maxCallDepth 1."""
+    grandchild = workflow(app_step("leaf")) | {"id": "wf_grandchild"}
+    root = workflow(call("c", "wf_child", key="{{ secrets.API_KEY }}"))
+    scenario = {
+        "maxCallDepth": 1,
+        "secrets": {"API_KEY": "tok-7f3a"},
+        "calls": {
+            "wf_child": {
+                "document": child | {"id": "wf_child"},
+                "scenario": {"calls": {"wf_grandchild": {"document": grandchild}}},
+            }
+        },
+    }
+    return semantics(root, scenario)
+
+
 def test_an_engines_own_words_match_inside_a_child_run_that_received_a_secret():
     # A-155: the message of an error the engine raises itself is the engine's.  A child
     # run whose inputs carried a secret has its events masked (A-70); the masking made
@@ -312,20 +329,7 @@ def test_an_engines_own_words_match_inside_a_child_run_that_received_a_secret():
     from wforacle.model.w6w.semantics import config_key
     from wforacle.oracle.check import check
 
-    grandchild = workflow(app_step("leaf")) | {"id": "wf_grandchild"}
-    child = workflow(call("deeper", "wf_grandchild")) | {"id": "wf_child"}
-    root = workflow(call("c", "wf_child", key="{{ secrets.API_KEY }}"))
-    scenario = {
-        "maxCallDepth": 1,
-        "secrets": {"API_KEY": "tok-7f3a"},
-        "calls": {
-            "wf_child": {
-                "document": child,
-                "scenario": {"calls": {"wf_grandchild": {"document": grandchild}}},
-            }
-        },
-    }
-    run = semantics(root, scenario)
+    run = _too_deep_with_a_secret(workflow(call("deeper", "wf_grandchild")))
     worded = json.loads(json.dumps(execute(run).trace))  # plain text, as an engine sends
     nested = [e["error"] for e in worded[2]["inner"] if "error" in e]
     assert nested and {e["code"] for e in nested} == {"call_depth_exceeded"}
@@ -423,20 +427,8 @@ def test_an_engines_own_words_match_in_a_child_run_it_ran_in_its_own_order():
     from wforacle.oracle.explain import interleaved
     from wforacle.properties.w6w.specification import W6W
 
-    grandchild = workflow(app_step("leaf")) | {"id": "wf_grandchild"}
     child = {**workflow(app_step("x"), call("deeper", "wf_grandchild")), "edges": []}
-    root = workflow(call("c", "wf_child", key="{{ secrets.API_KEY }}"))
-    scenario = {
-        "maxCallDepth": 1,
-        "secrets": {"API_KEY": "tok-7f3a"},
-        "calls": {
-            "wf_child": {
-                "document": child | {"id": "wf_child"},
-                "scenario": {"calls": {"wf_grandchild": {"document": grandchild}}},
-            }
-        },
-    }
-    run = semantics(root, scenario)
+    run = _too_deep_with_a_secret(child)
     trace = json.loads(json.dumps(execute(run).trace))
     inner = trace[2]["inner"]
     first, last = inner[0], inner[-1]
