@@ -145,7 +145,7 @@ def endings(run: Run, c: Config, i: int) -> list[Ending]:
         secrets = run.scope(c).get("secrets")
         plain = [v for v in (secrets or {}).values() if isinstance(v, str) and v]
         return [
-            attrs.evolve(e, events=_masked(e.events, plain), records=_masked(e.records, plain))
+            attrs.evolve(e, events=masked(e.events, plain), records=masked(e.records, plain))
             for e in found
         ]
     scope = run.scope(c)
@@ -572,7 +572,7 @@ def _too_many(run: Run) -> Exception:
     )
 
 
-def _masked(value: Any, plain: list[str]) -> Any:
+def masked(value: Any, plain: Sequence[str]) -> Any:
     """``value`` with every occurrence of each plaintext in ``plain`` replaced (A-70).
 
     Text the engine words itself (``Worded``, A-155) stays as it is: any text
@@ -588,7 +588,7 @@ def _masked(value: Any, plain: list[str]) -> Any:
             value = value.replace(text, REDACTED)
         return value
     if isinstance(value, dict):
-        return {k: _masked(v, plain) for k, v in value.items()}
+        return {k: masked(v, plain) for k, v in value.items()}
     if isinstance(value, list | tuple):
-        return type(value)(_masked(v, plain) for v in value)
+        return type(value)(masked(v, plain) for v in value)
     return value

@@ -19,7 +19,8 @@ from typing import Any
 import attrs
 
 from wforacle.model.kernel.explore import canonical
-from wforacle.model.kernel.lts import Transition, Worded
+from wforacle.model.kernel.lts import Transition
+from wforacle.model.w6w.controls import masked
 from wforacle.model.w6w.document import written_steps
 from wforacle.model.w6w.resolve import REDACTED, stringify
 from wforacle.model.w6w.rules import REROUTE
@@ -344,13 +345,7 @@ def _fields(record: Any) -> dict[str, Any]:
 
 
 def _masked(value: JSON, plain: Sequence[str]) -> JSON:
-    """``value`` with each plaintext in ``plain`` (longest first) shown as the marker.
-
-    Text the engine words itself (``Worded``, A-155) stays as it is, as
-    controls._masked keeps it: ``str.replace`` would make it plain text.
-    """
-    if isinstance(value, Worded):
-        return value
+    """``value`` with each plaintext in ``plain`` (longest first) shown as the marker."""
     if isinstance(value, str):
         for text in plain:
             value = value.replace(text, REDACTED)
@@ -761,7 +756,9 @@ class _Recorded(W6wRun):
 
     def _checkpointed(self, c: Any, t: Any) -> Any:
         if self.masked:
-            return Transition(_masked(t.event, self.masked), t.rule, t.clauses, t.target)
+            # Masked as controls.endings masks the events it records (Worded text kept, A-155).
+            event = masked(t.event, self.masked)
+            return Transition(event, t.rule, t.clauses, t.target)
         return t
 
 
