@@ -73,6 +73,33 @@ def test_or_is_truthy_short_circuit():
     assert evaluate({"or": [{"var": "a"}, "x"]}, {"a": "v"}) == "v"
 
 
+def test_a_comparison_chain_stops_at_its_first_false_comparison():
+    # docs/jsonlogic.md "Lazy chains": the operands after a false comparison are not
+    # evaluated.
+    assert evaluate({"<": [3, 1, {"throw": "x"}]}) is False
+    assert evaluate({"==": [1, 2, {"throw": "x"}]}) is False
+    with pytest.raises(JsonLogicError) as failure:
+        evaluate({"<": [1, 3, {"throw": "x"}]})
+    assert failure.value.thrown == {"type": "x"}
+
+
+def test_empty_arithmetic_and_in_without_a_container():
+    # docs/jsonlogic.md: + and * of nothing are their identities; -, /, %, max and min
+    # of nothing fail; in is false for a falsy or missing container and fails on a
+    # truthy one that is neither a string nor an array (A-21: JavaScript's TypeError).
+    assert evaluate({"+": []}) == 0 and evaluate({"*": []}) == 1
+    for op in ("-", "/", "%", "max", "min"):
+        with pytest.raises(JsonLogicError) as failure:
+            evaluate({op: []})
+        assert failure.value.thrown == {"type": "Invalid Arguments"}, op
+    for container in (None, False, 0, ""):
+        assert evaluate({"in": ["a", container]}) is False
+    assert evaluate({"in": ["a"]}) is False
+    for container in (5, True, {"preserve": {"a": 1}}):
+        with pytest.raises(JsonLogicError):
+            evaluate({"in": ["a", container]})
+
+
 def test_unknown_and_multi_key_operations_fail_naming_the_key():
     with pytest.raises(JsonLogicError) as failure:
         evaluate({"method": ["x", "toUpperCase"]})

@@ -287,6 +287,31 @@ def test_a_run_level_retry_makes_the_call_again_with_the_child_s_next_results():
     assert state["status"] == "succeeded" and state["output"] == 2
 
 
+def test_a_child_run_applies_its_own_run_level_retry_and_on_error():
+    # A child run is a run (A-56; docs/engine-protocol.md "A child run's own handlers"):
+    # W6W-RUNERR-2's ladder re-runs its graph, W6W-RUNERR-4's continue ends it succeeded
+    # with a null output, and the call gets that result.
+    scripts = {"inner": {"attempts": [{"error": {"code": c, "message": "m"}} for c in "xy"]}}
+    handled = CHILD | {"retry": {"maxAttempts": 2}, "onError": "continue"}
+    child = {"document": handled, "scenario": {"steps": scripts}}
+    trace, state = finish(workflow(call("c", "wf_child", n=1)), {"calls": {"wf_child": child}})
+    inner = step_events(trace, "step_succeeded")[0]["inner"]
+    assert [e["attempt"] for e in step_events(inner, "run_restarted")] == [2]
+    assert step_events(inner, "run_continued")[0]["error"]["code"] == "y"
+    assert state["status"] == "succeeded" and state["output"] is None
+
+
+def test_an_unsupplied_call_publishes_no_meta():
+    # W6W-META-15: "So do @w6w/* host-internal steps ... carry no meta", supplied or not.
+    report = {"app": "slack", "version": "2.1.0", "action": "post"}
+    reader = app_step("d", **{"with": {"m": {"$": "steps.c.meta"}}})
+    doc = workflow(call("c", "nobody"), reader, edges=[{"from": "c", "to": "d"}])
+    answered = {"c": {"attempts": [{"output": 7, "meta": [report]}]}}
+    trace, state = finish(doc, {"steps": answered})
+    assert step_events(trace, "step_started")[1]["input"] == {"m": None}
+    assert "meta" not in state["steps"]["c"] and state["steps"]["c"]["output"] == 7
+
+
 def test_call_depth_is_bounded():
     # W6W-RUNERR-3: "the same call-depth-bounded seam a @w6w/call step uses".
     selfish = workflow(call("again", "wf_loop")) | {"id": "wf_loop"}

@@ -67,6 +67,15 @@ def test_defaults_fill_missing_variables_and_supplied_values_win():
     assert state["steps"]["a"]["input"] == {"c": "#dev"}
 
 
+def test_undeclared_variables_are_kept_and_a_supplied_null_is_supplied():
+    # W6W-FIELD-19: a default is "Used when the caller doesn't supply a value"; a null
+    # is a value, so neither the default nor W6W-FIELD-18's rejection applies to it.
+    doc = workflow(variables=[{"key": "channel", "required": True, "default": "#ops"}])
+    trace, state, _, _ = run(doc, {"variables": {"channel": None, "extra": 5}})
+    assert state["variables"] == {"channel": None, "extra": 5}
+    assert state["status"] == "succeeded" and not events(trace, "run_rejected")
+
+
 # -- order and routing -------------------------------------------------------------
 
 
