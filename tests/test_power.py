@@ -18,6 +18,9 @@ from wforacle.oracle.power import BUGS, examples_to_find
 SEEDS = (0, 1, 2)
 SLOW_SEEDS = tuple(range(8))
 
+# Session 27 (issue 16: fewer choices a case) re-measured every w6w bug at seeds 0-7
+# under 6.170.27 and 6.155.2 (docs/power.md "Fewer choices a case") and raised five
+# budgets to the rule below; none was lowered.
 # Examples within which each bug must be found: the larger of twenty times the
 # largest median and four times the worst of eight seeds, over the three
 # Hypothesis releases measured (docs/power.md).  Were finding geometric with
@@ -32,7 +35,7 @@ BUDGETS: dict[tuple[str, str], int] = {
     # block-meta-unpublished worst 501, parallel-no-drain worst 1314 (6.170.17).
     ("w6w", "error-edge-ignored"): 5200,
     ("w6w", "retry-auth"): 5800,
-    ("w6w", "uncapped-backoff"): 6700,
+    ("w6w", "uncapped-backoff"): 9900,
     ("w6w", "record-drops"): 900,
     # Raised when the generator began drawing refused and unrooted chains, bare secret
     # markers and the run-level handler (session 12: medians 202 and 292 over seeds 0-7,
@@ -43,9 +46,9 @@ BUDGETS: dict[tuple[str, str], int] = {
     ("w6w", "resume-from-start"): 1200,
     # The expression layer: medians 13, 48, 6, 6, 43 and worst 50, 87, 8, 8, 191 over
     # seeds 0..4 (docs/power.md); twenty medians, rounded up.
-    ("w6w", "template-partial-root"): 1600,
+    ("w6w", "template-partial-root"): 1800,
     ("w6w", "secret-generic-root"): 3800,  # session 12: median 190 (twenty of them)
-    ("w6w", "template-untyped"): 400,
+    ("w6w", "template-untyped"): 700,
     ("w6w", "render-two-pass"): 1500,  # session 19: worst 360 under 6.155.2 (four of them)
     ("w6w", "chain-first-only"): 7300,
     # The canonical controls (issue 18): every w6w bug re-measured with the control shape
@@ -55,7 +58,7 @@ BUDGETS: dict[tuple[str, str], int] = {
     # was lowered).
     ("w6w", "control-retried"): 2900,
     ("w6w", "foreach-shared-callback"): 12100,  # session 19: median 604 under 6.155.2
-    ("w6w", "block-meta-unpublished"): 2400,  # session 19: median 116 under 6.155.2
+    ("w6w", "block-meta-unpublished"): 2600,  # session 19: median 116 under 6.155.2
     ("w6w", "foreach-root-unknown"): 13000,
     ("w6w", "block-failure-ignored"): 1200,
     ("w6w", "parallel-no-drain"): 5300,
@@ -64,7 +67,7 @@ BUDGETS: dict[tuple[str, str], int] = {
     ("w6w", "nested-block-root-scope"): 6500,
     # The run-level handler (session 12): medians 56 and 12, worsts 201 and 114 over seeds
     # 0-7 (docs/power.md).
-    ("w6w", "run-retry-no-wait"): 2300,
+    ("w6w", "run-retry-no-wait"): 2500,
     ("w6w", "continue-no-step-error"): 1600,
     # Session 13: the campaigns draw the abort signal and a second crash; every w6w bug
     # re-measured at seeds 0-7 under Hypothesis 6.170.17 and 6.155.2 (docs/power.md),

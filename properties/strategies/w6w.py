@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import functools
 import json
+import math
 from collections.abc import Callable
 from typing import Any
 
@@ -31,7 +32,6 @@ _S2 = st.sampled_from(["linear", "slack", "http"])
 _S3 = st.sampled_from(["fail", "continue", "continue-record"])
 _S4 = st.sampled_from(["sequential", "parallel"])
 _S5 = st.sampled_from(["success", "error"])
-_S6 = st.sampled_from(["timeout", "denied", "bad_output", "network_error"])
 _S7 = st.sampled_from(["execute", "auth", "output", "resolution"])
 _S8 = st.sampled_from(["fail", "continue-record"])
 _S9 = st.sampled_from(["if", "foreach", "parallel"])
@@ -43,7 +43,11 @@ _S14 = st.sampled_from(["parallel", "parallel", "sequential"])
 _S15 = st.integers(0, 4)
 _S16 = st.integers(0, 3)
 _S17 = st.sampled_from(["done", 0, None, {"ok": True}])
-_S18 = st.lists(st.integers(0, 7), max_size=12)
+# A schedule (which outstanding invocation completes next, up to 12 times) in one
+# choice: a byte string read as digits 0-7 (issue 16: a list of integers cost two
+# choices an element, a tenth of a campaign's).  It shrinks as the list did: shorter
+# first, then each byte, so each digit, smaller.
+_S18 = st.binary(max_size=12).map(lambda raw: [byte & 7 for byte in raw])
 _S19 = st.integers(1, 8)
 
 
@@ -158,21 +162,39 @@ def workflows(draw: st.DrawFn, min_steps: int = 1, max_steps: int = 12) -> dict[
 @st.composite
 def step_errors(draw: st.DrawFn) -> dict[str, Any]:
     """StepErrors of every phase, retryable or not."""
-    return {
-        "code": draw(_S6),
-        "message": "generated",
-        "phase": draw(_S7),
-        "retryable": draw(_S0),
-    }
+    code, phase, retryable = draw(_STEP_ERROR_FIELDS)
+    return {"code": code, "message": "generated", "phase": phase, "retryable": retryable}
 
 
-# Small outputs: enough to tell steps apart and to flow through $ bindings.
-small_outputs = st.one_of(
-    st.none(),
-    st.booleans(),
-    st.integers(-2, 9),
-    sampled(["a", "b", "{{ vars.x }}"]),
-    st.lists(st.integers(0, 3), max_size=2),
+# Code, phase and retryable in one choice (issue 16: a choice costs ~30 µs), the
+# simplest first: what each shrinks towards is what three draws shrank towards.
+_STEP_ERROR_FIELDS = st.sampled_from(
+    [
+        (code, phase, retryable)
+        for retryable in (False, True)
+        for phase in ["execute", "auth", "output", "resolution"]
+        for code in ["timeout", "denied", "bad_output", "network_error"]
+    ]
+)
+
+
+# Small outputs: enough to tell steps apart and to flow through $ bindings.  Five
+# kinds, a fifth of the draws each, as the one_of of the five once drew them: null,
+# a boolean, an integer -2..9, one of three strings, a list of up to two of 0..3.
+# Drawn in one choice (issue 16: the one_of and its list cost two to five), an index
+# into blocks of equal size, the simplest first: null, false, 0, "a", [].  Lists are
+# built afresh at each draw, so no two cases share one.
+_OUTPUT_KINDS: tuple[tuple[Any, ...], ...] = (
+    (None,),
+    (False, True),
+    (*range(10), -1, -2),
+    ("a", "b", "{{ vars.x }}"),
+    ((), *((n,) for n in range(4)), *((m, n) for m in range(4) for n in range(4))),
+)
+_KIND_BLOCK = math.lcm(*(len(kind) for kind in _OUTPUT_KINDS))  # 84
+_SMALL_OUTPUTS = tuple(kind[k % len(kind)] for kind in _OUTPUT_KINDS for k in range(_KIND_BLOCK))
+small_outputs = st.integers(0, len(_SMALL_OUTPUTS) - 1).map(
+    lambda k: list(_SMALL_OUTPUTS[k]) if isinstance(_SMALL_OUTPUTS[k], tuple) else _SMALL_OUTPUTS[k]
 )
 
 
@@ -183,10 +205,15 @@ def scenarios(
     """Scenarios for ``document``: per step, a few attempts' results and idempotency."""
     steps = {}
     for step in all_steps(document["steps"]):
-        if draw(_S0):
+        idempotent = draw(_SCRIPTED)  # None: no script (half the steps)
+        if idempotent is not None:
             attempts = draw(_attempt_lists(outputs))
-            steps[step["id"]] = {"attempts": attempts, "idempotent": draw(_S0)}
+            steps[step["id"]] = {"attempts": attempts, "idempotent": idempotent}
     return {"steps": steps}
+
+
+# Whether a step is scripted and whether it is idempotent in one choice (issue 16).
+_SCRIPTED = st.sampled_from([None, None, False, True])
 
 
 @functools.cache
@@ -297,15 +324,7 @@ def _fan_out_workflow(
     doc_steps = []
     edges: list[dict[str, Any]] = []
     for k, step_id in enumerate(ids):
-        step = draw(_runnable_step(step_id))
-        if isinstance(step.get("retry"), dict):
-            step["retry"]["maxAttempts"] = min(step["retry"]["maxAttempts"], 3)
-            delays = _retry_delays(max_delay)
-            if max_delay > 3:  # near and past the 300000 ms ceiling (W6W-RETRY-9)
-                step["retry"]["backoff"] = draw(_S12)
-                step["retry"]["maxAttempts"] = draw(_S13)
-            step["retry"]["delayMs"] = draw(delays)
-        step["fanOut"] = draw(_S14)
+        step = draw(_fan_out_step(step_id, max_delay))
         if draw(_S0):
             if draw(_S0):
                 step["with"] = with_blocks(draw, ids)
@@ -368,9 +387,39 @@ _RETRY_POLICIES = retry_policies()
 
 
 @functools.lru_cache(maxsize=4096)
-def _runnable_step(step_id: str) -> st.SearchStrategy[dict[str, Any]]:
-    """``steps(step_id, presentation=False)``, built once per id (see ``_sources``)."""
-    return steps(step_id, presentation=False)
+def _fan_out_step(step_id: str, max_delay: int) -> st.SearchStrategy[dict[str, Any]]:
+    """One runnable step of a fan-out graph, built once per id (see ``_sources``)."""
+    return _fan_out_steps(step_id, max_delay)
+
+
+@st.composite
+def _fan_out_steps(draw: st.DrawFn, step_id: str, max_delay: int) -> dict[str, Any]:
+    """A runnable app step whose retry is capped at 3 attempts and may fan out.
+
+    Draws only what the step keeps (issue 16: every Hypothesis choice costs
+    about 30 µs of a campaign's generation).  With ``max_delay`` past 3, the
+    delays reach near and past the 300000 ms ceiling (W6W-RETRY-9) and the
+    policy is drawn whole: backoff, two or three attempts, a delay.
+    """
+    step: dict[str, Any] = {"id": step_id, "uses": {"app": draw(_S2), "action": "run"}}
+    if draw(_S0):
+        delays = _retry_delays(max_delay)
+        if max_delay > 3:
+            if draw(_S0):
+                step["retry"] = None
+            else:
+                step["retry"] = {"maxAttempts": draw(_S13), "backoff": draw(_S12)}
+                step["retry"]["delayMs"] = draw(delays)
+        else:
+            policy = draw(_RETRY_POLICIES)
+            if policy is not None:
+                policy["maxAttempts"] = min(policy["maxAttempts"], 3)
+                policy["delayMs"] = draw(delays)
+            step["retry"] = policy
+    if draw(_S0):
+        step["onError"] = draw(_S3)
+    step["fanOut"] = draw(_S14)
+    return step
 
 
 @functools.lru_cache(maxsize=4096)
