@@ -143,6 +143,7 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
         save_unshrunk,
     )
 
+    args.spec = _spec_named(args.spec, args.profile)
     spec = specification(args.spec)
     if args.examples is None:
         # --time-budget alone bounds the campaign by time (a stranger's 120 s budget had
@@ -627,6 +628,7 @@ def cmd_fixtures(args: argparse.Namespace) -> int:
         # A file, a device, '' or a link (dangling or not): the suite replaces a folder
         # it owns and nothing else (issue 19: these were internal errors).
         raise UsageError(f"--out {args.out!r}: not a folder wforacle can write a suite into")
+    args.spec = _spec_named(args.spec, args.profile)
     if args.spec == "all":
         for spec in SPECIFICATIONS.values():
             out = Path(args.out) / spec.name
@@ -646,6 +648,20 @@ def cmd_fixtures(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _spec_named(asked: str | None, profile: str | None) -> str:
+    """``--spec`` as given, else the specification whose profile ``--profile`` names, else w6w.
+
+    Profile names are unique across specifications (``conformance``, every
+    specification's, names none): ``fuzz --profile workfile-stateful`` is a
+    Workfile campaign without ``--spec workfile`` (a user's first try was
+    refused with "w6w has no profile 'workfile'").
+    """
+    if asked is not None:
+        return asked
+    owners = [spec.name for spec in SPECIFICATIONS.values() if profile in spec.suites]
+    return owners[0] if len(owners) == 1 else DEFAULT
+
+
 def _known_profile(spec: Specification, asked: str | None) -> None:
     """A usage error when ``asked`` (``--profile``) is not one of ``spec``'s profiles."""
     if asked is not None and asked not in spec.suites:
@@ -654,11 +670,13 @@ def _known_profile(spec: Specification, asked: str | None) -> None:
         )
 
 
-def _profile(spec: Specification, asked: str) -> str:
+def _profile(spec: Specification, asked: str | None) -> str:
     """The profile asked for where ``spec`` has it, else its first.
 
     ``conformance`` is every specification's hand-written cases.
     """
+    if asked is None:
+        return next(iter(spec.suites))
     if asked == CONFORMANCE and spec.conformance():
         return asked
     return asked if asked in spec.suites else next(iter(spec.suites))
@@ -767,7 +785,7 @@ def cmd_protocol_selftest(args: argparse.Namespace) -> int:
     """Walk an adapter through the protocol, message by message, saying where it departs."""
     from wforacle.oracle.selftest import selftest
 
-    spec = specification(args.spec)
+    spec = specification(_spec_named(args.spec, args.profile))
     _known_profile(spec, args.profile)
     checks = selftest(spec, args.engine, timeout=args.timeout, profile=args.profile)
     for check in checks:
@@ -871,7 +889,11 @@ def add_commands(add: Any) -> None:
         help="seconds shrinking may take after a finding (default 30; 0: none, the case "
         "as first found); a finding whose shrinking it stopped says so",
     )
-    fuzz.add_argument("--spec", default=DEFAULT, choices=names, help="specification")
+    fuzz.add_argument(
+        "--spec",
+        choices=names,
+        help=f"specification (default: the one --profile names, else {DEFAULT})",
+    )
     fuzz.add_argument(
         "--examples",
         type=positive_int,
@@ -939,7 +961,9 @@ def add_commands(add: Any) -> None:
 
     fixtures = add("fixtures", cmd_fixtures, "write a deterministic conformance suite")
     fixtures.add_argument(
-        "--spec", default=DEFAULT, choices=[*names, "all"], help="specification, or all"
+        "--spec",
+        choices=[*names, "all"],
+        help=f"specification, or all (default: the one --profile names, else {DEFAULT})",
     )
     fixtures.add_argument("--out", required=True, metavar="DIR", help="the suite's directory")
     fixtures.add_argument("--count", type=positive_int, default=50, help="number of cases")
@@ -948,9 +972,8 @@ def add_commands(add: Any) -> None:
     fixtures.add_argument(
         "--profile",
         choices=profiles,
-        default=next(iter(SPECIFICATIONS[DEFAULT].suites)),
-        help=f"the suite's profile ({_profiles()}); a specification without the profile "
-        "asked for takes its first",
+        help=f"the suite's profile ({_profiles()}; default: the specification's first); "
+        "a specification without the profile asked for takes its first",
     )
 
     conform = add("conform", cmd_conform, "run an engine over a conformance suite")
@@ -965,7 +988,10 @@ def add_commands(add: Any) -> None:
         "protocol-selftest", cmd_protocol_selftest, "check an engine adapter against the protocol"
     )
     selftest.add_argument(
-        "--spec", default=DEFAULT, choices=names, help="the specification the engine implements"
+        "--spec",
+        choices=names,
+        help="the specification the engine implements (default: the one --profile names, "
+        f"else {DEFAULT})",
     )
     selftest.add_argument(
         "--profile",

@@ -572,3 +572,23 @@ def test_the_command_line_leaves_no_hypothesis_directory_where_it_runs(tmp_path)
     )
     assert again.returncode == 0, again.stderr
     assert chosen.is_dir() and not (work / ".hypothesis").exists()
+
+
+def test_a_profile_names_its_specification(capsys, tmp_path):
+    # Profile names are unique across specifications: without --spec, fixtures and fuzz
+    # take the one whose profile --profile names (before: w6w, which has no such profile:
+    # fixtures wrote w6w's core cases, fuzz refused).
+    out = tmp_path / "suite"
+    assert (
+        main(["fixtures", "--profile", "workfile-stateful", "--out", str(out), "--count", "1"]) == 0
+    )
+    suite = json.loads((out / "suite.json").read_text())
+    assert (suite["spec"], suite["profile"]) == ("workfile", "workfile-stateful")
+    capsys.readouterr()
+    saves = str(tmp_path / "saves")
+    assert main(["fuzz", "--profile", "harness", "--examples", "3", "--json", "--save", saves]) == 0
+    assert json.loads(capsys.readouterr().out)["spec"] == "harness"
+    # Without --profile, w6w and its first profile, as before.
+    assert main(["fixtures", "--out", str(tmp_path / "plain"), "--count", "1"]) == 0
+    plain = json.loads((tmp_path / "plain" / "suite.json").read_text())
+    assert (plain["spec"], plain["profile"]) == ("w6w", "core")
