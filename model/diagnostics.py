@@ -94,6 +94,17 @@ class Report:
         """The diagnostic codes, in report order (handy in tests)."""
         return [d.code for d in self.diagnostics]
 
+    def described(self) -> str:
+        """The errors, each with its code, path, message and clause, one a line.
+
+        What a command that cannot run an invalid document says (``shrink``,
+        ``fuzz --regressions``): a stranger's ``['document.ambiguous_subscription']``
+        did not say which subscriptions overlapped.
+        """
+        return "\n".join(
+            f"  {d.code} at {d.path or '/'}: {d.message} [{d.clause}]" for d in self.errors
+        )
+
     def to_json(self) -> dict[str, object]:
         """The ``validate --json`` contract."""
         return {

@@ -592,3 +592,17 @@ def test_a_profile_names_its_specification(capsys, tmp_path):
     assert main(["fixtures", "--out", str(tmp_path / "plain"), "--count", "1"]) == 0
     plain = json.loads((tmp_path / "plain" / "suite.json").read_text())
     assert (plain["spec"], plain["profile"]) == ("w6w", "core")
+
+
+def test_a_command_that_cannot_run_an_invalid_document_says_where_and_why(capsys, tmp_path):
+    # Bad input gets code, path, message and clause (a stranger's shrink said only
+    # "invalid Workfile: ['document.ambiguous_subscription']").
+    doc = tmp_path / "doc.json"
+    step = {"id": "a", "uses": {"app": "demo", "action": "run"}}
+    doc.write_text(
+        json.dumps({"manifestVersion": "2", "id": "w", "name": "n", "steps": [step, step]})
+    )
+    engine = f"{sys.executable} -c pass"
+    assert main(["shrink", str(doc), "--spec", "w6w", "--engine", engine]) == 2
+    err = capsys.readouterr().err
+    assert re.search(r"duplicate_step_id at \S*steps\S*: .+ \[W6W-[A-Z]+-\d+\]", err), err

@@ -136,7 +136,7 @@ def prepare(case: JSON, options: Any = None) -> Prepared:
 
     result = validate(case["document"])
     if not result.report.valid or result.harness is None:
-        raise InvalidCase(f"invalid Harness document: {result.report.codes()}")
+        raise InvalidCase(f"invalid Harness document:\n{result.report.described()}")
     try:
         scenario = Scenario.of(copy_case(case["scenario"]))
     except InvalidInput as exc:

@@ -564,7 +564,7 @@ def prepare(case: JSON, options: Any = None) -> Prepared:
     checked = _validator(readings)
     result = checked(copy_case(case["document"]))
     if not result.report.valid or result.workflow is None or result.plan is None:
-        raise InvalidCase(f"the case's document is invalid: {result.report.codes()}")
+        raise InvalidCase(f"the case's document is invalid:\n{result.report.described()}")
     scenario, problems = load_scenario(copy_case(case["scenario"]))
     if problems:
         raise InvalidCase(f"the case's scenario is invalid: {[p.message for p in problems]}")

@@ -191,7 +191,7 @@ def prepare(case: JSON, options: Any = None) -> Prepared:
     manifests, result = _validated(document, texts)
     model = result.states if result.states is not None else result.workfile
     if not result.report.valid or model is None:
-        raise InvalidCase(f"invalid Workfile: {result.report.codes()}")
+        raise InvalidCase(f"invalid Workfile:\n{result.report.described()}")
     # A case without manifests validates its callees as its document: actions unchecked.
     workflows = workflows_of(case, manifests if texts else None)
     if result.workfile is not None:
