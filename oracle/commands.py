@@ -651,10 +651,11 @@ def cmd_fixtures(args: argparse.Namespace) -> int:
 def _spec_named(asked: str | None, profile: str | None) -> str:
     """``--spec`` as given, else the specification whose profile ``--profile`` names, else w6w.
 
-    Profile names are unique across specifications (``conformance``, every
-    specification's, names none): ``fuzz --profile workfile-stateful`` is a
-    Workfile campaign without ``--spec workfile`` (a user's first try was
-    refused with "w6w has no profile 'workfile'").
+    Profile names are unique across specifications (``conformance`` is every
+    specification's, so it names none): ``fuzz --profile workfile-stateful``
+    is a Workfile campaign without ``--spec workfile``.  Before, ``fuzz
+    --profile workfile`` was refused with "w6w has no profile 'workfile'",
+    and ``fixtures --profile workfile-stateful`` wrote w6w's core cases.
     """
     if asked is not None:
         return asked
