@@ -1751,3 +1751,39 @@ def test_a46_a_step_running_at_a_crash_resumes_at_its_attempt_only_under_kept():
     assert reading.relevant(case)
     assert not reading.relevant({**case, "scenario": {"steps": case["scenario"]["steps"]}})
     taken(W6W, "--reading A-46=kept", case, "A-46=restart", ("A-46", "kept"))
+
+
+def test_a166_a_skipped_producer_leaves_an_input_its_value_only_under_obtains():
+    # HX-DATA-3: "A downstream required input bound to an unavailable output is a runtime
+    # error (HX-4101) unless the input declares a default"; HX-EXEC-2: "or from value".
+    # A stranger's Harness engine (helper-68) read the first as written; the model took
+    # the value, and the validator warned the run "fails with HX-4101".
+    case = {
+        "document": '<harness id="h"><node id="p"><guard>params.go == true</guard>'
+        '<output name="v"/></node><node id="c"><input name="v" required="true" value="7"/>'
+        '</node><edge from="p" to="c" type="data" fromPort="v" toPort="v"/></harness>',
+        "scenario": {"nodes": {}, "params": {"go": False}},
+        "schedule": [],
+    }
+    obtained = _harness_trace(case)
+    assert [e["inputs"] for e in obtained if e["event"] == "node_started"] == [{"v": 7}]
+    strict = _harness_trace(case, unreach_value="default")
+    failed = [e for e in strict if e["event"] == "node_failed"]
+    assert [(e["node"], e["error"], e["input"]) for e in failed] == [("c", "HX-4101", "v")]
+    taken(HARNESS, "--reading A-166=default", case, "A-166=obtains", ("A-166", "default"))
+
+
+def test_a64_unwinding_cancels_a_running_idempotent_node_only_under_running():
+    # HX-FAIL-3: "the runtime begins unwinding, and compensation runs per chapter 8"
+    # (chapter 8 not included, A-64); HX-CANCEL-2 forbids cancelling only a RUNNING
+    # idempotent="false" node.  A stranger's Harness engine (helper-68) cancelled n1,
+    # RUNNING when n0 failed; the model let it finish, and called that a divergence.
+    # hx-lite invokes both nodes before it waits, so n1 is RUNNING when n0 fails: under
+    # the reading it cancels n1 (a reading, a pass under --readings any, and a divergence
+    # when A-64 is pinned to ready).
+    case = {
+        "document": '<harness id="h"><node id="n0"/><node id="n1"/></harness>',
+        "scenario": {"nodes": {"n0": {"attempts": [{"error": {"code": "x"}}]}}},
+        "schedule": [],
+    }
+    taken(HARNESS, "--reading A-64=running", case, "A-64=ready", ("A-64", "running"))

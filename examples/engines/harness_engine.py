@@ -70,6 +70,8 @@ readings --spec harness` lists them).  These are not bugs.
                            case whose when holds is taken
   A-156=none               a compensation target is invoked with no inputs (not the
                            inputs its input elements bind)
+  A-64=running             an unwinding instance cancels its RUNNING and RETRYING
+                           idempotent nodes too, not only its READY ones
   A-85=run                 the error-edge targets of a node that fails while the
                            instance unwinds run (they are not cancelled)
   A-166=default            a required input with a value, fed by a data edge from an
@@ -112,6 +114,7 @@ READINGS = {
     "A-87=incomparable",
     "A-159=first",
     "A-156=none",
+    "A-64=running",
     "A-85=run",
     "A-166=default",
     "A-167=last",
@@ -500,6 +503,10 @@ class Runtime:
             links = list(enumerate(self.links))
             if "A-167=last" in self.readings:
                 links.reverse()
+            fed = any(
+                link["type"] == "data" and link["to"] == n and link.get("toPort") == item["name"]
+                for link in self.links
+            )
             for k, link in links:
                 if (
                     link["type"] == "data"
@@ -515,7 +522,10 @@ class Runtime:
                         break
             if bound:
                 continue
-            if item["has_value"]:
+            # A-166=default: only a default stands in for a required input's data edge
+            # that brought nothing (HX-DATA-3: "unless the input declares a default").
+            only_default = "A-166=default" in self.readings and fed and item["required"]
+            if item["has_value"] and not only_default:
                 inputs[item["name"]] = item["value"]
             elif item["has_default"]:
                 inputs[item["name"]] = item["default"]
@@ -711,6 +721,16 @@ class Runtime:
                 for m in self.order:
                     if self.state[m] == "READY":
                         self.cancel(m, negate=False)  # nothing new starts while unwinding
+                    elif "A-64=running" in self.readings and self.nodes[m]["idempotent"]:
+                        # A-64=running: unwinding cancels RUNNING and RETRYING idempotent
+                        # nodes too (HX-CANCEL-2: an idempotent="false" one finishes).
+                        if self.state[m] == "RETRYING":
+                            self.cancel(m, negate=False)
+                        elif self.state[m] == "RUNNING":
+                            call = next(c for c, node in self.outstanding.items() if node == m)
+                            del self.outstanding[call]
+                            send({"type": "cancel", "call": call})
+                            self.cancel(m, negate=False)
         self.settle()
 
     def settle(self):

@@ -77,6 +77,12 @@ class Options:
     unwinding_handlers: str = attrs.field(
         default="cancelled", validator=attrs.validators.in_(("cancelled", "run"))
     )
+    # an unwinding instance cancels its READY nodes and lets RUNNING ones finish
+    # ("ready"), or also cancels its RUNNING and RETRYING idempotent nodes ("running";
+    # HX-CANCEL-2 keeps a RUNNING idempotent="false" one running either way).
+    unwinding_cancels: str = attrs.field(
+        default="ready", validator=attrs.validators.in_(("ready", "running"))
+    )
     # whether an input with a `value` escapes HX-UNREACH-5 — it can obtain a
     # value ("obtains": the clause's "can never obtain a value it declared it needs"
     # does not hold) — or only a `default` does, as the clause's "with no default"

@@ -95,6 +95,10 @@ def start(run: Run, c: Config) -> list[Transition[Config]]:
 def join(run: Run, i: int, edges: Sequence[str], unreached: set[int]) -> str:
     """Judge node ``i``'s join: ``ready``, ``unreachable`` or ``waiting`` (the join table, A-61).
 
+    A decision's case into ``i`` is one incoming edge among the others: a
+    case target that another satisfied edge reaches is READY, though its
+    decision routed elsewhere (A-179: HX-UNREACH-3 read with HX-UNREACH-1).
+
     HX-READY-1: "A node in PENDING becomes READY when its join condition
     over incoming edges is satisfied"; HX-READY-4: a negative edge
     "neither blocks forever nor counts toward a join"; HX-UNREACH-4:
@@ -671,7 +675,7 @@ def reach(
             edges[k] = "satisfied" if reached and run.holds(condition, c) else "negative"
     c = evolve(c, edges=tuple(edges))
     if state == FAILED:
-        c = handle_failure(run, c, i) if run.errors_out[i] else propagate_failure(c, i)
+        c = handle_failure(run, c, i) if run.errors_out[i] else propagate_failure(run, c, i)
     return settle(run, c)
 
 
@@ -698,19 +702,27 @@ def handle_failure(run: Run, c: Config, i: int) -> Config:
     return evolve(c, states=tuple(states), edges=tuple(edges), unreported=frozenset(unreported))
 
 
-def propagate_failure(c: Config, i: int) -> Config:
+def propagate_failure(run: Run, c: Config, i: int) -> Config:
     """An unhandled failure propagates: the instance begins unwinding (HX-FAIL-3).
 
     "the failure propagates: the runtime begins unwinding".  Nothing new
     starts while unwinding (A-64): READY nodes are cancelled; RUNNING ones
-    finish; compensation runs once nothing runs (A-86).  Only the first
-    unhandled failure starts it.  Each cancellation is reported next
+    finish; compensation runs once nothing runs (A-86).  Under A-64's other
+    reading (``Options(unwinding_cancels="running")``) RUNNING and RETRYING
+    idempotent nodes are cancelled too, as an ``any`` join's branch is
+    (HX-CANCEL-2: a RUNNING idempotent="false" one still finishes).  Only the
+    first unhandled failure starts it.  Each cancellation is reported next
     (``report_unwinding_cancellation``, A-156).
     """
     if c.failure is not None:
         return c
-    stopped = tuple(CANCELLED if s == READY else s for s in c.states)
-    cancelled = {j for j, s in enumerate(c.states) if s == READY}
+    also = run.options.unwinding_cancels == "running"
+    cancelled = {
+        j
+        for j, s in enumerate(c.states)
+        if s == READY or (also and s in (RUNNING, RETRYING) and run.nodes[j].idempotent)
+    }
+    stopped = tuple(CANCELLED if j in cancelled else s for j, s in enumerate(c.states))
     return evolve(
         c, status="unwinding", failure=i, states=stopped, unreported=c.unreported | cancelled
     )

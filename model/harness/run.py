@@ -156,12 +156,18 @@ class Run(abc.ABC):
         incoming = self.incoming[i]
         if self.options.data_fan_in == "last":
             incoming = incoming[::-1]
+        # A-166 (and its extension to a SKIPPED producer, HX-DATA-3: "unless the input
+        # declares a default"): under the reading "default" a `value` does not stand in
+        # for a required input's data edge that brought nothing.
+        value_stands_in = self.options.unreach_value == "obtains"
         for item in node.inputs:
             bound = False
+            fed = False
             for k in incoming:
                 link = self.links[k]
                 if link.type != "data" or link.to_port != item.name:
                     continue
+                fed = True
                 source = link.source
                 # HX-DATA-1: available once its producer reaches SUCCEEDED; HX-DATA-2:
                 # a SKIPPED producer's outputs are unavailable; HX-READY-3: an edge whose
@@ -178,7 +184,7 @@ class Run(abc.ABC):
                     break
             if bound:
                 continue
-            if item.has_value:
+            if item.has_value and (value_stands_in or not (fed and item.required)):
                 found[item.name] = item.value
             elif item.has_default:
                 found[item.name] = item.default

@@ -141,6 +141,17 @@ HARNESS = Specification(
             relevant=lambda case: _has(case, r"compensation") and _has(case, r"<input"),
         ),
         Reading(
+            "--unwinding-cancels",
+            "unwinding_cancels",
+            "A-64: an unwinding instance cancels its READY nodes and lets RUNNING ones finish "
+            "(default: ready), or also cancels its RUNNING and RETRYING idempotent nodes "
+            "(running)",
+            ("ready", "running"),
+            assumption="A-64",
+            clauses=("HX-FAIL-3", "HX-CANCEL-2"),
+            relevant=lambda case: True,  # any node may fail while another runs
+        ),
+        Reading(
             "--unwinding-handlers",
             "unwinding_handlers",
             "A-85: the error-edge targets of a node failing while the instance unwinds are "
@@ -153,12 +164,13 @@ HARNESS = Specification(
         Reading(
             "--unreach-value",
             "unreach_value",
-            "A-166: a required input with a value, fed by a data edge from an unreachable "
-            "source, can still obtain a value and does not make its node unreachable "
-            "(default: obtains), or does, as HX-UNREACH-5's 'with no default' reads (default)",
+            "A-166: a required input with a value, fed by a data edge that brings nothing "
+            "(from an unreachable or SKIPPED source), takes its value (default: obtains), or "
+            "only a default stands in, as HX-UNREACH-5's and HX-DATA-3's wording reads "
+            "(default): its node is unreachable, or fails HX-4101",
             ("obtains", "default"),
             assumption="A-166",
-            clauses=("HX-UNREACH-5", "HX-EXEC-2"),
+            clauses=("HX-UNREACH-5", "HX-DATA-3", "HX-EXEC-2"),
             relevant=lambda case: _has(case, r"\svalue\s*=") and _has(case, r"data"),
         ),
         Reading(

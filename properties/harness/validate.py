@@ -375,7 +375,12 @@ def _data(harness: Harness, g: Graph) -> Iterator[Diagnostic]:
             continue
         fed.add((target.id, edge.to_port))
         consumer = next(i for i in target.inputs if i.name == edge.to_port)
-        if source.guard is not None and consumer.required and not consumer.has_default:
+        if (
+            source.guard is not None
+            and consumer.required
+            and not (consumer.has_default or consumer.has_value)
+        ):
+            # An input with a `value` runs with it when the producer is SKIPPED (A-166).
             # HX-DATA-4: "A validator SHOULD warn about the pattern".
             yield warning(
                 "guarded_producer",
@@ -384,6 +389,17 @@ def _data(harness: Harness, g: Graph) -> Iterator[Diagnostic]:
                 f"{target.id}.{consumer.name} with no default: when the guard is false the "
                 "run fails with HX-4101",
                 "HX-DATA-4",
+            )
+    for edge in harness.edges:
+        if edge.condition is not None and edge.type in (EdgeType.ERROR, EdgeType.COMPENSATION):
+            # A-178: HX-FAIL-2 "all are traversed"; HX-READY-2 "Only control, data and
+            # dependency edges participate" in readiness, where conditions are read.
+            yield warning(
+                "condition_not_read",
+                f"{edge.path}/@condition",
+                f"a condition on an {edge.type.value} edge is not read: every "
+                f"{edge.type.value} edge is traversed, whatever it says (A-178)",
+                "HX-FAIL-2" if edge.type is EdgeType.ERROR else "HX-READY-2",
             )
     for node in harness.nodes:
         for item in node.inputs:
@@ -423,6 +439,8 @@ def _smt(harness: Harness, g: Graph, quorum_edges: str) -> Iterator[Diagnostic]:
                 "HX-EXEC-1",
             )
     for edge in harness.edges:
+        if edge.type in (EdgeType.ERROR, EdgeType.COMPENSATION):
+            continue  # its condition is not read (A-178): condition_not_read says so
         if edge.condition is not None and solve(encoder.encode(edge.condition)) is None:
             yield warning(
                 "condition_never_true",

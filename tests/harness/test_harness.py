@@ -523,3 +523,23 @@ def test_loop_concurrency_and_sequence_order():
         ["node_skipped"],
         ["node_started", "node_succeeded"],
     ]
+
+
+def test_a_guarded_producer_feeding_an_input_with_a_value_is_not_warned():
+    # The input takes its value when the producer is SKIPPED: the run does not
+    # fail, so guarded_producer, which says it does, is not said.
+    text = doc(
+        node("p", "<guard>params.go == true</guard><output name='v'/>"),
+        node("c", "<input name='v' required='true' value='1'/>"),
+        edge("p", "c", "data", fromPort="v", toPort="v"),
+    )
+    assert "guarded_producer" not in codes(text)
+
+
+def test_a_condition_on_an_error_edge_is_said_to_be_unread():
+    # HX-FAIL-2 "all are traversed"; not "always resolved-negative", which it is not.
+    text = doc(node("a"), node("b"), edge("a", "b", "error", condition="false"))
+    assert "condition_not_read" in codes(text)
+    assert "condition_never_true" not in codes(text)
+    control = doc(node("a"), node("b"), edge("a", "b", condition="false"))
+    assert "condition_never_true" in codes(control) and "condition_not_read" not in codes(control)
