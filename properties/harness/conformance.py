@@ -817,12 +817,26 @@ def _why_unreached(run: Any, c: Any, source: int) -> str:
     """The clause by which node ``source`` is unreachable in configuration ``c``."""
     inbound = [run.links[k] for k in run.incoming[source]]
     if not inbound:
-        return "HX-START-1"  # a root outside @entry, or a handler never called
+        return _no_forward_edge(run, source)
     if any(link.type == "case" for link in inbound):
         return "HX-UNREACH-3"  # a case target every decision routed elsewhere
     if all(c.edges[k] == "negative" for k in run.incoming[source]):
         return "HX-UNREACH-4"
     return "HX-UNREACH-5"
+
+
+def _no_forward_edge(run: Any, i: int) -> str:
+    """Why a node with no incoming forward edge did not start: a handler, or a root.
+
+    HX-START-3: "A node reachable only by an error or compensation edge is a
+    handler, not a start" (one never called); HX-START-1: with ``@entry``
+    "that single node" starts, so another root does not.  A stranger's
+    engine was shown HX-START-1 for a handler in a document without
+    ``@entry`` (session 27).
+    """
+    if run.errors_in.get(i) or run.compensation_in.get(i):
+        return "HX-START-3"
+    return "HX-START-1"
 
 
 def config_key(c: Any) -> str:
@@ -840,7 +854,7 @@ def _kept_pending(run: Any, c: Any, i: int) -> tuple[str, ...]:
 
     incoming = run.incoming[i]
     if not incoming:
-        return ("HX-START-1", "HX-START-2")  # a root outside @entry, or a handler never called
+        return (_no_forward_edge(run, i),)
     if starved(run, i, c.edges, c.unreached):
         # HX-UNREACH-5: a required input with no default "comes from an unreachable
         # source", whatever its other edges: the source's own reason follows.

@@ -379,3 +379,28 @@ def test_settling_cites_the_clause_of_each_unreachability_and_what_a_start_reads
         "HX-SCHED-3" in together["node_started", "b"]
         or "HX-SCHED-3" in together["node_started", "a"]
     ), together
+
+
+def test_a_handler_never_called_is_cited_as_a_handler_not_a_root_outside_entry():
+    # HX-START-3: "A node reachable only by an error or compensation edge is a handler,
+    # not a start".  c's required input comes from h, a handler a's success never calls:
+    # c is unreachable (HX-UNREACH-5).  A stranger's engine that started c was shown
+    # HX-START-1 ("if @entry is present, that single node") for a document without one.
+    document = (
+        '<harness id="h"><node id="a"/><node id="h"><output name="v"/></node>'
+        '<node id="c"><input name="v" required="true"/></node>'
+        '<edge from="a" to="h" type="error"/><edge from="a" to="c"/>'
+        '<edge from="h" to="c" type="data" fromPort="v" toPort="v"/></harness>'
+    )
+    run = HARNESS.prepare(case(document), None).semantics
+    clauses, text = conformance.why_not(run, {"event": "node_started", "node": "c"})
+    assert clauses[0] == "HX-UNREACH-5" and "HX-START-3" in clauses, (clauses, text)
+    assert "HX-START-1" not in clauses
+    root = document.replace(' type="error"', "").replace(
+        '<harness id="h">', '<harness id="h" entry="a">'
+    )
+    root = root.replace('<edge from="a" to="h"/>', "")
+    clauses, _ = conformance.why_not(
+        HARNESS.prepare(case(root), None).semantics, {"event": "node_started", "node": "c"}
+    )
+    assert "HX-START-1" in clauses and "HX-START-3" not in clauses
