@@ -334,8 +334,15 @@ def _case_result(here: Path, judgement: Judgement) -> CaseResult:
         detail = f"event {divergence.index}: {divergence.message}"
         first = divergence.clauses[0] if divergence.clauses else None
         explanation = (
-            *([f"engine:    {short(divergence.observed, 200)}"] if divergence.observed else []),
-            *(f"permitted: {short(event, 200)}" for event in divergence.permitted[:3]),
+            *(
+                [f"engine:    {short(divergence.observed, 200, _first(divergence.permitted))}"]
+                if divergence.observed
+                else []
+            ),
+            *(
+                f"permitted: {short(event, 200, divergence.observed)}"
+                for event in divergence.permitted[:3]
+            ),
             # Every clause (a stranger missed the one his bug broke, ninth of a list cut at
             # eight), the first with its text.
             f"clauses:   {', '.join(divergence.clauses) or '(none)'}",
@@ -358,7 +365,30 @@ def _cut(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def short(value: JSON, limit: int = 220) -> str:
-    """An event as one line of canonical JSON, cut at ``limit`` characters."""
+def _first(events: Any) -> JSON:
+    """The first of ``events``, or None."""
+    return events[0] if events else None
+
+
+def short(value: JSON, limit: int = 220, beside: JSON = None) -> str:
+    """An event as one line of canonical JSON, cut at ``limit`` characters.
+
+    ``beside``: the event it is shown against (the engine's, or the first
+    permitted one).  When the two first differ past the cut, the line shows
+    the stretch around that difference instead of its start, "…" either
+    side: a stranger saw an engine and a permitted line cut at the same
+    place, which hid where they differed (session 27).
+    """
     text = json.dumps(value, ensure_ascii=False, sort_keys=True)
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+    if len(text) <= limit:
+        return text
+    if beside is not None:
+        other = json.dumps(beside, ensure_ascii=False, sort_keys=True)
+        differ = next(
+            (k for k, (a, b) in enumerate(zip(text, other, strict=False)) if a != b),
+            min(len(text), len(other)),
+        )
+        if differ >= limit - 40:
+            start = min(differ - 60, len(text) - (limit - 2))
+            return "…" + text[start : start + limit - 2] + "…"
+    return text[: limit - 1] + "…"

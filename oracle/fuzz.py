@@ -575,9 +575,11 @@ def explain(finding: Finding, found: bool = True) -> str:
         )
     lines.append(f"DIVERGENCE at event {d.index}: {d.message}")
     if d.observed is not None:
-        lines.append(f"  engine:    {short(d.observed)}")
+        lines.append(
+            f"  engine:    {short(d.observed, beside=d.permitted[0] if d.permitted else None)}"
+        )
     for event in d.permitted[:6]:
-        lines.append(f"  permitted: {short(event)}")
+        lines.append(f"  permitted: {short(event, beside=d.observed)}")
     if j.stderr:
         # An exception in the engine often ends its trace early: its words say why.
         lines.append("  the engine wrote to stderr during this run (last lines):")

@@ -1381,3 +1381,18 @@ def test_w6w_shrinking_tries_one_crash_between_several_and_drops_a_retrys_option
     assert {"maxAttempts": 2, "delayMs": 0} in retries
     assert {"maxAttempts": 2, "backoff": "exponential"} in retries
     assert {"maxAttempts": 2} not in retries  # one member at a time; maxAttempts never alone
+
+
+def test_an_engine_line_and_a_permitted_line_show_where_they_differ():
+    # A stranger saw both cut at the same place ("…"), which hid the difference deep in
+    # an inner event; the lines now show the stretch around the first difference.
+    from wforacle.oracle.fixtures import short
+
+    padding = "x" * 300
+    engine = {"event": "node_finished", "inner": [{"pad": padding, "status": "succeeded"}]}
+    model = {"event": "node_finished", "inner": [{"pad": padding, "status": "cancelled"}]}
+    assert "succeeded" in short(engine, 200, model) and "cancelled" in short(model, 200, engine)
+    assert len(short(engine, 200, model)) == 200
+    assert short(engine, 200) == short(model, 200)  # without the other, the same cut
+    little = {"event": "a", "x": 1}
+    assert short(little, 200, model) == '{"event": "a", "x": 1}'
