@@ -322,6 +322,11 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
         if result.coverage is not None:
             for line in result.coverage.lines():
                 print(line)
+            others = [name for name in spec.suites if name != (args.profile or _first_suite(spec))]
+            if result.coverage.never_reached() and others:
+                # A profile draws its own shapes: what it never reached, another may draw
+                # (a --profile workfile campaign lists the Stateful Profile's WFS-* clauses).
+                print(f"  (other profiles draw other shapes: --profile {', '.join(others)})")
         if result.finding is None and not result.fault_cases:
             print("no divergence: every run matched the model")
         elif result.finding is None:
@@ -646,6 +651,11 @@ def cmd_fixtures(args: argparse.Namespace) -> int:
     written = write_suite(spec, Path(args.out), args.count, args.seed, profile)
     print(f"wrote {len(written)} cases to {args.out} (seed {args.seed}, profile {profile})")
     return EXIT_OK
+
+
+def _first_suite(spec: Specification) -> str:
+    """The profile a campaign without ``--profile`` draws like (the specification's first)."""
+    return next(iter(spec.suites))
 
 
 def _spec_named(asked: str | None, profile: str | None) -> str:

@@ -606,3 +606,14 @@ def test_a_command_that_cannot_run_an_invalid_document_says_where_and_why(capsys
     assert main(["shrink", str(doc), "--spec", "w6w", "--engine", engine]) == 2
     err = capsys.readouterr().err
     assert re.search(r"duplicate_step_id at \S*steps\S*: .+ \[W6W-[A-Z]+-\d+\]", err), err
+
+
+def test_what_a_profile_never_reached_points_to_the_other_profiles(capsys, tmp_path):
+    # A --profile workfile campaign lists the Stateful Profile's clauses as never reached:
+    # the report says which other profiles draw other shapes.  Harness has one profile.
+    saves = str(tmp_path / "saves")
+    assert main(["fuzz", "--profile", "workfile", "--examples", "3", "--save", saves]) == 0
+    out = capsys.readouterr().out
+    assert "never reached" in out and "--profile workfile-stateful" in out
+    assert main(["fuzz", "--spec", "harness", "--examples", "3", "--save", saves]) == 0
+    assert "other profiles" not in capsys.readouterr().out
