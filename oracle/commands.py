@@ -322,11 +322,12 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
         if result.coverage is not None:
             for line in result.coverage.lines():
                 print(line)
-            others = [name for name in spec.suites if name != (args.profile or _first_suite(spec))]
-            if result.coverage.never_reached() and others:
+            drawn = args.profile or _first_suite(spec)
+            besides = [name for name in spec.suites if name != drawn]
+            if result.coverage.never_reached() and besides:
                 # A profile draws its own shapes: what it never reached, another may draw
                 # (a --profile workfile campaign lists the Stateful Profile's WFS-* clauses).
-                print(f"  (other profiles draw other shapes: --profile {', '.join(others)})")
+                print(f"  (other profiles draw other shapes: --profile {', '.join(besides)})")
         if result.finding is None and not result.fault_cases:
             print("no divergence: every run matched the model")
         elif result.finding is None:
