@@ -322,8 +322,7 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
         if result.coverage is not None:
             for line in result.coverage.lines():
                 print(line)
-            drawn = args.profile or _first_suite(spec)
-            besides = [name for name in spec.suites if name != drawn]
+            besides = [name for name in spec.suites if name != _profile(spec, args.profile)]
             if result.coverage.never_reached() and besides:
                 # A profile draws its own shapes: what it never reached, another may draw
                 # (a --profile workfile campaign lists the Stateful Profile's WFS-* clauses).
@@ -654,11 +653,6 @@ def cmd_fixtures(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def _first_suite(spec: Specification) -> str:
-    """The profile a campaign without ``--profile`` draws like (the specification's first)."""
-    return next(iter(spec.suites))
-
-
 def _spec_named(asked: str | None, profile: str | None) -> str:
     """``--spec`` as given, else the specification whose profile ``--profile`` names, else w6w.
 
@@ -683,15 +677,13 @@ def _known_profile(spec: Specification, asked: str | None) -> None:
 
 
 def _profile(spec: Specification, asked: str | None) -> str:
-    """The profile asked for where ``spec`` has it, else its first.
+    """The profile asked for where ``spec`` has it, else (none asked, too) its first.
 
     ``conformance`` is every specification's hand-written cases.
     """
-    if asked is None:
-        return next(iter(spec.suites))
     if asked == CONFORMANCE and spec.conformance():
         return asked
-    return asked if asked in spec.suites else next(iter(spec.suites))
+    return asked if asked is not None and asked in spec.suites else next(iter(spec.suites))
 
 
 def cmd_conform(args: argparse.Namespace) -> int:

@@ -333,9 +333,10 @@ def _case_result(here: Path, judgement: Judgement) -> CaseResult:
         divergence = judgement.divergence
         detail = f"event {divergence.index}: {divergence.message}"
         first = divergence.clauses[0] if divergence.clauses else None
+        against = divergence.permitted[0] if divergence.permitted else None
         explanation = (
             *(
-                [f"engine:    {short(divergence.observed, 200, _first(divergence.permitted))}"]
+                [f"engine:    {short(divergence.observed, 200, against)}"]
                 if divergence.observed
                 else []
             ),
@@ -363,11 +364,6 @@ def _case_result(here: Path, judgement: Judgement) -> CaseResult:
 
 def _cut(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
-
-
-def _first(events: Any) -> JSON:
-    """The first of ``events``, or None."""
-    return events[0] if events else None
 
 
 def short(value: JSON, limit: int = 220, beside: JSON = None) -> str:

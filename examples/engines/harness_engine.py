@@ -503,10 +503,6 @@ class Runtime:
             links = list(enumerate(self.links))
             if "A-167=last" in self.readings:
                 links.reverse()
-            fed = any(
-                link["type"] == "data" and link["to"] == n and link.get("toPort") == item["name"]
-                for link in self.links
-            )
             for k, link in links:
                 if (
                     link["type"] == "data"
@@ -524,7 +520,9 @@ class Runtime:
                 continue
             # A-166=default: only a default stands in for a required input's data edge
             # that brought nothing (HX-DATA-3: "unless the input declares a default").
-            only_default = "A-166=default" in self.readings and fed and item["required"]
+            only_default = (
+                "A-166=default" in self.readings and item["required"] and self.fed(n, item["name"])
+            )
             if item["has_value"] and not only_default:
                 inputs[item["name"]] = item["value"]
             elif item["has_default"]:
@@ -535,6 +533,13 @@ class Runtime:
                 elif missing is None:
                     missing = item["name"]
         return inputs, missing
+
+    def fed(self, n, port):
+        """Whether a data edge feeds input ``port`` of node ``n``."""
+        return any(
+            link["type"] == "data" and link["to"] == n and link.get("toPort") == port
+            for link in self.links
+        )
 
     def retry_before_execution(self, n, failure):
         """Whether a node that failed steps 1-3 tries them again (A-82).
@@ -727,10 +732,7 @@ class Runtime:
                         if self.state[m] == "RETRYING":
                             self.cancel(m, negate=False)
                         elif self.state[m] == "RUNNING":
-                            call = next(c for c, node in self.outstanding.items() if node == m)
-                            del self.outstanding[call]
-                            send({"type": "cancel", "call": call})
-                            self.cancel(m, negate=False)
+                            self.withdraw(m, negate=False)
         self.settle()
 
     def settle(self):
@@ -846,12 +848,17 @@ class Runtime:
                 self.cancel(m)
             elif self.state[m] == "RUNNING":
                 if self.nodes[m]["idempotent"] or "cancel-non-idempotent" in self.bugs:
-                    call = next(c for c, node in self.outstanding.items() if node == m)
-                    del self.outstanding[call]
-                    send({"type": "cancel", "call": call})
-                    self.cancel(m)
+                    self.withdraw(m)
                 else:
                     self.discard.add(m)
+
+    def withdraw(self, m, negate=True):
+        """Cancel RUNNING node ``m``: its outstanding call withdrawn (``cancel``), then
+        CANCELLED as ``cancel`` does."""
+        call = next(c for c, node in self.outstanding.items() if node == m)
+        del self.outstanding[call]
+        send({"type": "cancel", "call": call})
+        self.cancel(m, negate)
 
     def cancel(self, m, negate=True):
         """CANCELLED, reported at once (its outgoing edges resolve negative)."""

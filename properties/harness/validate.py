@@ -192,6 +192,7 @@ def validate(text: str | bytes, quorum_edges: str = "participating") -> Validati
         structure = next((s for s in found if isinstance(s, Structure)), None)
         diagnostics.extend(_joins(harness, g, quorum_edges))
         diagnostics.extend(_data(harness, g))
+        diagnostics.extend(_unread_conditions(harness))
         diagnostics.extend(_smt(harness, g, quorum_edges))
     report = Report(tuple(diagnostics))
     # HX-INST-2: "Validation is a gate, not advice": no structure, no run.
@@ -390,17 +391,6 @@ def _data(harness: Harness, g: Graph) -> Iterator[Diagnostic]:
                 "run fails with HX-4101",
                 "HX-DATA-4",
             )
-    for edge in harness.edges:
-        if edge.condition is not None and edge.type in (EdgeType.ERROR, EdgeType.COMPENSATION):
-            # A-178: HX-FAIL-2 "all are traversed"; HX-READY-2 "Only control, data and
-            # dependency edges participate" in readiness, where conditions are read.
-            yield warning(
-                "condition_not_read",
-                f"{edge.path}/@condition",
-                f"a condition on an {edge.type.value} edge is not read: every "
-                f"{edge.type.value} edge is traversed, whatever it says (A-178)",
-                "HX-FAIL-2" if edge.type is EdgeType.ERROR else "HX-READY-2",
-            )
     for node in harness.nodes:
         for item in node.inputs:
             if (
@@ -417,11 +407,29 @@ def _data(harness: Harness, g: Graph) -> Iterator[Diagnostic]:
                 )
 
 
+def _unread_conditions(harness: Harness) -> Iterator[Diagnostic]:
+    """A condition on an error or compensation edge, which no rule reads (A-178).
+
+    HX-FAIL-2: "all are traversed"; HX-READY-2: "Only control, data and
+    dependency edges participate" in readiness, where conditions are read.
+    """
+    for edge in harness.edges:
+        if edge.condition is not None and edge.type.value not in FORWARD:
+            yield warning(
+                "condition_not_read",
+                f"{edge.path}/@condition",
+                f"a condition on an {edge.type.value} edge is not read: every "
+                f"{edge.type.value} edge is traversed, whatever it says (A-178)",
+                "HX-FAIL-2" if edge.type is EdgeType.ERROR else "HX-READY-2",
+            )
+
+
 # -- z3: guards, conditions, decisions, joins ------------------------------------------------------
 
 
 def _smt(harness: Harness, g: Graph, quorum_edges: str) -> Iterator[Diagnostic]:
-    exprs = [n.guard for n in all_nodes(harness)] + [e.condition for e in harness.edges]
+    read = [e for e in harness.edges if e.type.value in FORWARD]  # A-178: the others unread
+    exprs = [n.guard for n in all_nodes(harness)] + [e.condition for e in read]
     exprs += [c.when for n in harness.nodes for c in n.cases]
     decisions = [n for n in harness.nodes if n.kind is Kind.DECISION and n.cases]
     quorums = [n for n in harness.nodes if n.join is JoinPolicy.QUORUM and n.quorum is not None]
@@ -438,9 +446,7 @@ def _smt(harness: Harness, g: Graph, quorum_edges: str) -> Iterator[Diagnostic]:
                 f"the guard {node.guard_text!r} holds for no value: the node is always SKIPPED",
                 "HX-EXEC-1",
             )
-    for edge in harness.edges:
-        if edge.type in (EdgeType.ERROR, EdgeType.COMPENSATION):
-            continue  # its condition is not read (A-178): condition_not_read says so
+    for edge in read:
         if edge.condition is not None and solve(encoder.encode(edge.condition)) is None:
             yield warning(
                 "condition_never_true",
