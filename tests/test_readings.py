@@ -1787,3 +1787,21 @@ def test_a64_unwinding_cancels_a_running_idempotent_node_only_under_running():
         "schedule": [],
     }
     taken(HARNESS, "--reading A-64=running", case, "A-64=ready", ("A-64", "running"))
+
+
+def test_a179_a_case_target_another_edge_reaches_runs_only_under_join():
+    # HX-UNREACH-3: unreachable when "named by a case/@to and every decision that could
+    # route to it has routed elsewhere"; HX-UNREACH-1: "A node that no path will reach".
+    # d routes to a; b, d's other case, is reached by c → b.  A stranger's Harness engine
+    # (helper-66, --strict-case-unreach) left b PENDING.
+    case = {
+        "document": '<harness id="h"><node id="s"/><decision id="d">'
+        '<case to="a" when="params.go == true"/><case to="b"/></decision>'
+        '<node id="a"/><node id="c"/><node id="b"/>'
+        '<edge from="s" to="d"/><edge from="c" to="b"/></harness>',
+        "scenario": {"params": {"go": True}},
+        "schedule": [],
+    }
+    assert ("node_started", "b") in _named(_harness_trace(case))
+    assert ("node_started", "b") not in _named(_harness_trace(case, case_targets="routed"))
+    taken(HARNESS, "--reading A-179=routed", case, "A-179=join", ("A-179", "routed"))

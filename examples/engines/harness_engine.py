@@ -77,6 +77,8 @@ readings --spec harness` lists them).  These are not bugs.
   A-166=default            a required input with a value, fed by a data edge from an
                            unreachable source, makes its node unreachable (only a
                            default exempts it, as HX-UNREACH-5 is worded)
+  A-179=routed             a case target every decision routed elsewhere is
+                           unreachable, whatever other edge reaches it
   A-167=last               an input fed by several data edges takes the value of the
                            last of them (document order) that carries one
   A-168=one                a loop iteration's params.index counts from 1, not 0
@@ -118,6 +120,7 @@ READINGS = {
     "A-85=run",
     "A-166=default",
     "A-167=last",
+    "A-179=routed",
     "A-168=one",
 }
 TERMINAL = ("SUCCEEDED", "FAILED", "SKIPPED", "CANCELLED")
@@ -825,6 +828,10 @@ class Runtime:
                 escapes = item and item["has_value"] and "A-166=default" not in self.readings
                 if item and item["required"] and not item["has_default"] and not escapes:
                     return "unreachable"
+        if "A-179=routed" in self.readings:
+            cases = [k for k in incoming if self.links[k]["type"] == "case"]
+            if cases and all(self.edge[k] == "negative" for k in cases):
+                return "unreachable"  # HX-UNREACH-3 as worded
         if node["join"] == "any":
             return "ready" if satisfied else ("unreachable" if not unresolved else "waiting")
         if node["join"] == "quorum":

@@ -83,6 +83,12 @@ class Options:
     unwinding_cancels: str = attrs.field(
         default="ready", validator=attrs.validators.in_(("ready", "running"))
     )
+    # a case target its decisions routed away from is READY when another edge's
+    # join says so ("join"), or unreachable whatever else reaches it, as HX-UNREACH-3 is
+    # worded ("routed").
+    case_targets: str = attrs.field(
+        default="join", validator=attrs.validators.in_(("join", "routed"))
+    )
     # whether an input with a `value` escapes HX-UNREACH-5 — it can obtain a
     # value ("obtains": the clause's "can never obtain a value it declared it needs"
     # does not hold) — or only a `default` does, as the clause's "with no default"

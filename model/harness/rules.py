@@ -98,6 +98,10 @@ def join(run: Run, i: int, edges: Sequence[str], unreached: set[int]) -> str:
     A decision's case into ``i`` is one incoming edge among the others: a
     case target that another satisfied edge reaches is READY, though its
     decision routed elsewhere (A-179: HX-UNREACH-3 read with HX-UNREACH-1).
+    Under A-179's other reading (``Options(case_targets="routed")``) it is
+    unreachable once every case into it is negative, as HX-UNREACH-3 is
+    worded: "named by a case/@to and every decision that could route to it
+    has routed elsewhere".
 
     HX-READY-1: "A node in PENDING becomes READY when its join condition
     over incoming edges is satisfied"; HX-READY-4: a negative edge
@@ -113,6 +117,10 @@ def join(run: Run, i: int, edges: Sequence[str], unreached: set[int]) -> str:
     node = run.nodes[i]
     if starved(run, i, edges, unreached):
         return "unreachable"
+    if run.options.case_targets == "routed":
+        cases = [k for k in incoming if run.links[k].type == "case"]
+        if cases and all(edges[k] == "negative" for k in cases):
+            return "unreachable"  # A-179=routed: HX-UNREACH-3 as worded
     if node.join is JoinPolicy.ANY:
         if satisfied >= 1:
             return "ready"

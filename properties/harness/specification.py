@@ -174,6 +174,17 @@ HARNESS = Specification(
             relevant=lambda case: _has(case, r"\svalue\s*=") and _has(case, r"data"),
         ),
         Reading(
+            "--case-targets",
+            "case_targets",
+            "A-179: a case target its decisions routed away from runs when another edge's "
+            "join says so (default: join), or is unreachable, as HX-UNREACH-3 is worded "
+            "(routed)",
+            ("join", "routed"),
+            assumption="A-179",
+            clauses=("HX-UNREACH-3", "HX-UNREACH-1"),
+            relevant=lambda case: _has(case, r"<case"),
+        ),
+        Reading(
             "--data-fan-in",
             "data_fan_in",
             "A-167: an input fed by several data edges takes the value of the first of them "
